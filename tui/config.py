@@ -1,0 +1,505 @@
+"""Profiles: what they hold, where the secret comes from, and the TOML file they live in.
+
+No Textual here (a test checks it): the scriptable commands import this on start.
+
+The config file never holds a client secret in clear. A profile names a
+*source* for its secret (the system keyring, an environment variable, or a
+command whose output is the secret); the demo mode's in-memory secret is a
+private attribute that no dump includes and the saver refuses.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import tomllib
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    SecretStr,
+    StrictInt,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+
+from tui.fileio import atomic_write, config_path
+
+Environment = Literal["sandbox", "production"]
+SecretKind = Literal["keyring", "env", "command", "inline-demo"]
+ENVIRONMENTS: tuple[str, ...] = ("sandbox", "production")
+KEYRING_SERVICE = "giftdesk"
+SECRET_COMMAND_TIMEOUT = 15.0  # seconds; a password manager asking for a PIN is slow, not stuck
+CONFIG_VERSION = 1
+
+_FILE_SECRET_KINDS = ("keyring", "env", "command")
+_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+_ENV_VAR_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_URL_RE = re.compile(r"https?://[^\s/?#]+(/[^\s?#]*)?", re.IGNORECASE)
+
+
+class ConfigError(Exception):
+    """A profile or the config file is unusable. The message says what to do; it never holds a secret."""
+
+
+# --- models -----------------------------------------------------------------------------
+
+
+class SecretSource(BaseModel):
+    """Where a profile's client secret comes from.
+
+    keyring: service "giftdesk", username `ref` (the profile name when empty);
+    env: the variable named `ref`; command: `ref` is a shell command whose stdout
+    (stripped) is the secret; inline-demo: held in memory only (see `inline_demo`).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: SecretKind
+    ref: str = ""
+    # Never a field: no validation input can set it and no dump can include it.
+    _demo_value: SecretStr | None = PrivateAttr(default=None)
+
+    @classmethod
+    def inline_demo(cls, secret: str) -> SecretSource:
+        """An in-memory secret for the demo profiles. The saver refuses profiles holding one."""
+        source = cls(kind="inline-demo", ref="demo")
+        source._demo_value = SecretStr(secret)
+        return source
+
+    @model_validator(mode="after")
+    def _check_ref(self) -> SecretSource:
+        if self.kind == "env" and not _ENV_VAR_RE.fullmatch(self.ref):
+            raise ValueError(f"{self.ref!r} is not an environment variable name")
+        if self.kind == "command" and not self.ref.strip():
+            raise ValueError("the command is empty")
+        return self
+
+
+class Profile(BaseModel):
+    """One set of credentials for one environment of the service."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str
+    environment: Environment
+    base_url: str
+    client_id: str
+    secret: SecretSource
+    default_account: StrictInt | None = Field(default=None, ge=0)
+    readonly: bool = False
+
+    @field_validator("name")
+    @classmethod
+    def _check_name(cls, value: str) -> str:
+        if not _NAME_RE.fullmatch(value):
+            raise ValueError(
+                "use 1-64 letters, digits, '_', '-' or '.', starting with a letter or digit"
+            )
+        return value
+
+    @field_validator("base_url")
+    @classmethod
+    def _check_base_url(cls, value: str) -> str:
+        value = value.strip()
+        if not _URL_RE.fullmatch(value):
+            raise ValueError("must be an http:// or https:// URL with a host, e.g. https://api.example.com")
+        return value.rstrip("/")
+
+    @field_validator("client_id")
+    @classmethod
+    def _check_client_id(cls, value: str) -> str:
+        value = value.strip()
+        if not value:
+            raise ValueError("must not be empty")
+        # Basic auth joins id and secret with ':', so the id cannot hold one.
+        if ":" in value or any(ch.isspace() for ch in value):
+            raise ValueError("must not contain ':' or whitespace")
+        return value
+
+    @property
+    def is_production(self) -> bool:
+        return self.environment == "production"
+
+    @property
+    def is_demo(self) -> bool:
+        return self.secret.kind == "inline-demo"
+
+
+class Config(BaseModel):
+    """Every stored profile, and the one used when none is named."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    profiles: dict[str, Profile] = Field(default_factory=dict)
+    current: str | None = None
+
+    @model_validator(mode="after")
+    def _check_consistent(self) -> Config:
+        for key, profile in self.profiles.items():
+            if key != profile.name:
+                raise ValueError(f"profile stored as {key!r} is named {profile.name!r}")
+        if self.current is not None and self.current not in self.profiles:
+            raise ValueError(f"current = {self.current!r} names no profile")
+        return self
+
+    @property
+    def current_profile(self) -> Profile | None:
+        return self.profiles.get(self.current) if self.current else None
+
+    def get(self, name: str) -> Profile:
+        try:
+            return self.profiles[name]
+        except KeyError:
+            known = ", ".join(sorted(self.profiles)) or "none yet"
+            raise ConfigError(
+                f"no profile named {name!r} (profiles: {known}); see `giftdesk profiles list`"
+            ) from None
+
+    def with_profile(self, profile: Profile, *, replace: bool = False) -> Config:
+        """Adds (or with replace=True, replaces) a profile. The first profile becomes current."""
+        if profile.name in self.profiles and not replace:
+            raise ConfigError(f"a profile named {profile.name!r} exists already")
+        profiles = {**self.profiles, profile.name: profile}
+        return Config(profiles=profiles, current=self.current or profile.name)
+
+    def without_profile(self, name: str) -> Config:
+        self.get(name)
+        profiles = {key: p for key, p in self.profiles.items() if key != name}
+        return Config(profiles=profiles, current=None if self.current == name else self.current)
+
+    def using(self, name: str) -> Config:
+        self.get(name)
+        return Config(profiles=self.profiles, current=name)
+
+
+def make_profile(**fields: Any) -> Profile:
+    """Builds a Profile, turning a validation failure into a ConfigError that reads well."""
+    try:
+        return Profile(**fields)
+    except ValidationError as exc:
+        raise ConfigError(f"invalid profile: {_describe(exc)}") from None
+
+
+def updated_profile(profile: Profile, **changes: Any) -> Profile:
+    """A copy of `profile` with `changes` applied and validated again. The name cannot change."""
+    if "name" in changes and changes["name"] != profile.name:
+        raise ConfigError("a profile cannot be renamed; add a new one and remove the old one")
+    return make_profile(**{**dict(profile), **changes})
+
+
+def demo_profile(
+    name: str, environment: str, base_url: str, client_id: str, client_secret: str
+) -> Profile:
+    """A profile for --demo: the secret lives in memory only and can never be saved."""
+    return make_profile(
+        name=name,
+        environment=environment,
+        base_url=base_url,
+        client_id=client_id,
+        secret=SecretSource.inline_demo(client_secret),
+    )
+
+
+def _describe(exc: ValidationError) -> str:
+    """'field: problem; ...' without echoing input values (they could be secrets)."""
+    parts = []
+    for error in exc.errors(include_input=False, include_url=False):
+        where = ".".join(str(loc) for loc in error["loc"])
+        message = error["msg"].removeprefix("Value error, ")
+        parts.append(f"{where}: {message}" if where else message)
+    return "; ".join(parts)
+
+
+# --- read-only and choosing a profile -------------------------------------------------
+
+
+def effective_readonly(cli_flag: bool, profile: Profile | None) -> bool:
+    """--readonly or the profile's own setting: either one makes it read-only, neither can undo the other."""
+    return cli_flag or (profile is not None and profile.readonly)
+
+
+def profile_from_env(environ: Mapping[str, str] = os.environ) -> Profile | None:
+    """The ad-hoc profile "env" from GIFTDESK_BASE_URL/_CLIENT_ID/_CLIENT_SECRET, or None when none is set.
+
+    Only some of the three set is a mistake worth saying, not a reason to fall back silently.
+    """
+    required = ("GIFTDESK_BASE_URL", "GIFTDESK_CLIENT_ID", "GIFTDESK_CLIENT_SECRET")
+    present = [var for var in required if environ.get(var)]
+    if not present:
+        return None
+    if len(present) < len(required):
+        missing = ", ".join(var for var in required if var not in present)
+        raise ConfigError(f"{', '.join(present)} set but {missing} not: set all three, or unset them")
+    environment = environ.get("GIFTDESK_ENVIRONMENT", "sandbox") or "sandbox"
+    if environment not in ENVIRONMENTS:
+        raise ConfigError(f"GIFTDESK_ENVIRONMENT must be sandbox or production, not {environment!r}")
+    try:
+        return make_profile(
+            name="env",
+            environment=environment,
+            base_url=environ["GIFTDESK_BASE_URL"],
+            client_id=environ["GIFTDESK_CLIENT_ID"],
+            secret=SecretSource(kind="env", ref="GIFTDESK_CLIENT_SECRET"),
+        )
+    except ConfigError as exc:
+        raise ConfigError(f"from GIFTDESK_* variables: {exc}") from None
+
+
+def choose_profile(
+    config: Config, name: str | None = None, environ: Mapping[str, str] = os.environ
+) -> Profile:
+    """The profile to use: --profile NAME, else the GIFTDESK_* variables, else the current profile."""
+    if name is not None:
+        if name == "env" and "env" not in config.profiles:
+            env_profile = profile_from_env(environ)
+            if env_profile is not None:
+                return env_profile
+        return config.get(name)
+    env_profile = profile_from_env(environ)
+    if env_profile is not None:
+        return env_profile
+    if config.current_profile is not None:
+        return config.current_profile
+    raise ConfigError(
+        "no profile chosen: add one with `giftdesk profiles add`, pick one with "
+        "`giftdesk profiles use NAME`, or try `giftdesk --demo`"
+    )
+
+
+# --- secrets ----------------------------------------------------------------------------
+
+
+def resolve_secret(profile: Profile, environ: Mapping[str, str] = os.environ) -> SecretStr:
+    """The profile's client secret, fetched from its source. ConfigError says what to fix."""
+    source = profile.secret
+    if source.kind == "inline-demo":
+        if source._demo_value is None:
+            raise ConfigError(f"profile {profile.name!r}: a demo secret exists only in --demo mode")
+        return source._demo_value
+    if source.kind == "env":
+        return _secret_from_env(profile.name, source.ref, environ)
+    if source.kind == "command":
+        return _secret_from_command(profile.name, source.ref)
+    return _secret_from_keyring(profile.name, source.ref or profile.name)
+
+
+def _secret_from_env(profile_name: str, variable: str, environ: Mapping[str, str]) -> SecretStr:
+    value = environ.get(variable, "")
+    if not value:
+        raise ConfigError(
+            f"profile {profile_name!r}: environment variable {variable} is not set; "
+            f"export it with the client secret"
+        )
+    return SecretStr(value)
+
+
+def _secret_from_command(profile_name: str, command: str) -> SecretStr:
+    # Output is never echoed: stdout is the secret, and stderr could repeat it.
+    hint = "run the command in a shell to see why, or change it with `giftdesk profiles add`"
+    try:
+        result = subprocess.run(
+            command,
+            shell=True,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=SECRET_COMMAND_TIMEOUT,
+        )
+    except subprocess.TimeoutExpired:
+        raise ConfigError(
+            f"profile {profile_name!r}: the secret command did not finish within "
+            f"{SECRET_COMMAND_TIMEOUT:g} s; {hint}"
+        ) from None
+    except OSError as exc:
+        raise ConfigError(
+            f"profile {profile_name!r}: the secret command could not start ({exc.strerror}); {hint}"
+        ) from None
+    if result.returncode != 0:
+        raise ConfigError(
+            f"profile {profile_name!r}: the secret command failed with exit status "
+            f"{result.returncode}; {hint}"
+        )
+    secret = result.stdout.strip()
+    if not secret:
+        raise ConfigError(f"profile {profile_name!r}: the secret command printed nothing; {hint}")
+    return SecretStr(secret)
+
+
+def _keyring_module() -> Any:
+    try:
+        import keyring  # optional dependency, and slow to import: only when needed
+    except ImportError:
+        raise ConfigError(
+            "keyring support is not installed: pip install 'giftdesk[keyring]', "
+            "or use --secret-env / --secret-command"
+        ) from None
+    return keyring
+
+
+def _secret_from_keyring(profile_name: str, username: str) -> SecretStr:
+    keyring = _keyring_module()
+    try:
+        value = keyring.get_password(KEYRING_SERVICE, username)
+    except keyring.errors.KeyringError as exc:
+        raise ConfigError(
+            f"profile {profile_name!r}: the system keyring is unavailable "
+            f"({type(exc).__name__}); use --secret-env or --secret-command instead"
+        ) from None
+    if not value:
+        raise ConfigError(
+            f"profile {profile_name!r}: no secret in the keyring for service "
+            f"{KEYRING_SERVICE!r}, user {username!r}; store it with "
+            f"`keyring set {KEYRING_SERVICE} {username}`"
+        )
+    return SecretStr(value)
+
+
+def store_keyring_secret(username: str, secret: str) -> None:
+    """Puts a client secret in the system keyring (service "giftdesk")."""
+    keyring = _keyring_module()
+    try:
+        keyring.set_password(KEYRING_SERVICE, username, secret)
+    except keyring.errors.KeyringError as exc:
+        raise ConfigError(
+            f"could not store the secret in the system keyring ({type(exc).__name__}); "
+            "use --secret-env or --secret-command instead"
+        ) from None
+
+
+def delete_keyring_secret(username: str) -> bool:
+    """Removes a stored secret; False when there was none or no keyring is usable."""
+    try:
+        _keyring_module().delete_password(KEYRING_SERVICE, username)
+    except Exception:  # not installed, no backend, no such entry: nothing left to delete here
+        return False
+    return True
+
+
+# --- the config file --------------------------------------------------------------------
+
+
+class ProfileStore:
+    """The profiles file (TOML). Writes are atomic, mode 0600.
+
+    After a failed load the store refuses to save (unless forced), and it never
+    saves over a file it cannot read: a corrupt config is the user's to fix, not ours to erase.
+    """
+
+    def __init__(self, path: Path | str | None = None) -> None:
+        self.path = Path(path) if path is not None else config_path()
+        self._last_load_failed = False
+
+    def load(self) -> Config:
+        try:
+            config = self._read()
+        except ConfigError:
+            self._last_load_failed = True
+            raise
+        self._last_load_failed = False
+        return config
+
+    def save(self, config: Config, *, force: bool = False) -> None:
+        demo = [name for name, p in config.profiles.items() if p.is_demo]
+        if demo:
+            raise ConfigError(f"demo profiles are never saved: {', '.join(demo)}")
+        if not force:
+            self._refuse_overwriting_unreadable()
+        atomic_write(self.path, _to_toml(config))
+
+    def add(self, profile: Profile) -> Config:
+        return self._change(lambda config: config.with_profile(profile))
+
+    def update(self, name: str, **changes: Any) -> Config:
+        return self._change(
+            lambda config: config.with_profile(
+                updated_profile(config.get(name), **changes), replace=True
+            )
+        )
+
+    def remove(self, name: str) -> Config:
+        return self._change(lambda config: config.without_profile(name))
+
+    def use(self, name: str) -> Config:
+        return self._change(lambda config: config.using(name))
+
+    def _change(self, change: Callable[[Config], Config]) -> Config:
+        config = change(self.load())
+        self.save(config)
+        return config
+
+    def _refuse_overwriting_unreadable(self) -> None:
+        if self._last_load_failed:
+            raise ConfigError(
+                f"{self.path}: not saved, because loading it failed; fix or move the file first"
+            )
+        if self.path.exists():
+            try:
+                self._read()
+            except ConfigError as exc:
+                raise ConfigError(f"{exc}; not overwritten, fix or move the file first") from None
+
+    def _read(self) -> Config:
+        try:
+            raw = self.path.read_bytes()
+        except FileNotFoundError:
+            return Config()
+        except OSError as exc:
+            raise ConfigError(f"{self.path}: cannot read it ({exc.strerror})") from None
+        try:
+            data = tomllib.loads(raw.decode("utf-8"))
+        except UnicodeDecodeError:
+            raise ConfigError(f"{self.path}: not UTF-8 text") from None
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"{self.path}: not valid TOML ({exc})") from None
+        try:
+            return _from_toml(data)
+        except ValueError as exc:  # includes pydantic's ValidationError
+            message = _describe(exc) if isinstance(exc, ValidationError) else str(exc)
+            raise ConfigError(f"{self.path}: {message}") from None
+
+
+def _from_toml(data: dict[str, Any]) -> Config:
+    unknown = set(data) - {"version", "current", "profiles"}
+    if unknown:
+        raise ValueError(f"unknown setting(s): {', '.join(sorted(unknown))}")
+    version = data.get("version", CONFIG_VERSION)
+    if version != CONFIG_VERSION:
+        raise ValueError(f"version {version!r} is not one this giftdesk reads ({CONFIG_VERSION})")
+    tables = data.get("profiles", {})
+    if not isinstance(tables, dict):
+        raise ValueError("[profiles] must be a table")
+    profiles = {}
+    for name, table in tables.items():
+        if not isinstance(table, dict):
+            raise ValueError(f"profiles.{name} must be a table")
+        secret = table.get("secret")
+        if isinstance(secret, dict) and secret.get("kind") not in _FILE_SECRET_KINDS:
+            raise ValueError(
+                f"profiles.{name}.secret.kind must be one of {', '.join(_FILE_SECRET_KINDS)}"
+            )
+        try:
+            profiles[name] = Profile.model_validate({**table, "name": name})
+        except ValidationError as exc:
+            raise ValueError(f"profiles.{name}: {_describe(exc)}") from None
+    return Config(profiles=profiles, current=data.get("current"))
+
+
+def _to_toml(config: Config) -> bytes:
+    import tomli_w  # only the writers need it
+
+    document: dict[str, Any] = {"version": CONFIG_VERSION}
+    if config.current is not None:
+        document["current"] = config.current
+    document["profiles"] = {
+        name: profile.model_dump(exclude={"name"}, exclude_none=True)
+        for name, profile in config.profiles.items()
+    }
+    return tomli_w.dumps(document).encode("utf-8")
