@@ -188,7 +188,7 @@ def make_profile(**fields: Any) -> Profile:
         raise ConfigError(f"invalid profile: {_describe(exc)}") from None
 
 
-def updated_profile(profile: Profile, **changes: Any) -> Profile:
+def updated_profile(profile: Profile, /, **changes: Any) -> Profile:
     """A copy of `profile` with `changes` applied and validated again. The name cannot change."""
     if "name" in changes and changes["name"] != profile.name:
         raise ConfigError("a profile cannot be renamed; add a new one and remove the old one")
@@ -417,7 +417,7 @@ class ProfileStore:
     def add(self, profile: Profile) -> Config:
         return self._change(lambda config: config.with_profile(profile))
 
-    def update(self, name: str, **changes: Any) -> Config:
+    def update(self, name: str, /, **changes: Any) -> Config:
         return self._change(
             lambda config: config.with_profile(
                 updated_profile(config.get(name), **changes), replace=True
