@@ -1,0 +1,292 @@
+"""The Textual app: the frame, navigation, profile switching, error display.
+
+Built by `build_app(settings)` so tests construct it with injected settings
+(a temporary config, a simulator) and `run_tui` is the command line's door.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from importlib import import_module
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from textual.app import App, SystemCommand
+from textual.binding import Binding
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.theme import Theme
+
+import styles
+from tui.navigation import BY_NAME, DESTINATIONS, HOME
+from widgets.context_bar import Context
+
+if TYPE_CHECKING:
+    from tui.config import Profile, ProfileStore
+    from tui.demo import DemoBackend
+    from tui.jump import Jump
+    from tui.session import Session
+
+log = logging.getLogger("giftdesk.app")
+
+STYLES = Path(styles.__file__).parent
+
+SANDBOX_THEME = Theme(name="giftdesk-sandbox", primary="#2f7fbf", secondary="#3aa39a", accent="#e0a030", error="#d04040", warning="#e0a030", success="#4caf50", dark=True)
+# Production: a red cast over everything, not just the bar (DESIGN rule 7).
+PRODUCTION_THEME = Theme(name="giftdesk-production", primary="#c0392b", secondary="#8e2a20", accent="#f0b040", error="#ff4b3e", warning="#f0b040", success="#4caf50", background="#1e0f0f", surface="#2a1414", panel="#3a1a1a", dark=True)
+
+
+@dataclass
+class AppSettings:
+    """Everything the app is started with; tests build their own."""
+
+    store: ProfileStore | None = None  # None in the demo: its profiles live in memory only
+    profiles: dict[str, Profile] = field(default_factory=dict)
+    profile_name: str | None = None
+    readonly: bool = False
+    order: str | None = None
+    demo: DemoBackend | None = None
+    config_problem: str | None = None  # a config that could not be read: shown, never overwritten
+
+
+def navigation_bindings() -> list[Binding]:
+    return [Binding(d.key, f"go('{d.name}')", d.title, show=False, id=f"go.{d.name}") for d in DESTINATIONS]
+
+
+class GiftdeskApp(App[None]):
+    TITLE = "giftdesk"
+    CSS_PATH = [STYLES / "app.tcss"]
+    BINDINGS = [
+        *navigation_bindings(),
+        Binding("colon", "jump", "Jump", id="jump"),
+        Binding("escape", "back", "Back", id="back"),
+        Binding("ctrl+q", "quit", "Quit", id="quit"),
+    ]
+
+    context: reactive[Context] = reactive(Context, always_update=True)
+
+    def __init__(self, settings: AppSettings) -> None:
+        super().__init__()
+        self.settings = settings
+        self.profiles = dict(settings.profiles)
+        self.session: Session | None = None
+        self.register_theme(SANDBOX_THEME)
+        self.register_theme(PRODUCTION_THEME)
+        if settings.profile_name in self.profiles:
+            self.session = self._new_session(self.profiles[settings.profile_name])
+        self._apply_context()
+
+    # --- state shown in the frame -------------------------------------------
+
+    @property
+    def readonly(self) -> bool:
+        return self.session.readonly if self.session else self.settings.readonly
+
+    @property
+    def is_production(self) -> bool:
+        return bool(self.session and self.session.is_production)
+
+    def _apply_context(self) -> None:
+        session = self.session
+        if session is None:
+            self.context = Context(demo=self.settings.demo is not None)
+            self.theme = SANDBOX_THEME.name
+            return
+        account = session.cache.get("account_label") or (str(session.account_id) if session.account_id else None)
+        self.context = Context(
+            profile=session.profile.name,
+            environment=session.environment,
+            account=account,
+            readonly=session.readonly,
+            demo=self.settings.demo is not None,
+        )
+        self.theme = PRODUCTION_THEME.name if session.is_production else SANDBOX_THEME.name
+        self.sub_title = f"{session.profile.name} · {session.environment}"
+
+    def choose_account(self, account_id: int, label: str) -> None:
+        assert self.session is not None
+        self.session.choose_account(account_id)
+        self.session.cache["account_label"] = label
+        self._apply_context()
+
+    # --- sessions and profiles -----------------------------------------------
+
+    def _new_session(self, profile: Profile) -> Session:
+        from tui.session import Session
+        from tui.storage import ChosenAccounts
+
+        return Session(
+            profile,
+            readonly_flag=self.settings.readonly,
+            chosen_accounts=ChosenAccounts(),
+            wait_ready=self.settings.demo.wait_ready if self.settings.demo else None,
+            on_retry=self._notify_retry,
+        )
+
+    async def switch_profile(self, name: str) -> None:
+        """Rebuild the client and every screen: nothing cached survives a switch."""
+        profile = self.profiles.get(name)
+        if profile is None:
+            self.notify(f"No profile named '{name}'. Known: {', '.join(self.profiles) or 'none'}.", severity="error")
+            return
+        if self.session is not None:
+            await self.session.close()
+        self.session = self._new_session(profile)
+        self._apply_context()
+        while len(self.screen_stack) > 1:
+            await self.pop_screen()
+        await self.switch_screen(self._make_screen(HOME))
+        self.notify(f"Switched to profile {name} ({profile.environment}).", severity="warning" if profile.environment == "production" else "information")
+
+    async def start_demo(self) -> None:
+        from tui.demo import DemoBackend
+
+        demo = DemoBackend.start()
+        self.settings.demo = demo
+        self.settings.store = None
+        self.profiles = demo.profiles()
+        await self.switch_profile(demo.default_profile_name)
+
+    # --- navigation ------------------------------------------------------------
+
+    def get_default_screen(self) -> Screen:
+        if self.session is None:
+            from tui.screens.first_run import FirstRunScreen
+
+            return FirstRunScreen()
+        return self._make_screen(HOME)
+
+    def on_mount(self) -> None:
+        if self.settings.order and self.session is not None:
+            self.call_later(self.navigate, "order", self.settings.order)
+
+    def _make_screen(self, name: str) -> Screen:
+        module, _, cls = BY_NAME[name].screen.partition(":")
+        return getattr(import_module(f"tui.screens.{module}"), cls)()
+
+    async def navigate(self, name: str, argument: str | None = None) -> None:
+        """Go to a screen: back down the stack if it is open, else open it."""
+        if self.session is None and name not in ("help", "profiles"):
+            self.notify("No profile yet: add one on the Profiles screen (6) or start the demo.", severity="warning")
+            return
+        if name == "profiles" and argument:
+            await self.switch_profile(argument)
+            return
+        target = next((s for s in reversed(self.screen_stack) if getattr(s, "destination", None) == name), None)
+        if target is None:
+            target = self._make_screen(name)
+            await self.push_screen(target)
+        else:
+            while self.screen is not target:
+                await self.pop_screen()
+        if argument:
+            target.accept_jump(argument)
+
+    async def action_go(self, name: str) -> None:
+        await self.navigate(name)
+
+    def action_jump(self) -> None:
+        from tui.screens.jump import JumpScreen
+
+        def go(jump: Jump | None) -> None:
+            if jump is not None:
+                self.call_later(self.navigate, jump.destination, jump.argument)
+
+        self.push_screen(JumpScreen(), go)
+
+    async def action_back(self) -> None:
+        if len(self.screen_stack) > 1:
+            await self.pop_screen()
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        """Every binding has a palette twin: the bindings are the one registry."""
+        yield from super().get_system_commands(screen)
+        seen: set[str] = set()
+        for active in screen.active_bindings.values():
+            binding = active.binding
+            if not binding.description or binding.action in seen or not active.enabled:
+                continue
+            seen.add(binding.action)
+            yield SystemCommand(binding.description, f"Key: {binding.key_display or binding.key}", lambda n=active.node, a=binding.action: self.run_action(a, n))
+
+    # --- feedback ----------------------------------------------------------------
+
+    def _notify_retry(self, attempt: int, delay: float, reason: str) -> None:
+        self.notify(f"{reason}: retrying in {delay:.0f} s (attempt {attempt}).", title="Retrying", severity="warning")
+
+    def report_error(self, error: BaseException) -> None:
+        """Say what happened and what to do; never a secret, never a crash."""
+        from tui.api.errors import AuthenticationError, ServiceError
+        from tui.config import ConfigError
+
+        if isinstance(error, AuthenticationError) and self.session is not None:
+            message = f"Authentication failed (401). Check profile {self.session.profile.name}'s client id and secret."
+        elif isinstance(error, (ServiceError, ConfigError)):
+            message = str(error)
+        else:
+            from tui.logs import log_unexpected
+
+            log_unexpected(error)
+            message = f"Unexpected error ({type(error).__name__}). The app carries on; details are in the log."
+        self.notify(message, title="Error", severity="error", timeout=10)
+
+    def _fatal_error(self) -> None:
+        # Textual's crash report prints local variables, which may hold card
+        # codes or recipients: log a redacted traceback and say so instead.
+        import sys
+
+        from tui.logs import log_unexpected
+
+        error = sys.exc_info()[1]
+        if error is not None:
+            log_unexpected(error)
+        self.bell()
+        self._exit_renderables.append(f"giftdesk stopped on an unexpected error ({type(error).__name__}). A redacted traceback is in the log.")
+        self._close_messages_no_wait()
+
+
+def build_app(settings: AppSettings) -> GiftdeskApp:
+    return GiftdeskApp(settings)
+
+
+def load_settings(profile_name: str | None, *, demo: bool, readonly: bool, order: str | None) -> AppSettings:
+    """Settings for a real run. A config that cannot be read is reported, not replaced."""
+    from tui.config import ConfigError, ProfileStore, profile_from_env
+
+    if demo:
+        from tui.demo import DemoBackend
+
+        backend = DemoBackend.start()
+        return AppSettings(profiles=backend.profiles(), profile_name=profile_name or backend.default_profile_name, readonly=readonly, order=order, demo=backend)
+    store = ProfileStore()
+    settings = AppSettings(store=store, readonly=readonly, order=order)
+    try:
+        config = store.load()
+        settings.profiles = dict(config.profiles)
+        settings.profile_name = config.current
+        env_profile = profile_from_env()
+    except ConfigError as error:
+        settings.config_problem = str(error)
+        return settings
+    if env_profile is not None:
+        settings.profiles[env_profile.name] = env_profile
+        settings.profile_name = env_profile.name
+    if profile_name is not None:
+        if profile_name not in settings.profiles:
+            raise ConfigError(f"no profile named {profile_name!r}; known: {', '.join(settings.profiles) or 'none'} (see `giftdesk profiles list`)")
+        settings.profile_name = profile_name
+    return settings
+
+
+def run_tui(profile_name: str | None = None, *, demo: bool = False, readonly: bool = False, order: str | None = None, debug: bool = False) -> None:
+    from tui.logs import setup_logging
+
+    setup_logging(debug=debug)
+    settings = load_settings(profile_name, demo=demo, readonly=readonly, order=order)
+    try:
+        build_app(settings).run()
+    finally:
+        if settings.demo is not None:
+            settings.demo.stop()

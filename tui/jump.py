@@ -1,0 +1,51 @@
+"""Parse what a person types after `:` (k9s-style jump-to).
+
+`:order REQ-123`, `:profile production`, `:payout TOKEN`, or a screen name
+(`:catalog`). No Textual here, so it is tested on its own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tui.navigation import BY_NAME
+
+# Screens whose jump takes an argument: an order's RequestId, a payout
+# weblink or card code, a profile name.
+_TAKES_ARGUMENT = {"order", "payout", "profiles"}
+# Short forms a person types without thinking.
+_ALIASES = {
+    "o": "order", "orders": "order",
+    "p": "payout", "payouts": "payout",
+    "profile": "profiles",
+    "account": "accounts", "acct": "accounts",
+    "cat": "catalog", "notif": "notifications", "?": "help",
+}
+
+
+class JumpError(ValueError):
+    """The text is not a jump-to command; the message says what is."""
+
+
+@dataclass(frozen=True)
+class Jump:
+    destination: str  # a name in tui.navigation.DESTINATIONS
+    argument: str | None = None
+
+
+def parse_jump(text: str) -> Jump:
+    words = text.strip().lstrip(":").split(maxsplit=1)
+    if not words:
+        raise JumpError(usage())
+    name = _ALIASES.get(words[0].lower(), words[0].lower())
+    argument = words[1].strip() if len(words) > 1 else None
+    if name not in BY_NAME:
+        raise JumpError(f"Unknown jump '{words[0]}'. {usage()}")
+    if argument and name not in _TAKES_ARGUMENT:
+        raise JumpError(f":{words[0]} takes no argument. {usage()}")
+    return Jump(name, argument)
+
+
+def usage() -> str:
+    screens = ", ".join(BY_NAME)
+    return f"Try :order REQUEST_ID, :payout TOKEN, :profile NAME, or a screen: {screens}."

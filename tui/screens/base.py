@@ -1,0 +1,46 @@
+"""What every giftdesk screen shares: the context bar, the footer, read-only
+hiding of actions that change anything, and errors from workers shown as
+notifications instead of crashing the app."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar
+
+from textual.app import ComposeResult
+from textual.screen import Screen
+from textual.widgets import Footer
+from textual.worker import Worker, WorkerState
+
+from widgets.context_bar import ContextBar
+
+if TYPE_CHECKING:
+    from tui.app import GiftdeskApp
+
+
+class BaseScreen(Screen):
+    # The name of this screen in tui.navigation.DESTINATIONS.
+    destination: ClassVar[str] = ""
+    # Actions that change something at the service: never offered read-only.
+    WRITE_ACTIONS: ClassVar[frozenset[str]] = frozenset()
+
+    app: GiftdeskApp
+
+    def compose(self) -> ComposeResult:
+        yield ContextBar()
+        yield from self.compose_body()
+        yield Footer()
+
+    def compose_body(self) -> ComposeResult:
+        raise NotImplementedError
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in self.WRITE_ACTIONS and self.app.readonly:
+            return None  # hidden from footer and palette, and not run
+        return True
+
+    def accept_jump(self, argument: str) -> None:
+        """Handle `:<destination> ARGUMENT`; screens that take one override this."""
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.state == WorkerState.ERROR and event.worker.error is not None:
+            self.app.report_error(event.worker.error)

@@ -1,0 +1,119 @@
+"""Profiles: list, add, edit, remove, and switch (which rebuilds everything)."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.widgets import DataTable, Static
+
+from tui.config import Config, ConfigError, Profile
+from tui.screens.base import BaseScreen
+from tui.screens.profile_form import ProfileForm
+from widgets.confirm import ConfirmScreen
+
+
+class ProfilesScreen(BaseScreen):
+    destination = "profiles"
+    BINDINGS = [
+        Binding("enter", "use", "Switch to", id="profiles.use"),
+        Binding("a", "add", "Add", id="profiles.add"),
+        Binding("e", "edit", "Edit", id="profiles.edit"),
+        Binding("x", "remove", "Remove", id="profiles.remove"),
+    ]
+
+    def compose_body(self) -> ComposeResult:
+        yield Static(self._where(), id="profiles-where")
+        yield DataTable(id="profiles-table", cursor_type="row")
+
+    def _where(self) -> str:
+        store = self.app.settings.store
+        if store is None:
+            return "Demo profiles: kept in memory for this run only."
+        return f"Profiles file: {store.path}"
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        table.add_columns("", "Name", "Environment", "Base URL", "Client id", "Secret from", "Read-only")
+        self.refresh_table()
+
+    def refresh_table(self) -> None:
+        table = self.query_one(DataTable)
+        table.clear()
+        current = self.app.session.profile.name if self.app.session else None
+        for profile in self.app.profiles.values():
+            table.add_row(
+                "●" if profile.name == current else "",
+                profile.name,
+                profile.environment.upper() if profile.environment == "production" else profile.environment,
+                profile.base_url,
+                profile.client_id,
+                profile.secret.kind,
+                "yes" if profile.readonly else "",
+                key=profile.name,
+            )
+
+    def _selected(self) -> Profile | None:
+        table = self.query_one(DataTable)
+        if table.row_count == 0:
+            return None
+        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        return self.app.profiles.get(key)
+
+    def accept_jump(self, argument: str) -> None:
+        self.run_worker(self.app.switch_profile(argument))
+
+    async def action_use(self) -> None:
+        profile = self._selected()
+        if profile is not None:
+            # The env profile and demo profiles are not in the file: nothing to remember.
+            self._save(lambda config: config.using(profile.name) if profile.name in config.profiles else config)
+            await self.app.switch_profile(profile.name)
+
+    def action_add(self) -> None:
+        self.app.push_screen(ProfileForm(), lambda profile: self._keep(profile, replace=False))
+
+    def action_edit(self) -> None:
+        profile = self._selected()
+        if profile is not None and not profile.is_demo:
+            self.app.push_screen(ProfileForm(profile), lambda edited: self._keep(edited, replace=True))
+        elif profile is not None:
+            self.notify("Demo profiles cannot be edited.", severity="warning")
+
+    def _keep(self, profile: Profile | None, *, replace: bool) -> None:
+        if profile is None:
+            return
+        if not replace and profile.name in self.app.profiles:
+            self.notify(f"A profile named {profile.name} exists already.", severity="error")
+            return
+        if self._save(lambda config: config.with_profile(profile, replace=replace)):
+            self.app.profiles[profile.name] = profile
+            self.refresh_table()
+            self.notify(f"Profile {profile.name} saved.")
+
+    def action_remove(self) -> None:
+        profile = self._selected()
+        if profile is None:
+            return
+        if self.app.session and profile.name == self.app.session.profile.name:
+            self.notify("That is the profile in use: switch to another one first.", severity="warning")
+            return
+
+        def remove(confirmed: bool | None) -> None:
+            if confirmed and self._save(lambda config: config.without_profile(profile.name)):
+                del self.app.profiles[profile.name]
+                self.refresh_table()
+
+        self.app.push_screen(ConfirmScreen(f"Remove profile {profile.name}?", [f"{profile.environment} · {profile.base_url}", "Its secret stays where it is (keyring, variable or command)."], confirm_label="Remove"), remove)
+
+    def _save(self, change) -> bool:
+        """Apply `change` to the stored config; the demo keeps its profiles in memory."""
+        store = self.app.settings.store
+        if store is None:
+            return True
+        try:
+            config: Config = change(store.load())
+            store.save(config)
+        except ConfigError as error:
+            self.app.report_error(error)
+            return False
+        return True

@@ -1,0 +1,86 @@
+"""One profile's connection: its client, its chosen account, its cached data.
+
+Switching profile replaces the whole Session, so nothing cached for one
+profile (accounts, catalog pages, an account id) can leak into another.
+No Textual here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tui.api.client import ServiceClient
+    from tui.config import Profile
+    from tui.storage import ChosenAccounts
+
+RetryNotice = Callable[[int, float, str], None]  # attempt, delay in s, reason
+
+
+class Session:
+    def __init__(
+        self,
+        profile: Profile,
+        *,
+        readonly_flag: bool = False,
+        chosen_accounts: ChosenAccounts | None = None,
+        wait_ready: Callable[[], Awaitable[None]] | None = None,
+        on_retry: RetryNotice | None = None,
+    ) -> None:
+        self.profile = profile
+        # The flag and the profile's setting: either one makes it read-only.
+        self.readonly = readonly_flag or profile.readonly
+        self.cache: dict[str, Any] = {}
+        self._chosen_accounts = chosen_accounts
+        self._wait_ready = wait_ready
+        self._on_retry = on_retry
+        self._client: ServiceClient | None = None
+        self._client_lock = asyncio.Lock()
+        self.account_id: int | None = self._remembered_account()
+
+    @property
+    def environment(self) -> str:
+        return self.profile.environment
+
+    @property
+    def is_production(self) -> bool:
+        return self.profile.environment == "production"
+
+    def _remembered_account(self) -> int | None:
+        if self._chosen_accounts is not None:
+            remembered = self._chosen_accounts.get(self.profile.name, self.environment)
+            if remembered is not None:
+                return remembered
+        return self.profile.default_account
+
+    def choose_account(self, account_id: int) -> None:
+        self.account_id = account_id
+        if self._chosen_accounts is not None:
+            self._chosen_accounts.set(self.profile.name, self.environment, account_id)
+
+    async def client(self) -> ServiceClient:
+        """The profile's client, built on first use (the secret may come from a slow command)."""
+        async with self._client_lock:
+            if self._client is None:
+                if self._wait_ready is not None:
+                    await self._wait_ready()
+                self._client = await asyncio.to_thread(self._build_client)
+            return self._client
+
+    def _build_client(self) -> ServiceClient:
+        from tui.api.client import ServiceClient
+        from tui.config import resolve_secret
+
+        return ServiceClient(
+            self.profile.base_url,
+            self.profile.client_id,
+            resolve_secret(self.profile),
+            on_retry=self._on_retry,
+        )
+
+    async def close(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
