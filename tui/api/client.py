@@ -1,0 +1,323 @@
+"""ServiceClient: one async method per endpoint of SPEC.md, with retries.
+
+Retry rules (issue 2):
+- reads (and setting notifications, which only overwrites) retry on
+  connection failures and timeouts, 5xx and 429;
+- redeem retries on 429 and connection failures only: repeating it for the
+  same weblink creates no second payout (SPEC redeem rule 6); a 400 is final;
+- place order retries like a read, always with the caller's RequestId, so a
+  repeat can never create a second order.
+Waits grow exponentially with jitter, are capped, and honour Retry-After.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import logging
+import random
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from enum import Flag, auto
+from typing import Any, TypeVar
+from urllib.parse import quote
+
+import httpx
+from pydantic import BaseModel, SecretStr, ValidationError
+
+from tui.api.errors import (
+    AuthenticationError,
+    MalformedResponseError,
+    RateLimitedError,
+    RefusedError,
+    ServerError,
+    ServiceError,
+    UnreachableError,
+)
+from tui.api.models import (
+    Account,
+    Brand,
+    CatalogPage,
+    CatalogQuery,
+    NotificationConfig,
+    Order,
+    PayoutStatus,
+    PlaceOrder,
+    RedeemRequest,
+    RedeemResult,
+)
+from tui.api.payout_rules import validate_redeem
+from tui.api.redact import mask_text, register_secret
+from tui.api.weblink import weblink_token
+
+log = logging.getLogger("giftdesk.api")
+
+ACCOUNTS_PATH = "/api/integration/v1.0/accounts"
+CATALOG_V2_PATH = "/api/integration/v2.0/catalog"
+CATALOG_V1_PATH = "/api/integration/v1.0/catalog"
+CHECKOUT_PATH = "/api/integration/v1.0/orders/checkout"
+ORDER_PATH = "/api/integration/v1.0/orders/{request_id}"
+NOTIFICATION_PATH = "/api/Integration/v1/notification"
+REDEEM_PATH = "/api/Integration/v2/payout/redeem/{token}"
+PAYOUT_STATUS_PATH = "/api/Integration/v2/payout/status/{token}"
+
+DEFAULT_TIMEOUT = httpx.Timeout(10.0, connect=5.0)
+
+OnRetry = Callable[[int, float, str], None]
+Sleep = Callable[[float], Awaitable[None]]
+M = TypeVar("M", bound=BaseModel)
+
+
+class RetryOn(Flag):
+    TRANSPORT = auto()  # connection failures and timeouts
+    RATE_LIMIT = auto()  # 429
+    SERVER = auto()  # 5xx
+    READ = TRANSPORT | RATE_LIMIT | SERVER
+    REDEEM = TRANSPORT | RATE_LIMIT
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    attempts: int = 4  # tries in all, the first included
+    base_delay: float = 0.5
+    max_delay: float = 8.0
+    jitter: float = 0.5  # a wait is shortened by up to this fraction, at random
+    max_retry_after: float = 30.0  # a longer Retry-After is not waited for
+
+    def delay(self, attempt: int, retry_after: float | None, rand: Callable[[], float]) -> float | None:
+        """Seconds to wait after failed attempt `attempt` (1-based), or None to give up now."""
+        if attempt >= self.attempts:
+            return None
+        if retry_after is not None:
+            return retry_after if retry_after <= self.max_retry_after else None
+        backoff = min(self.max_delay, self.base_delay * 2 ** (attempt - 1))
+        return backoff * (1 - self.jitter * rand())
+
+
+NO_RETRY = RetryPolicy(attempts=1)
+
+
+def parse_retry_after(value: str | None) -> float | None:
+    """Retry-After as seconds (delta-seconds or an HTTP date), or None when absent or unreadable."""
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        moment = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, moment.timestamp() - time.time())
+
+
+class ServiceClient:
+    """Async client of the service; use as `async with ServiceClient(...) as client:`."""
+
+    def __init__(
+        self,
+        base_url: str,
+        client_id: str,
+        client_secret: str | SecretStr,
+        *,
+        timeout: float | httpx.Timeout = DEFAULT_TIMEOUT,
+        retry: RetryPolicy = RetryPolicy(),
+        transport: httpx.AsyncBaseTransport | None = None,
+        on_retry: OnRetry | None = None,
+        sleep: Sleep = asyncio.sleep,
+        rand: Callable[[], float] = random.random,
+    ) -> None:
+        secret = client_secret if isinstance(client_secret, SecretStr) else SecretStr(client_secret)
+        register_secret(secret)
+        self.base_url = base_url.rstrip("/")
+        self.client_id = client_id
+        self.retry = retry
+        self.on_retry = on_retry
+        self._sleep = sleep
+        self._rand = rand
+        self._http = httpx.AsyncClient(
+            base_url=self.base_url,
+            auth=httpx.BasicAuth(client_id, secret.get_secret_value()),
+            headers={"Accept": "application/json", "User-Agent": "giftdesk"},
+            timeout=timeout,
+            transport=transport,
+        )
+
+    def __repr__(self) -> str:
+        return f"ServiceClient(base_url={self.base_url!r}, client_id={self.client_id!r})"
+
+    async def __aenter__(self) -> ServiceClient:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    # --- endpoints -----------------------------------------------------------
+
+    async def accounts(self) -> list[Account]:
+        data = await self._get_json(ACCOUNTS_PATH)
+        return _parse_list(Account, _field(data, "accounts", ACCOUNTS_PATH), ACCOUNTS_PATH)
+
+    async def catalog(self, query: CatalogQuery = CatalogQuery()) -> CatalogPage:
+        data = await self._get_json(CATALOG_V2_PATH, params=query.to_wire())
+        return _parse(CatalogPage, data, CATALOG_V2_PATH)
+
+    async def catalog_v1(self) -> list[Brand]:
+        data = await self._get_json(CATALOG_V1_PATH)
+        return _parse_list(Brand, _field(data, "brands", CATALOG_V1_PATH), CATALOG_V1_PATH)
+
+    async def place_order(self, order: PlaceOrder) -> str:
+        """Place an order; returns the RequestId the service echoes. Retries reuse `order.request_id`."""
+        response = await self._send("POST", CHECKOUT_PATH, json=order.to_wire(), retry_on=RetryOn.READ)
+        data = _json(response, CHECKOUT_PATH)
+        if not isinstance(data, str):
+            raise MalformedResponseError(f"POST {CHECKOUT_PATH}: expected the RequestId as a JSON string")
+        return data
+
+    async def get_order(self, request_id: str) -> Order:
+        path = ORDER_PATH.format(request_id=quote(request_id.strip(), safe=""))
+        return _parse(Order, await self._get_json(path), path)
+
+    async def get_notifications(self) -> NotificationConfig:
+        return _parse(NotificationConfig, await self._get_json(NOTIFICATION_PATH), NOTIFICATION_PATH)
+
+    async def set_notifications(self, config: NotificationConfig) -> NotificationConfig:
+        body = config.model_dump(
+            by_alias=True, include={"notification_url", "notification_url_sandbox", "secret_key"}
+        )
+        response = await self._send("POST", NOTIFICATION_PATH, json=body, retry_on=RetryOn.READ)
+        return _parse(NotificationConfig, _json(response, NOTIFICATION_PATH), NOTIFICATION_PATH)
+
+    async def redeem_payout(self, weblink_or_card_code: str, request: RedeemRequest) -> RedeemResult:
+        """Redeem a payout; raises RecipientInvalid before sending when the body breaks a spec rule."""
+        validate_redeem(request)
+        path = REDEEM_PATH.format(token=weblink_token(weblink_or_card_code))
+        response = await self._send("POST", path, json=request.to_wire(), retry_on=RetryOn.REDEEM)
+        data = _json(response, path)
+        if isinstance(data, dict):
+            data = {**data, "http_status": response.status_code}
+        return _parse(RedeemResult, data, path)
+
+    async def payout_status(self, weblink_or_card_code: str) -> PayoutStatus:
+        path = PAYOUT_STATUS_PATH.format(token=weblink_token(weblink_or_card_code))
+        return _parse(PayoutStatus, await self._get_json(path), path)
+
+    # --- transport, errors and retries ---------------------------------------
+
+    async def _get_json(self, path: str, params: dict[str, str] | None = None) -> Any:
+        response = await self._send("GET", path, params=params, retry_on=RetryOn.READ)
+        return _json(response, path)
+
+    async def _send(self, method: str, path: str, *, retry_on: RetryOn, **request: Any) -> httpx.Response:
+        where = mask_text(f"{method} {path}")
+        attempt = 0
+        while True:
+            attempt += 1
+            outcome = await self._attempt(method, path, where, request)
+            if isinstance(outcome, httpx.Response):
+                return outcome
+            delay = self.retry.delay(attempt, outcome.retry_after, self._rand) if outcome.kind in retry_on else None
+            if delay is None:
+                raise outcome.error
+            log.info("%s: %s; retry %d in %.1f s", where, outcome.reason, attempt, delay)
+            if self.on_retry:
+                self.on_retry(attempt, delay, outcome.reason)
+            await self._sleep(delay)
+
+    async def _attempt(self, method: str, path: str, where: str, request: dict[str, Any]) -> httpx.Response | _Failure:
+        """One try: the 2xx response, a failure that may be retried, or a raised final error."""
+        try:
+            response = await self._http.request(method, path, **request)
+        except (httpx.UnsupportedProtocol, httpx.InvalidURL) as exc:
+            raise UnreachableError(f"{where}: the base URL {self.base_url!r} is not usable ({exc})") from None
+        except httpx.TimeoutException:
+            return _Failure(UnreachableError(f"{where}: timed out"), RetryOn.TRANSPORT, "timed out")
+        except httpx.TransportError as exc:
+            reason = f"connection failed ({type(exc).__name__})"
+            return _Failure(UnreachableError(f"{where}: {reason} at {self.base_url}"), RetryOn.TRANSPORT, reason)
+        status = response.status_code
+        log.debug("%s -> %d", where, status)
+        if status < 300:
+            return response
+        if status == 429:
+            retry_after = parse_retry_after(response.headers.get("Retry-After"))
+            error = RateLimitedError(f"{where}: rate limited (429)", retry_after=retry_after, status=429)
+            return _Failure(error, RetryOn.RATE_LIMIT, "rate limited", retry_after)
+        if status >= 500:
+            return _Failure(ServerError(f"{where}: server error {status}", status=status), RetryOn.SERVER, f"HTTP {status}")
+        if status == 401:
+            raise AuthenticationError(f"{where}: authentication failed (401)", status=401)
+        if status >= 400:
+            raise RefusedError(_service_message(response), status=status, context=f"{where} -> {status}")
+        raise MalformedResponseError(f"{where}: unexpected HTTP {status}", status=status)
+
+
+@dataclass(frozen=True)
+class _Failure:
+    error: ServiceError
+    kind: RetryOn
+    reason: str  # for a person: "rate limited", "HTTP 503", "timed out"
+    retry_after: float | None = None
+
+
+def _service_message(response: httpx.Response) -> str:
+    """The service's refusal text: 4xx bodies are JSON strings (SPEC Errors)."""
+    try:
+        data = response.json()
+    except ValueError:
+        data = response.text
+    if isinstance(data, dict):
+        data = next((data[key] for key in ("message", "Message", "title", "error") if key in data), "")
+    text = str(data).strip() if data is not None else ""
+    return text[:500] or f"HTTP {response.status_code}"
+
+
+def _json(response: httpx.Response, path: str) -> Any:
+    try:
+        return response.json()
+    except ValueError:
+        raise MalformedResponseError(f"{mask_text(path)}: response is not JSON") from None
+
+
+def _field(data: Any, name: str, path: str) -> Any:
+    if not isinstance(data, dict) or name not in data:
+        raise MalformedResponseError(f"{mask_text(path)}: response has no {name!r} field")
+    return data[name]
+
+
+def _parse(model: type[M], data: Any, path: str) -> M:
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise MalformedResponseError(_describe(exc, model, path)) from None
+
+
+def _parse_list(model: type[M], data: Any, path: str) -> list[M]:
+    if not isinstance(data, list):
+        raise MalformedResponseError(f"{mask_text(path)}: expected a list of {model.__name__}")
+    return [_parse(model, item, path) for item in data]
+
+
+def _describe(exc: ValidationError, model: type[BaseModel], path: str) -> str:
+    # Locations and kinds only: the input values may be card codes or PINs.
+    problems = "; ".join(
+        f"{'.'.join(str(part) for part in error['loc']) or model.__name__}: {error['type']}"
+        for error in exc.errors()[:3]
+    )
+    return f"{mask_text(path)}: response does not match {model.__name__} ({problems})"
+
+
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "NO_RETRY",
+    "RetryOn",
+    "RetryPolicy",
+    "ServiceClient",
+    "ServiceError",
+    "parse_retry_after",
+]
