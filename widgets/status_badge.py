@@ -1,0 +1,32 @@
+"""Statuses as coloured words: the same colour means the same thing everywhere.
+
+Green: done and good. Red: failed, returned or reversed. Yellow: needs a
+person's eye (paused, unclaimed, partial). Blue: still moving. An unknown
+status is shown exactly as it came, dim and italic, and counts as not final.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+
+_GOOD = {"sold", "succeeded", "completed"}
+_BAD = {"failed", "returned", "reversed"}
+_ATTENTION = {"paused", "unclaimed", "partialfailed"}
+_MOVING = {"created", "processing", "pending"}
+
+
+def status_style(status: str | None) -> str:
+    key = (status or "").strip().lower()
+    if key in _GOOD:
+        return "bold green"
+    if key in _BAD:
+        return "bold red"
+    if key in _ATTENTION:
+        return "bold yellow"
+    if key in _MOVING:
+        return "bold dodger_blue2"
+    return "italic dim"
+
+
+def status_text(status: str | None) -> Text:
+    return Text(status if status else "(no status)", style=status_style(status))
