@@ -30,6 +30,7 @@ from pydantic import (
     model_validator,
 )
 
+from tui.api.redact import register_secret
 from tui.fileio import atomic_write, config_path
 
 Environment = Literal["sandbox", "production"]
@@ -278,7 +279,16 @@ def choose_profile(
 
 
 def resolve_secret(profile: Profile, environ: Mapping[str, str] = os.environ) -> SecretStr:
-    """The profile's client secret, fetched from its source. ConfigError says what to fix."""
+    """The profile's client secret, fetched from its source. ConfigError says what to fix.
+
+    The value is registered with the redaction, so logs and messages mask it wherever it shows up.
+    """
+    secret = _fetch_secret(profile, environ)
+    register_secret(secret)
+    return secret
+
+
+def _fetch_secret(profile: Profile, environ: Mapping[str, str]) -> SecretStr:
     source = profile.secret
     if source.kind == "inline-demo":
         if source._demo_value is None:
