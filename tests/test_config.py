@@ -9,9 +9,8 @@ import sys
 from pathlib import Path
 
 import keyring
-import keyring.backend
-import keyring.errors
 import pytest
+from memory_keyring import MemoryKeyring, memory_keyring  # noqa: F401 (fixture)
 
 from tui import config as config_module
 from tui.config import (
@@ -268,33 +267,6 @@ def test_secret_command_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(config_module, "SECRET_COMMAND_TIMEOUT", 0.2)
     with pytest.raises(ConfigError, match="did not finish within 0.2 s"):
         resolve_secret(sandbox_profile(secret=SecretSource(kind="command", ref="sleep 5")))
-
-
-class MemoryKeyring(keyring.backend.KeyringBackend):
-    priority = 1
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.passwords: dict[tuple[str, str], str] = {}
-
-    def get_password(self, service: str, username: str) -> str | None:
-        return self.passwords.get((service, username))
-
-    def set_password(self, service: str, username: str, password: str) -> None:
-        self.passwords[(service, username)] = password
-
-    def delete_password(self, service: str, username: str) -> None:
-        if self.passwords.pop((service, username), None) is None:
-            raise keyring.errors.PasswordDeleteError(username)
-
-
-@pytest.fixture
-def memory_keyring() -> MemoryKeyring:
-    previous = keyring.get_keyring()
-    backend = MemoryKeyring()
-    keyring.set_keyring(backend)
-    yield backend
-    keyring.set_keyring(previous)
 
 
 def test_keyring_secret_uses_service_giftdesk_and_the_profile_name(memory_keyring: MemoryKeyring) -> None:

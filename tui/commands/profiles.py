@@ -1,0 +1,206 @@
+"""`giftdesk profiles list|add|use|remove|show`: the stored profiles, from the shell.
+
+Never prints a secret: only where it comes from. tui.config (and pydantic)
+load inside the commands, so `giftdesk profiles --help` stays fast.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from tui.commands.common import EXIT_BAD_INPUT, emit_json, fail, print_fields, print_table, say
+
+if TYPE_CHECKING:
+    from tui.config import Config, Profile, ProfileStore
+
+# The same two names tui.config.ENVIRONMENTS holds; written here to keep --help free of pydantic.
+_ENVIRONMENT_CHOICE = click.Choice(["sandbox", "production"])
+_ENV_PROFILE_VARIABLES = ("GIFTDESK_BASE_URL", "GIFTDESK_CLIENT_ID", "GIFTDESK_CLIENT_SECRET")
+
+
+@contextmanager
+def _config_errors() -> Iterator[None]:
+    """A ConfigError is bad input (exit 2), its message on stderr."""
+    from tui.config import ConfigError
+
+    try:
+        yield
+    except ConfigError as exc:
+        fail(str(exc), EXIT_BAD_INPUT)
+
+
+def _handles_config_errors(function: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(function)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        with _config_errors():
+            return function(*args, **kwargs)
+
+    return wrapper
+
+
+def _store() -> ProfileStore:
+    from tui.config import ProfileStore
+
+    return ProfileStore()
+
+
+def _as_json(profile: Profile, config: Config) -> dict[str, Any]:
+    return {**profile.model_dump(), "current": profile.name == config.current}
+
+
+def _secret_source(profile: Profile) -> str:
+    source = profile.secret
+    if source.kind == "keyring":
+        return f"keyring (giftdesk / {source.ref or profile.name})"
+    return f"{source.kind}: {source.ref}"
+
+
+@click.group(name="profiles")
+def command() -> None:
+    """List, add, use, remove or show profiles (never their secrets)."""
+
+
+@command.command(name="list")
+@click.option("--json", "as_json", is_flag=True, help="Print the profiles as JSON.")
+@_handles_config_errors
+def list_profiles(as_json: bool) -> None:
+    """Every stored profile; * marks the current one."""
+    config = _store().load()
+    profiles = [config.profiles[name] for name in sorted(config.profiles)]
+    if as_json:
+        emit_json({"current": config.current, "profiles": [_as_json(p, config) for p in profiles]})
+    elif not profiles:
+        say("no profiles yet: add one with `giftdesk profiles add`, or try `giftdesk --demo`")
+    else:
+        print_table(
+            ["", "NAME", "ENVIRONMENT", "BASE URL", "CLIENT ID", "SECRET", "ACCOUNT", "READ-ONLY"],
+            [
+                ["*" if p.name == config.current else "", p.name, p.environment, p.base_url,
+                 p.client_id, p.secret.kind, p.default_account, "yes" if p.readonly else ""]
+                for p in profiles
+            ],
+        )
+    if any(os.environ.get(variable) for variable in _ENV_PROFILE_VARIABLES):
+        say("note: GIFTDESK_* variables are set; commands without --profile use them, not the current profile")
+
+
+@command.command(name="add")
+@click.argument("name")
+@click.option("--environment", type=_ENVIRONMENT_CHOICE, required=True, help="Which service environment.")
+@click.option("--base-url", required=True, help="The service's base address (http:// or https://).")
+@click.option("--client-id", required=True, help="The API client id.")
+@click.option("--secret-env", metavar="VAR", help="Read the client secret from this environment variable.")
+@click.option("--secret-command", metavar="CMD", help="Run this shell command; its output is the client secret.")
+@click.option("--secret-keyring", is_flag=True, help="Prompt for the client secret and keep it in the system keyring.")
+@click.option("--default-account", type=click.IntRange(min=0), help="Account id to use by default.")
+@click.option("--readonly", is_flag=True, help="Never offer actions that change anything with this profile.")
+@_handles_config_errors
+def add_profile(
+    name: str,
+    environment: str,
+    base_url: str,
+    client_id: str,
+    secret_env: str | None,
+    secret_command: str | None,
+    secret_keyring: bool,
+    default_account: int | None,
+    readonly: bool,
+) -> None:
+    """Add a profile. The secret itself is never written to the config file."""
+    from tui.config import SecretSource, make_profile
+
+    chosen = [flag for flag, given in (("--secret-env", secret_env), ("--secret-command", secret_command),
+                                       ("--secret-keyring", secret_keyring)) if given]
+    if len(chosen) != 1:
+        raise click.UsageError("give exactly one of --secret-env, --secret-command, --secret-keyring")
+    if secret_env:
+        secret = SecretSource(kind="env", ref=secret_env)
+    elif secret_command:
+        secret = SecretSource(kind="command", ref=secret_command)
+    else:
+        secret = SecretSource(kind="keyring", ref=name)
+    profile = make_profile(name=name, environment=environment, base_url=base_url, client_id=client_id,
+                           secret=secret, default_account=default_account, readonly=readonly)
+
+    store = _store()
+    store.load().with_profile(profile)  # a taken name or a broken file fails before the prompt
+    if secret_keyring:
+        _store_in_keyring(name, lambda: store.add(profile))
+    else:
+        store.add(profile)
+    say(f"added profile {name!r} ({environment})")
+
+
+def _store_in_keyring(name: str, save: Callable[[], Any]) -> None:
+    """Prompts for the secret, keeps it in the keyring, and takes it out again if saving fails."""
+    from tui.config import ConfigError, delete_keyring_secret, store_keyring_secret
+
+    value = click.prompt(f"client secret for {name}", hide_input=True, err=True).strip()
+    if not value:
+        raise ConfigError("the client secret is empty")
+    store_keyring_secret(name, value)
+    try:
+        save()
+    except BaseException:
+        delete_keyring_secret(name)
+        raise
+
+
+@command.command(name="use")
+@click.argument("name")
+@_handles_config_errors
+def use_profile(name: str) -> None:
+    """Make NAME the current profile (used when no --profile is given)."""
+    _store().use(name)
+    say(f"current profile: {name}")
+
+
+@command.command(name="remove")
+@click.argument("name")
+@_handles_config_errors
+def remove_profile(name: str) -> None:
+    """Remove a profile (and its secret from the keyring, if it was kept there)."""
+    from tui.config import delete_keyring_secret
+
+    store = _store()
+    profile = store.load().get(name)
+    config = store.remove(name)
+    say(f"removed profile {name!r}")
+    if profile.secret.kind == "keyring" and delete_keyring_secret(profile.secret.ref or name):
+        say("its secret was removed from the keyring")
+    if config.current is None and config.profiles:
+        say("no current profile now: pick one with `giftdesk profiles use NAME`")
+
+
+@command.command(name="show")
+@click.argument("name", required=False)
+@click.option("--json", "as_json", is_flag=True, help="Print the profile as JSON.")
+@_handles_config_errors
+def show_profile(name: str | None, as_json: bool) -> None:
+    """One profile's settings (NAME, or the current profile)."""
+    from tui.config import ConfigError
+
+    config = _store().load()
+    if name is None:
+        if config.current_profile is None:
+            raise ConfigError("no current profile: name one, or pick one with `giftdesk profiles use NAME`")
+        name = config.current
+    profile = config.get(name)
+    if as_json:
+        emit_json(_as_json(profile, config))
+        return
+    print_fields([
+        ("Name", profile.name + ("  (current)" if profile.name == config.current else "")),
+        ("Environment", profile.environment.upper() if profile.is_production else profile.environment),
+        ("Base URL", profile.base_url),
+        ("Client id", profile.client_id),
+        ("Secret from", _secret_source(profile)),
+        ("Default account", profile.default_account),
+        ("Read-only", "yes" if profile.readonly else "no"),
+    ])
