@@ -1,0 +1,150 @@
+"""The HTTP surface: routes with the spec's exact paths, Basic auth, JSON bodies."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+import json
+from collections.abc import Awaitable, Callable
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from .catalog import Catalog, CatalogQuery, CatalogQueryError
+from .credentials import DEMO_CREDENTIALS, DemoCredential
+from .notifications import NotificationConfigInvalid, Notifier
+from .orders import OrderBook, OrderRejected
+from .payouts import PayoutDesk, RedeemRefused, parse_redeem_body
+from .settings import Timing
+
+REDEEM_PREFIX = "/api/Integration/v2/payout/redeem/"
+STATUS_PREFIX = "/api/Integration/v2/payout/status/"
+ORDER_NOT_FOUND = "Order not found"
+PAYOUT_NOT_FOUND = "Payout not found"
+
+
+class SimulatorState:
+    """Everything the service knows; lives in the server's event loop."""
+
+    def __init__(self, catalog: Catalog, timing: Timing, seed: int):
+        self.catalog = catalog
+        self.timing = timing
+        self.orders = OrderBook(catalog, timing, seed)
+        self.payouts = PayoutDesk(self.orders, timing, seed)
+        self.notifier = Notifier(timing)
+        self.credentials = {c.client_id: c for c in DEMO_CREDENTIALS}
+
+
+Handler = Callable[[Request, DemoCredential], Awaitable[Response]]
+
+
+def text(status: int, message: str) -> JSONResponse:
+    """Error bodies are JSON strings."""
+    return JSONResponse(message, status_code=status)
+
+
+def authenticate(state: SimulatorState, request: Request) -> DemoCredential | None:
+    scheme, _, token = request.headers.get("authorization", "").partition(" ")
+    if scheme.lower() != "basic":
+        return None
+    try:
+        client_id, _, secret = base64.b64decode(token, validate=True).decode().partition(":")
+    except (binascii.Error, UnicodeDecodeError):
+        return None
+    credential = state.credentials.get(client_id)
+    return credential if credential and credential.client_secret == secret else None
+
+
+def raw_token(request: Request, prefix: str) -> str | None:
+    """The weblink exactly as sent: matched on the raw path, never the decoded one."""
+    raw = request.scope.get("raw_path", b"").decode("latin-1")
+    return raw[len(prefix):] if raw.startswith(prefix) else None
+
+
+async def json_body(request: Request) -> object:
+    try:
+        return json.loads(await request.body())
+    except ValueError:
+        return None
+
+
+def build_app(state: SimulatorState) -> Starlette:
+    def endpoint(handler: Handler):
+        async def run(request: Request) -> Response:
+            credential = authenticate(state, request)
+            if credential is None:
+                return Response(status_code=401, headers={"WWW-Authenticate": 'Basic realm="giftdesk-sim"'})
+            return await handler(request, credential)
+
+        return run
+
+    async def accounts(request, credential):
+        return JSONResponse({"accounts": [a.to_json() for a in state.orders.accounts_of(credential)]})
+
+    async def catalog_v1(request, credential):
+        return JSONResponse(state.catalog.all_brands())
+
+    async def catalog_v2(request, credential):
+        try:
+            query = CatalogQuery.from_params(dict(request.query_params))
+        except CatalogQueryError as error:
+            return text(400, str(error))
+        return JSONResponse(state.catalog.page(query))
+
+    async def checkout(request, credential):
+        try:
+            order = state.orders.place(credential, await json_body(request))
+        except OrderRejected as rejected:
+            return text(400, str(rejected))
+        state.notifier.schedule(order)
+        return JSONResponse(order.request_id)
+
+    async def get_order(request, credential):
+        order = state.orders.get(credential, request.path_params["request_id"])
+        return JSONResponse(order.to_json()) if order else text(404, ORDER_NOT_FOUND)
+
+    async def notification(request, credential):
+        if request.method == "GET":
+            return JSONResponse(state.notifier.get(credential.client))
+        try:
+            return JSONResponse(state.notifier.set(credential.client, await json_body(request)))
+        except NotificationConfigInvalid as error:
+            return text(400, str(error))
+
+    async def redeem(request, credential):
+        token = raw_token(request, REDEEM_PREFIX) or ""
+        desk = state.payouts
+        if token in desk.in_flight:
+            return Response(status_code=429)
+        desk.in_flight.add(token)
+        try:
+            wallet, recipient = parse_redeem_body(await request.body())
+            existing = desk.check_redeemable(credential, token, wallet, recipient)
+            # Submitting to the wallet provider takes a while; a second request meanwhile gets 429.
+            await asyncio.sleep(state.timing.redeem_hold_seconds)
+            payout = existing or desk.create(credential, token, wallet, recipient)
+        except RedeemRefused as refused:
+            return text(400, str(refused))
+        finally:
+            desk.in_flight.discard(token)
+        result = payout.result_json()
+        return JSONResponse(result, status_code=202 if result["isProcessing"] else 200)
+
+    async def payout_status(request, credential):
+        payout = state.payouts.status_of(credential, raw_token(request, STATUS_PREFIX) or "")
+        return JSONResponse(payout.status_json()) if payout else text(404, PAYOUT_NOT_FOUND)
+
+    routes = [
+        Route("/api/integration/v1.0/accounts", endpoint(accounts), methods=["GET"]),
+        Route("/api/integration/v1.0/catalog", endpoint(catalog_v1), methods=["GET"]),
+        Route("/api/integration/v2.0/catalog", endpoint(catalog_v2), methods=["GET"]),
+        Route("/api/integration/v1.0/orders/checkout", endpoint(checkout), methods=["POST"]),
+        Route("/api/integration/v1.0/orders/{request_id}", endpoint(get_order), methods=["GET"]),
+        Route("/api/Integration/v1/notification", endpoint(notification), methods=["GET", "POST"]),
+        Route(REDEEM_PREFIX + "{weblink:path}", endpoint(redeem), methods=["POST"]),
+        Route(STATUS_PREFIX + "{weblink:path}", endpoint(payout_status), methods=["GET"]),
+    ]
+    return Starlette(routes=routes)

@@ -1,0 +1,341 @@
+"""Accounts, place order, and fulfilment as a function of elapsed time.
+
+An order's whole timeline is fixed when it is placed (docs/simulator.md,
+"Magic values"); its state is computed on read from the time elapsed, so
+outcomes are deterministic and nothing needs a background task but the
+callback.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import time
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from decimal import Decimal, InvalidOperation
+
+from .catalog import Brand, Catalog, Product, price_of
+from .credentials import ACCOUNT_SEEDS, DemoCredential
+from .rates import convert
+from .settings import Timing
+
+MAX_CARDS = 500
+PAYOUT_URL = "https://payouts.sim.giftdesk.test/redeem/"
+
+
+class OrderRejected(Exception):
+    """Place order refused; the reason is the 400 body (a JSON string)."""
+
+
+@dataclass
+class Account:
+    id: int
+    currency: str
+    balance: Decimal
+    is_active: bool
+    sandbox_mode: bool
+
+    def to_json(self) -> dict:
+        return {
+            "id": self.id,
+            "currency": self.currency,
+            "balance": float(self.balance),
+            "isActive": self.is_active,
+            "sandboxMode": self.sandbox_mode,
+        }
+
+
+def seed_accounts() -> dict[str, list[Account]]:
+    return {
+        name: [Account(s.id, s.currency, s.balance, s.is_active, s.sandbox_mode) for s in seeds]
+        for name, seeds in ACCOUNT_SEEDS.items()
+    }
+
+
+@dataclass
+class Card:
+    id: int
+    outcome: str  # "Sold" | "Failed" | "Paused" (Paused later becomes Sold)
+    code: str
+    pin: str | None
+    expires: datetime
+    weblink: str | None = None  # the raw token, for payout products
+    disabled: bool = False
+    expired: bool = False
+
+
+@dataclass
+class OrderLine:
+    product: Product
+    brand: Brand
+    value: Decimal
+    quantity: int
+    cards: list[Card]
+
+
+@dataclass
+class Order:
+    order_id: int
+    request_id: str
+    credential: DemoCredential
+    account: Account
+    total: Decimal
+    lines: list[OrderLine]
+    created_at: float  # monotonic
+    created_wall: datetime  # naive UTC
+    created_until: float  # offsets from created_at, see "Order timeline" in docs/simulator.md
+    pending_until: float
+    processing_until: float
+    final_at: float
+    cards: list[Card]  # every card of every line, in order
+
+    def elapsed(self) -> float:
+        return time.monotonic() - self.created_at
+
+    def card_status(self, card: Card, elapsed: float) -> str:
+        if elapsed < self.pending_until:
+            return "Created"
+        if elapsed < self.processing_until:
+            return "Processing"
+        if card.outcome == "Paused":
+            return "Paused" if elapsed < self.final_at else "Sold"
+        return card.outcome
+
+    def status(self, elapsed: float) -> str:
+        if elapsed < self.created_until:
+            return "Created"
+        if elapsed < self.pending_until:
+            return "Pending"  # stalled: a "Slow" product
+        if elapsed < self.processing_until:
+            return "Processing"
+        if elapsed < self.final_at:
+            return "Pending"  # a card is Paused
+        return self.final_status()
+
+    def final_status(self) -> str:
+        failed = sum(card.outcome == "Failed" for card in self.cards)
+        if failed == 0:
+            return "Succeeded"
+        return "Failed" if failed == len(self.cards) else "PartialFailed"
+
+    def completed_wall(self) -> datetime:
+        return self.created_wall + timedelta(seconds=self.final_at)
+
+    def to_json(self) -> dict:
+        elapsed = self.elapsed()
+        status = self.status(elapsed)
+        return {
+            "orderId": self.order_id,
+            "requestId": self.request_id,
+            "items": [self._line_json(line, elapsed) for line in self.lines],
+            "status": status,
+            "createdDate": wire_time(self.created_wall),
+            "total": float(self.total),
+            "errorMessage": _error_message(status, self.cards),
+            "orderType": "Sandbox" if self.credential.environment == "sandbox" else "Production",
+            "currency": self.account.currency,
+        }
+
+    def _line_json(self, line: OrderLine, elapsed: float) -> dict:
+        return {
+            "productId": line.product.id,
+            "productFaceValue": float(line.value),
+            "quantity": line.quantity,
+            "countryCode": line.brand.country,
+            "currencyCode": line.brand.currency,
+            "brandCode": None,
+            "pictureUrl": None,
+            "cards": [self._card_json(card, self.card_status(card, elapsed)) for card in line.cards],
+        }
+
+    def _card_json(self, card: Card, status: str) -> dict:
+        # Codes appear once a card leaves Processing, also for Paused and Failed
+        # cards, so a client that releases a code before Sold is caught.
+        issued = status not in ("Created", "Processing")
+        return {
+            "id": card.id,
+            "serialNumber": f"SN{card.id:010d}",
+            "cardCode": card.code if issued else None,
+            "pin": card.pin if issued else None,
+            "expirationDate": card.expires.isoformat(timespec="seconds"),
+            "status": status,
+        }
+
+
+def _error_message(status: str, cards: list[Card]) -> str | None:
+    failed = sum(card.outcome == "Failed" for card in cards)
+    if status == "Failed":
+        return f"All {failed} cards failed to be issued."
+    if status == "PartialFailed":
+        return f"{failed} of {len(cards)} cards failed to be issued."
+    return None
+
+
+def wire_time(moment: datetime) -> str:
+    """Order timestamps: ISO 8601, naive UTC, milliseconds."""
+    return moment.isoformat(timespec="milliseconds")
+
+
+def card_outcome(value: Decimal) -> str:
+    """Magic values: the face value's cents decide the card (docs/simulator.md)."""
+    cents = int((value * 100) % 100)
+    return {13: "Failed", 14: "Paused"}.get(cents, "Sold")
+
+
+@dataclass(frozen=True)
+class RequestedLine:
+    product_id: int
+    quantity: int
+    value: Decimal
+
+
+class OrderBook:
+    def __init__(self, catalog: Catalog, timing: Timing, seed: int):
+        self.catalog = catalog
+        self.timing = timing
+        self.seed = seed
+        self.accounts = seed_accounts()
+        self.orders: dict[tuple[str, str], Order] = {}  # (credential name, RequestId)
+        self.weblinks: dict[str, tuple[Order, Card]] = {}  # raw token -> its card
+        self._next_order_id = 500_001
+        self._next_card_id = 7_000_001
+
+    def accounts_of(self, credential: DemoCredential) -> list[Account]:
+        return self.accounts[credential.name]
+
+    def get(self, credential: DemoCredential, request_id: str) -> Order | None:
+        return self.orders.get((credential.name, request_id))
+
+    def place(self, credential: DemoCredential, body: object) -> Order:
+        request_id, account_id, requested = parse_checkout(body)
+        if (credential.name, request_id) in self.orders:
+            raise OrderRejected("OrderAlreadyExists")
+        account = self._orderable_account(credential, account_id)
+        priced = [self._checked_line(line) for line in requested]
+        if sum(line.quantity for line in requested) > MAX_CARDS:
+            raise OrderRejected("CardsLimitExceeded")
+        total = sum(
+            (convert(price_of(product, line.value) * line.quantity, brand.currency, account.currency)
+             for line, product, brand in priced),
+            Decimal("0.00"),
+        )
+        if total > account.balance:
+            raise OrderRejected("InsufficientBalance")
+        account.balance -= total
+        return self._record(credential, request_id, account, total, priced)
+
+    def _orderable_account(self, credential: DemoCredential, account_id: int) -> Account:
+        sandbox = credential.environment == "sandbox"
+        for account in self.accounts_of(credential):
+            if account.id == account_id and account.is_active and account.sandbox_mode == sandbox:
+                return account
+        raise OrderRejected("WrongAccount")
+
+    def _checked_line(self, line: RequestedLine) -> tuple[RequestedLine, Product, Brand]:
+        product = self.catalog.product_by_id.get(line.product_id)
+        if product is None:
+            raise OrderRejected("InvalidProductIds")
+        if line.quantity < 1:
+            raise OrderRejected("InvalidQuantity")
+        if not product.min_face <= line.value <= product.max_face or line.value.as_tuple().exponent < -2:
+            raise OrderRejected("InvalidDenomination")
+        if product.count is not None and line.quantity > product.count:
+            raise OrderRejected("ProductIsOutOfStock")
+        return line, product, self.catalog.brand_of(product)
+
+    def _record(self, credential, request_id, account, total, priced) -> Order:
+        now_wall = datetime.now(timezone.utc).replace(tzinfo=None)
+        t = self.timing
+        slow = any(product.is_slow for _, product, _ in priced)
+        pending_until = t.step_seconds + (t.slow_seconds if slow else 0.0)
+        processing_until = pending_until + t.step_seconds
+        lines = [
+            OrderLine(product, brand, line.value, line.quantity,
+                      [self._new_card(product, brand, line.value, now_wall) for _ in range(line.quantity)])
+            for line, product, brand in priced
+        ]
+        cards = [card for line in lines for card in line.cards]
+        paused = any(card.outcome == "Paused" for card in cards)
+        order = Order(
+            order_id=self._next_order_id, request_id=request_id, credential=credential, account=account,
+            total=total, lines=lines, created_at=time.monotonic(), created_wall=now_wall,
+            created_until=t.step_seconds, pending_until=pending_until, processing_until=processing_until,
+            final_at=processing_until + (t.pause_seconds if paused else 0.0), cards=cards,
+        )
+        self._next_order_id += 1
+        self.orders[(credential.name, request_id)] = order
+        for card in cards:
+            if card.weblink:
+                self.weblinks[card.weblink] = (order, card)
+        return order
+
+    def _new_card(self, product: Product, brand: Brand, value: Decimal, now: datetime) -> Card:
+        card_id = self._next_card_id
+        self._next_card_id += 1
+        digest = hashlib.sha256(f"{self.seed}:{card_id}".encode()).digest()
+        cents = int((value * 100) % 100)
+        card = Card(
+            id=card_id,
+            outcome=card_outcome(value),
+            code=_plain_code(digest),
+            pin=f"{int.from_bytes(digest[-2:], 'big') % 10000:04d}" if brand.has_pin else None,
+            expires=now + timedelta(days=365),
+        )
+        if product.is_payout:
+            card.weblink = payout_token(digest, card_id)
+            card.code = PAYOUT_URL + card.weblink
+            card.disabled = cents == 21
+            card.expired = cents == 22
+            if card.expired:
+                card.expires = now - timedelta(days=1)
+        return card
+
+
+def payout_token(digest: bytes, card_id: int) -> str:
+    """URL-safe base64 with its padding URL-encoded: ends in %3D or %3D%3D."""
+    raw = base64.urlsafe_b64encode(digest[: 16 + card_id % 2]).decode()
+    return raw.replace("=", "%3D")
+
+
+def _plain_code(digest: bytes) -> str:
+    text = base64.b32encode(digest).decode()[:16]
+    return "-".join(text[i : i + 4] for i in range(0, 16, 4))
+
+
+def _field(body: dict, name: str) -> object:
+    """ASP.NET binds JSON properties case-insensitively; so do we."""
+    for key, value in body.items():
+        if key.lower() == name.lower():
+            return value
+    return None
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def parse_checkout(body: object) -> tuple[str, int, list[RequestedLine]]:
+    invalid = OrderRejected("InvalidRequest")
+    if not isinstance(body, dict):
+        raise invalid
+    request_id, account_id, products = _field(body, "RequestId"), _field(body, "AccountId"), _field(body, "Products")
+    if not isinstance(request_id, str) or not request_id.strip() or not _is_int(account_id):
+        raise invalid
+    if not isinstance(products, list) or not products:
+        raise OrderRejected("InvalidProductIds")
+    lines = []
+    for item in products:
+        if not isinstance(item, dict):
+            raise invalid
+        product_id, quantity, value = _field(item, "ProductId"), _field(item, "Quantity"), _field(item, "Value")
+        if not _is_int(product_id) or not _is_int(quantity) or isinstance(value, bool):
+            raise invalid
+        try:
+            amount = Decimal(str(value))
+        except InvalidOperation:
+            raise invalid from None
+        if not amount.is_finite():
+            raise invalid
+        lines.append(RequestedLine(product_id, quantity, amount))
+    return request_id, account_id, lines

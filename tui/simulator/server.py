@@ -1,0 +1,111 @@
+"""Serving the simulator with uvicorn: in a background thread, or in the foreground."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Callable
+
+import uvicorn
+
+from .app import SimulatorState, build_app
+from .catalog import build_catalog
+from .faults import FaultInjector, FaultSpec
+from .settings import SimulatorSettings
+
+START_TIMEOUT_SECONDS = 30.0
+
+
+class SimulatorServer:
+    """The simulated service on 127.0.0.1.
+
+    with SimulatorServer(SimulatorSettings(seed=1)) as sim:
+        httpx.get(sim.base_url + "/api/integration/v1.0/accounts", auth=...)
+    """
+
+    def __init__(self, settings: SimulatorSettings | None = None):
+        self.settings = settings or SimulatorSettings()
+        faults = FaultSpec.parse(self.settings.faults)  # fail early on a bad spec
+        self.state = SimulatorState(
+            build_catalog(self.settings.seed, self.settings.brands),
+            self.settings.resolved_timing(),
+            self.settings.seed,
+        )
+        app = build_app(self.state)
+        if faults.active:
+            app = FaultInjector(app, faults, self.settings.seed)
+        self._server = uvicorn.Server(uvicorn.Config(
+            app, log_level="warning", access_log=False,  # access logs would print weblink tokens
+            lifespan="off", timeout_graceful_shutdown=2,
+        ))
+        self._socket: socket.socket | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def port(self) -> int:
+        if self._socket is None:
+            raise RuntimeError("the simulator is not bound yet; call start()")
+        return self._socket.getsockname()[1]
+
+    @property
+    def base_url(self) -> str:
+        return f"http://{self.settings.host}:{self.port}"
+
+    def start(self) -> SimulatorServer:
+        """Serve in a background thread; returns once requests are accepted."""
+        self._bind()
+        self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [self._socket]},
+                                        name="giftdesk-simulator", daemon=True)
+        self._thread.start()
+        deadline = time.monotonic() + START_TIMEOUT_SECONDS
+        while not self._server.started:
+            if not self._thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError("the simulator did not start")
+            time.sleep(0.01)
+        return self
+
+    def stop(self) -> None:
+        if self._thread is not None:
+            self._server.should_exit = True
+            self._thread.join(timeout=10)
+            self._thread = None
+        if self._socket is not None:
+            self._socket.close()
+            self._socket = None
+
+    def serve_foreground(self, on_ready: Callable[[SimulatorServer], None]) -> None:
+        """Serve in this thread until Ctrl-C; on_ready runs once the port is known."""
+        self._bind()
+        on_ready(self)
+        try:
+            self._server.run(sockets=[self._socket])
+        finally:
+            self._socket.close()
+            self._socket = None
+
+    def __enter__(self) -> SimulatorServer:
+        return self.start()
+
+    def __exit__(self, *exc_info) -> None:
+        self.stop()
+
+    # --- inspection for tests -------------------------------------------------
+
+    def payouts_for(self, token: str) -> list[dict]:
+        """Payouts recorded for one weblink (raw token, `%3D` as on the wire): 0 or 1."""
+        payout = self.state.payouts.payouts.get(token)
+        return [payout.inspect()] if payout else []
+
+    def callback_attempts(self, request_id: str | None = None) -> list[dict]:
+        """Every callback delivery attempt so far (url, requestId, attempt, outcome, at)."""
+        attempts = list(self.state.notifier.attempts)
+        return [a for a in attempts if request_id is None or a["requestId"] == request_id]
+
+    def _bind(self) -> None:
+        # Binding ourselves makes port 0 usable: the real port is known before serving.
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((self.settings.host, self.settings.port))
+        sock.set_inheritable(True)
+        self._socket = sock
