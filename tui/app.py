@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from importlib import import_module
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
@@ -48,6 +48,7 @@ class AppSettings:
     readonly: bool = False
     order: str | None = None
     demo: DemoBackend | None = None
+    client_options: dict[str, Any] = field(default_factory=dict)  # e.g. retry=RetryPolicy(...) in tests
     config_problem: str | None = None  # a config that could not be read: shown, never overwritten
 
 
@@ -123,6 +124,7 @@ class GiftdeskApp(App[None]):
             chosen_accounts=ChosenAccounts(),
             wait_ready=self.settings.demo.wait_ready if self.settings.demo else None,
             on_retry=self._notify_retry,
+            client_options=self.settings.client_options,
         )
 
     async def switch_profile(self, name: str) -> None:
@@ -201,13 +203,16 @@ class GiftdeskApp(App[None]):
             await self.pop_screen()
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        """Every binding has a palette twin: the bindings are the one registry."""
-        yield from super().get_system_commands(screen)
-        seen: set[str] = set()
+        """Every binding of the app and the screen has a palette twin: the bindings are the one registry."""
+        # Not the stock theme switcher: production's look is not a preference.
+        yield from (command for command in super().get_system_commands(screen) if command.title != "Theme")
+        seen = {"quit", "command_palette"}
         for active in screen.active_bindings.values():
             binding = active.binding
-            if not binding.description or binding.action in seen or not active.enabled:
+            if not isinstance(active.node, (App, Screen)) or not binding.description or binding.action in seen:
                 continue
+            if screen.check_action(binding.action, ()) is None:
+                continue  # hidden here, e.g. a write action in read-only
             seen.add(binding.action)
             yield SystemCommand(binding.description, f"Key: {binding.key_display or binding.key}", lambda n=active.node, a=binding.action: self.run_action(a, n))
 
@@ -223,7 +228,9 @@ class GiftdeskApp(App[None]):
 
         if isinstance(error, AuthenticationError) and self.session is not None:
             message = f"Authentication failed (401). Check profile {self.session.profile.name}'s client id and secret."
-        elif isinstance(error, (ServiceError, ConfigError)):
+        elif isinstance(error, ServiceError):
+            message = f"{error}\n{error.hint}"
+        elif isinstance(error, ConfigError):
             message = str(error)
         else:
             from tui.logs import log_unexpected

@@ -28,6 +28,7 @@ class Session:
         chosen_accounts: ChosenAccounts | None = None,
         wait_ready: Callable[[], Awaitable[None]] | None = None,
         on_retry: RetryNotice | None = None,
+        client_options: dict[str, Any] | None = None,
     ) -> None:
         self.profile = profile
         # The flag and the profile's setting: either one makes it read-only.
@@ -36,6 +37,7 @@ class Session:
         self._chosen_accounts = chosen_accounts
         self._wait_ready = wait_ready
         self._on_retry = on_retry
+        self._client_options = client_options or {}
         self._client: ServiceClient | None = None
         self._client_lock = asyncio.Lock()
         self.account_id: int | None = self._remembered_account()
@@ -78,6 +80,7 @@ class Session:
             self.profile.client_id,
             resolve_secret(self.profile),
             on_retry=self._on_retry,
+            **self._client_options,
         )
 
     async def close(self) -> None:

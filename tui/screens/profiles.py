@@ -15,7 +15,7 @@ from widgets.confirm import ConfirmScreen
 class ProfilesScreen(BaseScreen):
     destination = "profiles"
     BINDINGS = [
-        Binding("enter", "use", "Switch to", id="profiles.use"),
+        Binding("u", "use", "Use (switch)", id="profiles.use"),
         Binding("a", "add", "Add", id="profiles.add"),
         Binding("e", "edit", "Edit", id="profiles.edit"),
         Binding("x", "remove", "Remove", id="profiles.remove"),
@@ -61,6 +61,9 @@ class ProfilesScreen(BaseScreen):
 
     def accept_jump(self, argument: str) -> None:
         self.run_worker(self.app.switch_profile(argument))
+
+    async def on_data_table_row_selected(self) -> None:
+        await self.action_use()
 
     async def action_use(self) -> None:
         profile = self._selected()
