@@ -174,6 +174,7 @@ def test_forced_save_replaces_a_corrupt_file(store: ProfileStore) -> None:
         ("version = 7\n", "version 7"),
         ("current = 'ghost'\n", "names no profile"),
         ("profiles = 3\n", "must be a table"),
+        ("[profiles.a]\nname = 'b'\n", "the name is the table's key"),
         (
             "[profiles.a]\nenvironment='sandbox'\nbase_url='https://x.example'\nclient_id='c'\n"
             "readonyl=true\n[profiles.a.secret]\nkind='env'\nref='X'\n",

@@ -490,6 +490,8 @@ def _from_toml(data: dict[str, Any]) -> Config:
     for name, table in tables.items():
         if not isinstance(table, dict):
             raise ValueError(f"profiles.{name} must be a table")
+        if "name" in table:
+            raise ValueError(f"profiles.{name}: the name is the table's key, not a setting")
         secret = table.get("secret")
         if isinstance(secret, dict) and secret.get("kind") not in _FILE_SECRET_KINDS:
             raise ValueError(
