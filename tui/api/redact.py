@@ -36,10 +36,11 @@ def mask_pin(pin: str | None) -> str:
     return MASK if pin else ""
 
 
+_SHORTEST_WITH_TAIL = 8  # a shorter value shows no tail: four characters would be half of it
+
+
 def _tail(text: str, keep: int) -> str:
-    # Never reveal more than a third of a short value.
-    keep = min(keep, len(text) // 3)
-    return MASK + (text[-keep:] if keep else "")
+    return MASK + (text[-keep:] if len(text) >= _SHORTEST_WITH_TAIL else "")
 
 
 def _unpadded(token: str) -> str:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from urllib.parse import quote
 
-_URL = re.compile(r"^https?://[^/\s]+/", re.IGNORECASE)
+_URL = re.compile(r"^https?://[^/\s?#]+", re.IGNORECASE)  # scheme and host
 # A token is kept as-is when it is made of unreserved characters and
 # well-formed percent escapes; anything else gets escaped once.
 _ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")

@@ -1,0 +1,86 @@
+"""`giftdesk`: the TUI when no command is given, else one scriptable command.
+
+Command modules load only when their command runs (`LazyGroup`), so the
+help and each command start fast, and Textual is imported only for the TUI.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import click
+
+# name -> (module exposing `command`, one line of help shown by `giftdesk --help`)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "accounts": ("tui.commands.accounts", "List the settlement accounts: currency, balance, active, sandbox."),
+    "catalog": ("tui.commands.catalog", "Browse the catalog: brands and products, with filters and paging."),
+    "order": ("tui.commands.order", "Show an order (optionally until it is final), or place one."),
+    "payout": ("tui.commands.payout", "Check a recipient locally, redeem a payout, or show its status."),
+    "notifications": ("tui.commands.notifications", "Show or set the order-callback configuration."),
+    "listen": ("tui.commands.listen", "Receive order callbacks locally, verify them, and show them."),
+    "sim": ("tui.commands.sim", "Run the service simulator on a local port."),
+    "profiles": ("tui.commands.profiles", "List, add, use, remove or show profiles."),
+}
+
+
+class LazyGroup(click.Group):
+    """A group whose subcommands are imported on first use."""
+
+    def __init__(self, *args, lazy_commands: dict[str, tuple[str, str]], **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.lazy_commands = lazy_commands
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *self.lazy_commands})
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name not in self.lazy_commands:
+            return super().get_command(ctx, name)
+        module_name, _ = self.lazy_commands[name]
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name != module_name:
+                raise  # a real missing dependency must not pass for a missing command
+            return None
+        return module.command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        # The listing uses the stored one-liners: no command module is imported for --help.
+        rows = [(name, self.lazy_commands[name][1]) for name in sorted(self.lazy_commands)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+@click.group(
+    cls=LazyGroup,
+    lazy_commands=COMMANDS,
+    invoke_without_command=True,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    epilog=(
+        "Exit codes: 0 ok; 2 bad input or local validation; 3 the service refused; "
+        "4 authentication failed; 5 the service could not be reached or failed. "
+        "Without --profile, the GIFTDESK_BASE_URL, GIFTDESK_CLIENT_ID, GIFTDESK_CLIENT_SECRET "
+        "(and GIFTDESK_ENVIRONMENT, default sandbox) variables are used when set, else the current profile."
+    ),
+)
+@click.option("--profile", metavar="NAME", help="Open this stored profile.")
+@click.option("--demo", is_flag=True, help="Run on the embedded simulator: no account needed.")
+@click.option("--readonly", is_flag=True, help="Offer no action that changes anything.")
+@click.option("--order", "order", metavar="REQUEST_ID", help="Open the TUI straight on this order.")
+@click.option("--debug", is_flag=True, help="Verbose logging (secrets stay masked).")
+@click.version_option(package_name="giftdesk")
+@click.pass_context
+def main(ctx: click.Context, profile: str | None, demo: bool, readonly: bool, order: str | None, debug: bool) -> None:
+    """giftdesk: a terminal dashboard for gift-card orders and payouts.
+
+    Without a command, opens the TUI. With one, runs it and exits; the
+    options above also apply to the command (e.g. `giftdesk --demo accounts`).
+    """
+    if ctx.invoked_subcommand is not None:
+        return
+    if demo and profile:
+        raise click.UsageError("use either --demo or --profile, not both")
+    from tui.app import run_tui  # Textual only for the TUI
+
+    run_tui(profile_name=profile, demo=demo, readonly=readonly, order=order, debug=debug)

@@ -1,0 +1,34 @@
+"""`giftdesk accounts`: the settlement accounts of the profile."""
+
+from __future__ import annotations
+
+import click
+
+from tui.commands.common import Options, Session, emit_json, money, print_table, run, service_options
+
+
+@click.command("accounts")
+@service_options
+def command(options: Options) -> None:
+    """List the settlement accounts: id, currency, balance, active, sandbox.
+
+    Orders are placed on an account by its id (`giftdesk order place --account ID`).
+    """
+
+    async def work(session: Session) -> None:
+        from tui.api.models import to_wire
+
+        accounts = await session.client.accounts()
+        if options.json:
+            emit_json({"accounts": [to_wire(account) for account in accounts]})
+            return
+        print_table(
+            ["ID", "CURRENCY", "BALANCE", "ACTIVE", "ENVIRONMENT"],
+            [
+                [a.id, a.currency, money(a.balance), "yes" if a.is_active else "no",
+                 "sandbox" if a.sandbox_mode else "production"]
+                for a in accounts
+            ],
+        )
+
+    run(options, work)

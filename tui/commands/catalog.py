@@ -1,0 +1,126 @@
+"""`giftdesk catalog`: brands and products, version 2 (filters, paging) or version 1."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from datetime import datetime
+
+import click
+
+from tui.commands.common import Options, Session, emit_json, money, print_table, run, say, service_options
+
+MAX_PAGE_SIZE = 100  # DESIGN: the maximum is not published; cap at 100
+PAGE_FETCH_CONCURRENCY = 4  # --all: pages in flight at once, kind to the service
+
+V2_FILTERS = ("country", "currency", "name", "brand_id", "product_id", "modified_since", "target_currency",
+              "page", "page_size", "all_pages")
+
+
+def _wire_date(value: datetime | None) -> str | None:
+    if value is None:
+        return None
+    return value.date().isoformat() if value.time() == datetime.min.time() else value.isoformat()
+
+
+@click.command("catalog")
+@click.option("--country", metavar="CC", help="2-letter ISO country code (CountryCode).")
+@click.option("--currency", metavar="CUR", help="3-letter ISO currency code (CurrencyCode).")
+@click.option("--name", metavar="TEXT", help="Brand name filter (Name).")
+@click.option("--brand-id", type=int, metavar="N", help="Brand filter (BrandId).")
+@click.option("--product-id", type=int, metavar="N", help="Only this product, if it exists (ProductId).")
+@click.option("--modified-since", type=click.DateTime(["%Y-%m-%d", "%Y-%m-%dT%H:%M:%S"]), metavar="DATE",
+              help="Only products modified after this date, YYYY-MM-DD[THH:MM:SS] (ModifiedDate).")
+@click.option("--target-currency", metavar="CUR", help="Show all prices in this currency (TargetCurrency).")
+@click.option("--page", type=click.IntRange(min=0), metavar="N", help="Zero-based page index (PageIndex); default 0.")
+@click.option("--page-size", type=click.IntRange(1, MAX_PAGE_SIZE), metavar="N",
+              help=f"Brands per page (PageSize), at most {MAX_PAGE_SIZE}; the service's default is 100.")
+@click.option("--all", "all_pages", is_flag=True,
+              help="Fetch every page (several at a time) and print them as one list; "
+                   "with --json: {\"count\", \"items\"}.")
+@click.option("--v1", is_flag=True, help="Use catalog version 1: the flat brand list, no filters or paging.")
+@service_options
+def command(options: Options, v1: bool, **filters) -> None:
+    """List brands and their products: id, face values, price, stock.
+
+    Version 2 by default: one page (the first unless --page), filtered by the
+    options. With --json the service's page is printed as it came.
+    """
+    if v1 and any(filters[name] not in (None, False) for name in V2_FILTERS):
+        raise click.UsageError("--v1 takes no filters or paging options (catalog version 1 has none)")
+    if filters["all_pages"] and filters["page"] is not None:
+        raise click.UsageError("use either --all or --page, not both")
+
+    async def work(session: Session) -> None:
+        from tui.api.models import to_wire
+
+        if v1:
+            brands = await session.client.catalog_v1()
+            wire = {"brands": [to_wire(brand) for brand in brands]}
+        elif filters["all_pages"]:
+            count, brands = await _all_pages(session, _query(filters))
+            wire = {"count": count, "items": [to_wire(brand) for brand in brands]}
+        else:
+            page = await session.client.catalog(_query(filters, page_index=filters["page"]))
+            brands, wire = page.items, to_wire(page)
+            pages = math.ceil(page.count / page.page_size) if page.page_size else 1
+            say(f"page {page.page_index} of {max(pages, 1)} (zero-based), {page.count} brands match")
+        if options.json:
+            emit_json(wire)
+        else:
+            _print_products(brands)
+
+    run(options, work)
+
+
+def _query(filters: dict, page_index: int | None = None):
+    from tui.api.models import CatalogQuery
+
+    return CatalogQuery(
+        currency_code=filters["currency"],
+        country_code=filters["country"],
+        name=filters["name"],
+        modified_date=_wire_date(filters["modified_since"]),
+        product_id=filters["product_id"],
+        page_size=filters["page_size"],
+        page_index=page_index,
+        brand_id=filters["brand_id"],
+        target_currency=filters["target_currency"],
+    )
+
+
+async def _all_pages(session: Session, query):
+    """Every page of a query: the first tells the count, the rest are fetched a few at a time."""
+    from dataclasses import replace
+
+    first = await session.client.catalog(replace(query, page_index=0))
+    pages = math.ceil(first.count / first.page_size) if first.page_size else 1
+    limit = asyncio.Semaphore(PAGE_FETCH_CONCURRENCY)
+
+    async def fetch(index: int):
+        async with limit:
+            return await session.client.catalog(replace(query, page_index=index, page_size=first.page_size))
+
+    rest = await asyncio.gather(*(fetch(index) for index in range(1, pages)))
+    brands = [brand for page in (first, *rest) for brand in page.items]
+    return first.count, brands
+
+
+def _stock(count: int | None) -> str:
+    if count is None:
+        return "unrestricted"
+    return "out of stock" if count == 0 else str(count)
+
+
+def _print_products(brands) -> None:
+    rows = []
+    for brand in brands:
+        for product in brand.products:
+            face = money(product.min_face_value) if product.is_fixed_value else (
+                f"{money(product.min_face_value)}-{money(product.max_face_value)}")
+            price = money(product.price.min) if product.price.min == product.price.max else (
+                f"{money(product.price.min)}-{money(product.price.max)}")
+            rows.append([brand.name, brand.country_code, product.id, product.name,
+                         f"{face} {brand.currency_code}", f"{price} {product.price.currency_code}",
+                         _stock(product.count)])
+    print_table(["BRAND", "COUNTRY", "PRODUCT", "NAME", "FACE VALUE", "PRICE", "STOCK"], rows)

@@ -1,0 +1,246 @@
+"""What every scriptable command shares: options, profile, running, errors, output.
+
+Exit codes (DESIGN "Command line contract"): 0 ok; 2 bad input or local
+validation (the message is the spec's text); 3 the service refused (4xx
+other than 401/429); 4 authentication failed; 5 the service could not be
+reached or failed (timeouts, 5xx, 429 after retries, a malformed answer).
+
+httpx, pydantic and the client are imported inside the functions that need
+them, so `--help` stays fast.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import json
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, NoReturn
+
+import click
+
+if TYPE_CHECKING:
+    from tui.api.client import ServiceClient
+    from tui.config import Profile
+
+EXIT_OK = 0
+EXIT_BAD_INPUT = 2
+EXIT_REFUSED = 3
+EXIT_AUTH = 4
+EXIT_UNAVAILABLE = 5
+EXIT_INTERRUPTED = 130
+
+DEMO_CREDENTIAL = "acme-sandbox"  # the simulator's credential used by --demo
+
+
+@dataclass(frozen=True)
+class Options:
+    """The shared flags, already merged with the ones given before the subcommand."""
+
+    profile: str | None = None
+    demo: bool = False
+    json: bool = False
+    readonly: bool = False
+
+
+def service_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """Adds --profile/--demo/--json/--readonly; the command receives `options: Options`.
+
+    Flags given before the subcommand (`giftdesk --demo accounts`) count too.
+    """
+
+    @functools.wraps(command)
+    def with_options(*args: Any, profile: str | None, demo: bool, json: bool, readonly: bool, **kwargs: Any) -> Any:
+        root = click.get_current_context().find_root().params
+        options = Options(
+            profile=profile or root.get("profile"),
+            demo=demo or bool(root.get("demo")),
+            json=json,
+            readonly=readonly or bool(root.get("readonly")),
+        )
+        if options.demo and options.profile:
+            raise click.UsageError("use either --demo or --profile, not both")
+        return command(*args, options=options, **kwargs)
+
+    decorators = [
+        click.option("--profile", metavar="NAME",
+                     help="Use this stored profile (default: the GIFTDESK_* variables, then the current profile)."),
+        click.option("--demo", is_flag=True,
+                     help="Use an embedded simulator with the acme sandbox demo credentials."),
+        click.option("--json", is_flag=True, help="Print the service's data as JSON (wire field names) on stdout."),
+        click.option("--readonly", is_flag=True, help="Refuse anything that changes something on the service."),
+    ]
+    for decorator in reversed(decorators):
+        with_options = decorator(with_options)
+    return with_options
+
+
+yes_option = click.option("--yes", is_flag=True, help="Do not ask for confirmation in production.")
+
+
+# --- failing with the contract's exit codes ----------------------------------------------
+
+
+def fail(message: str, code: int, hint: str | None = None) -> NoReturn:
+    click.echo(message, err=True)  # first line exactly the message: the spec's text where it has one
+    if hint:
+        click.echo(f"hint: {hint}", err=True)
+    raise click.exceptions.Exit(code)
+
+
+def say(message: str) -> None:
+    """Progress for a person, on stderr so that stdout stays data."""
+    click.echo(message, err=True)
+
+
+def exit_code_for(error: BaseException) -> int:
+    """The contract's exit code for an error raised while running a command."""
+    from tui.api import errors
+    from tui.api.payout_rules import RecipientInvalid
+    from tui.api.weblink import WeblinkError
+    from tui.config import ConfigError
+
+    if isinstance(error, (RecipientInvalid, WeblinkError, ConfigError, click.UsageError)):
+        return EXIT_BAD_INPUT
+    if isinstance(error, errors.AuthenticationError):
+        return EXIT_AUTH
+    if isinstance(error, errors.RefusedError):
+        return EXIT_REFUSED
+    return EXIT_UNAVAILABLE  # unreachable, timed out, 5xx, 429 after retries, malformed
+
+
+def _handled_errors() -> tuple[type[BaseException], ...]:
+    from tui.api.errors import ServiceError
+    from tui.api.payout_rules import RecipientInvalid
+    from tui.api.weblink import WeblinkError
+    from tui.config import ConfigError
+
+    return ServiceError, RecipientInvalid, WeblinkError, ConfigError
+
+
+# --- profile and session -----------------------------------------------------------------
+
+
+@contextmanager
+def opened_profile(options: Options) -> Iterator[Profile]:
+    """The profile to talk to: --demo (a simulator for the duration), --profile, GIFTDESK_*, current."""
+    from tui.config import ProfileStore, choose_profile, demo_profile, profile_from_env
+
+    if options.demo:
+        from tui.simulator import DEMO_CREDENTIALS, SimulatorServer, SimulatorSettings
+
+        credential = next(c for c in DEMO_CREDENTIALS if c.name == DEMO_CREDENTIAL)
+        with SimulatorServer(SimulatorSettings(timing="fast")) as sim:
+            yield demo_profile("demo", credential.environment, sim.base_url,
+                               credential.client_id, credential.client_secret)
+        return
+    # The environment's profile needs no config file: a broken file must not block it.
+    env_profile = profile_from_env() if options.profile is None else None
+    yield env_profile or choose_profile(ProfileStore().load(), options.profile)
+
+
+@dataclass
+class Session:
+    """One command's connection: the profile, its client, and the flags."""
+
+    profile: Profile
+    client: ServiceClient
+    options: Options
+
+    @property
+    def readonly(self) -> bool:
+        from tui.config import effective_readonly
+
+        return effective_readonly(self.options.readonly, self.profile)
+
+    def confirm_write(self, action: str, yes: bool) -> None:
+        """Refuse under read-only; in production ask for a typed confirmation unless --yes."""
+        if self.readonly:
+            fail(f"refused: {action} changes the service, and profile {self.profile.name!r} is read-only here",
+                 EXIT_BAD_INPUT, "drop --readonly, or use a profile that is not read-only")
+        if not self.profile.is_production or yes:
+            return
+        prompt = f"PRODUCTION ({self.profile.name}): {action}. Type 'production' to go ahead"
+        try:
+            answer = click.prompt(prompt, default="", show_default=False, err=True)
+        except click.Abort:
+            answer = ""
+        if answer.strip() != "production":
+            fail("not confirmed; nothing was sent", EXIT_BAD_INPUT, "pass --yes to skip the question in scripts")
+
+
+def _say_retry(attempt: int, delay: float, reason: str) -> None:
+    say(f"{reason}; retrying in {delay:.1f} s (attempt {attempt + 1})")
+
+
+def build_client(profile: Profile) -> ServiceClient:
+    """The client for a profile (tests replace this to plug in a transport)."""
+    from tui.api.client import ServiceClient
+    from tui.config import resolve_secret
+
+    return ServiceClient(profile.base_url, profile.client_id, resolve_secret(profile), on_retry=_say_retry)
+
+
+def run(options: Options, work: Callable[[Session], Awaitable[None]]) -> None:
+    """Open the profile and a client, run `work`, and turn failures into the contract's exit codes."""
+
+    async def session_main(profile: Profile) -> None:
+        async with build_client(profile) as client:
+            await work(Session(profile, client, options))
+
+    try:
+        with opened_profile(options) as profile:
+            asyncio.run(session_main(profile))
+    except _handled_errors() as error:
+        fail(str(error), exit_code_for(error), getattr(error, "hint", None))
+    except KeyboardInterrupt:
+        fail("interrupted", EXIT_INTERRUPTED)
+
+
+# --- output ------------------------------------------------------------------------------
+
+
+def emit_json(data: Any) -> None:
+    click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+
+
+def table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    """Plain aligned columns; None shows as empty."""
+    cells = [[("" if value is None else str(value)) for value in row] for row in rows]
+    widths = [max([len(header)] + [len(row[i]) for row in cells]) for i, header in enumerate(headers)]
+    lines = [headers, ["-" * width for width in widths], *cells]
+    return "\n".join("  ".join(cell.ljust(width) for cell, width in zip(line, widths)).rstrip() for line in lines)
+
+
+def print_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
+    click.echo(table(headers, rows))
+
+
+def print_fields(fields: Sequence[tuple[str, Any]]) -> None:
+    """'Label:  value' lines, labels aligned."""
+    width = max(len(label) for label, _ in fields)
+    for label, value in fields:
+        click.echo(f"{label + ':':<{width + 1}}  {'' if value is None else value}")
+
+
+def money(amount: float | None, currency: str | None = None) -> str:
+    if amount is None:
+        return ""
+    return f"{amount:,.2f}" + (f" {currency}" if currency else "")
+
+
+async def watch(fetch: Callable[[], Awaitable[Any]], is_final: Callable[[Any], bool],
+                describe: Callable[[Any], str], interval: float) -> Any:
+    """Poll until final, telling a person on stderr each time the state changes."""
+    last = None
+    while True:
+        current = await fetch()
+        text = describe(current)
+        if text != last:
+            say(text)
+            last = text
+        if is_final(current):
+            return current
+        await asyncio.sleep(interval)

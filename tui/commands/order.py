@@ -1,0 +1,151 @@
+"""`giftdesk order show|place`."""
+
+from __future__ import annotations
+
+import uuid
+from collections import Counter
+
+import click
+
+from tui.commands.common import (
+    EXIT_BAD_INPUT,
+    Options,
+    Session,
+    emit_json,
+    fail,
+    money,
+    print_fields,
+    print_table,
+    run,
+    say,
+    service_options,
+    watch,
+    yes_option,
+)
+
+WATCH_INTERVAL = 2.0  # seconds between polls of --watch
+
+
+@click.group("order")
+def command() -> None:
+    """Show an order, or place one."""
+
+
+@command.command("show")
+@click.argument("request_id")
+@click.option("--watch", "watch_", is_flag=True, help="Poll until the order is final (Succeeded, Failed, PartialFailed).")
+@click.option("--interval", type=click.FloatRange(min=0.2), default=WATCH_INTERVAL, show_default=True,
+              help="Seconds between polls with --watch.")
+@click.option("--reveal", is_flag=True, help="Show card codes and PINs of Sold cards in clear (never others).")
+@service_options
+def show(options: Options, request_id: str, watch_: bool, interval: float, reveal: bool) -> None:
+    """Show the order placed with REQUEST_ID: status, items and cards.
+
+    Card codes and PINs are masked unless --reveal, and only a Sold card's
+    code is ever shown. With --watch, changes of status go to stderr and the
+    final order to stdout.
+    """
+
+    async def work(session: Session) -> None:
+        from tui.api.models import to_wire
+        from tui.api.statuses import is_order_final
+
+        def fetch():
+            return session.client.get_order(request_id)
+
+        if watch_:
+            order = await watch(fetch, lambda o: is_order_final(o.status), _progress, interval)
+        else:
+            order = await fetch()
+        if options.json:
+            emit_json(to_wire(order))
+        else:
+            _print_order(order, reveal)
+
+    run(options, work)
+
+
+def _progress(order) -> str:
+    counts = Counter(card.status for card in order.cards)
+    summary = ", ".join(f"{n} {status}" for status, n in counts.items()) or "no cards yet"
+    return f"{order.status}: {summary}"
+
+
+def _print_order(order, reveal: bool) -> None:
+    from tui.api.statuses import is_order_final, order_status_meaning
+
+    finality = "final" if is_order_final(order.status) else "not final"
+    print_fields([
+        ("Request ID", order.request_id),
+        ("Order ID", order.order_id),
+        ("Status", f"{order.status} ({finality}): {order_status_meaning(order.status)}"),
+        ("Created", order.created_date),
+        ("Total", money(order.total, order.currency)),
+        ("Type", order.order_type),
+        ("Error", order.error_message or "-"),
+    ])
+    rows = [
+        [item.product_id, money(item.product_face_value, item.currency_code), card.id, card.serial_number,
+         card.status, *_code_and_pin(card, reveal), card.expiration_date]
+        for item in order.items
+        for card in item.cards
+    ]
+    click.echo()
+    if rows:
+        print_table(["PRODUCT", "FACE VALUE", "CARD", "SERIAL", "STATUS", "CODE", "PIN", "EXPIRES"], rows)
+    else:
+        click.echo("No cards yet.")
+
+
+def _code_and_pin(card, reveal: bool) -> tuple[str, str]:
+    from tui.api.redact import mask_card_code, mask_pin
+    from tui.api.statuses import card_code_releasable
+    from tui.api.weblink import is_payout_url
+
+    if not card_code_releasable(card.status):
+        return "(not released)", ""
+    if reveal:
+        return card.card_code or "", card.pin or ""
+    code = mask_card_code(card.card_code)
+    return (f"{code} (payout)" if is_payout_url(card.card_code) else code), mask_pin(card.pin)
+
+
+@command.command("place")
+@click.option("--account", type=int, metavar="ID",
+              help="Account id to settle on (see `giftdesk accounts`); default: the profile's default account.")
+@click.option("--product", type=int, required=True, metavar="ID", help="Product id (see `giftdesk catalog`).")
+@click.option("--value", type=click.FloatRange(min=0, min_open=True), required=True, metavar="V",
+              help="Face value of each card, within the product's min and max face value.")
+@click.option("--quantity", type=click.IntRange(1, 500), default=1, show_default=True, help="Number of cards.")
+@click.option("--request-id", metavar="ID",
+              help="Your RequestId for this order (default: a new UUID). Reusing one is refused by the service.")
+@yes_option
+@service_options
+def place(options: Options, account: int | None, product: int, value: float, quantity: int,
+          request_id: str | None, yes: bool) -> None:
+    """Place an order; prints its RequestId (use it with `giftdesk order show`).
+
+    Asks for a typed confirmation in production unless --yes; refused under
+    --readonly. A retried request reuses the same RequestId, so it can never
+    create a second order.
+    """
+    request_id = request_id or str(uuid.uuid4())
+
+    async def work(session: Session) -> None:
+        from tui.api.models import OrderLine, PlaceOrder
+
+        account_id = account if account is not None else session.profile.default_account
+        if account_id is None:
+            fail("no account: pass --account ID (see `giftdesk accounts`)", EXIT_BAD_INPUT)
+        order = PlaceOrder(request_id, account_id, [OrderLine(product, quantity, value)])
+        session.confirm_write(
+            f"order {quantity} x product {product} at face value {value:g} on account {account_id}", yes)
+        say(f"RequestId: {request_id}")  # known before sending, in case the answer never comes
+        placed = await session.client.place_order(order)
+        if options.json:
+            emit_json(placed)
+        else:
+            click.echo(placed)
+            say(f"see it with: giftdesk order show {placed}")
+
+    run(options, work)

@@ -1,0 +1,160 @@
+"""`giftdesk payout check|redeem|status`."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from tui.commands.common import (
+    EXIT_BAD_INPUT,
+    Options,
+    Session,
+    emit_json,
+    fail,
+    print_fields,
+    run,
+    service_options,
+    watch,
+    yes_option,
+)
+
+WATCH_INTERVAL = 3.0  # seconds between polls of --watch
+
+WEBLINK_HELP = "WEBLINK_OR_CARD_CODE is the card's payout URL or its final path segment; '-' reads it from stdin."
+
+
+@click.group("payout")
+def command() -> None:
+    """Check a recipient locally, redeem a payout weblink, or follow its status."""
+
+
+def recipient_options(command_function):
+    """--wallet and the three recipient options, as the spec names them."""
+    for decorator in reversed([
+        click.option("--wallet", metavar="W", help="PayPal or Venmo, spelled exactly so."),
+        click.option("--email", metavar="E", help="Recipient email (PayPal or Venmo)."),
+        click.option("--phone", metavar="P", help="Recipient phone, optional + then 7-15 digits (Venmo only)."),
+        click.option("--handle", metavar="H", help="Recipient handle, optional @ then 5-30 of A-Z a-z 0-9 _ - (Venmo only)."),
+    ]):
+        command_function = decorator(command_function)
+    return command_function
+
+
+def _redeem_request(wallet, email, phone, handle):
+    """The body, validated locally: a broken rule exits 2 with the spec's text."""
+    from tui.api.models import RedeemRequest
+    from tui.api.payout_rules import redeem_problem
+
+    request = RedeemRequest(wallet, recipient_email=email, recipient_phone=phone, recipient_handle=handle)
+    problem = redeem_problem(request)
+    if problem:
+        fail(problem, EXIT_BAD_INPUT)
+    return request
+
+
+def _weblink(argument: str) -> str:
+    from tui.api.weblink import WeblinkError, weblink_token
+
+    text = sys.stdin.readline() if argument == "-" else argument
+    try:
+        return weblink_token(text)
+    except WeblinkError as error:
+        fail(str(error), EXIT_BAD_INPUT)
+
+
+@command.command("check")
+@recipient_options
+def check(wallet, email, phone, handle) -> None:
+    """Check a wallet and recipient against the spec's rules, without sending anything.
+
+    Exit 0 when valid; exit 2 with the service's own text when not.
+    """
+    from tui.api.redact import mask_recipient
+
+    request = _redeem_request(wallet, email, phone, handle)
+    click.echo(f"valid: {request.wallet} payout to {mask_recipient(request.recipient)}")
+
+
+@command.command("redeem", epilog=WEBLINK_HELP)
+@click.argument("weblink_or_card_code", metavar="WEBLINK_OR_CARD_CODE")
+@recipient_options
+@yes_option
+@service_options
+def redeem(options: Options, weblink_or_card_code: str, wallet, email, phone, handle, yes: bool) -> None:
+    """Redeem a payout weblink to a PayPal or Venmo recipient.
+
+    The recipient is checked locally first. Repeating a redeem for the same
+    weblink creates no second payout (the service returns the first one), so
+    it is retried on 429 and connection failures. HTTP 200 means completed;
+    202 means submitted: follow it with `giftdesk payout status --watch`.
+    """
+    request = _redeem_request(wallet, email, phone, handle)
+    token = _weblink(weblink_or_card_code)
+
+    async def work(session: Session) -> None:
+        from tui.api.models import to_wire
+        from tui.api.redact import mask_recipient, mask_weblink
+
+        session.confirm_write(
+            f"pay out weblink {mask_weblink(token)} to {request.wallet} {mask_recipient(request.recipient)}", yes)
+        result = await session.client.redeem_payout(token, request)
+        if options.json:
+            emit_json(to_wire(result))
+            return
+        outcome = ("submitted, still processing: follow it with `giftdesk payout status --watch`"
+                   if result.is_processing else "completed")
+        print_fields([
+            ("Result", f"HTTP {result.http_status}: {outcome}"),
+            ("Transaction ID", result.transaction_id),
+            ("Payout batch ID", result.payout_batch_id),
+        ])
+
+    run(options, work)
+
+
+@command.command("status", epilog=WEBLINK_HELP)
+@click.argument("weblink_or_card_code", metavar="WEBLINK_OR_CARD_CODE")
+@click.option("--watch", "watch_", is_flag=True, help="Poll until the payout is no longer Pending.")
+@click.option("--interval", type=click.FloatRange(min=0.2), default=WATCH_INTERVAL, show_default=True,
+              help="Seconds between polls with --watch.")
+@service_options
+def status(options: Options, weblink_or_card_code: str, watch_: bool, interval: float) -> None:
+    """Show a payout's normalized status, and the ids to quote to the wallet provider.
+
+    With --watch, changes go to stderr and the final status to stdout.
+    Unclaimed may still become Returned, and Completed Reversed: check again later.
+    """
+    token = _weblink(weblink_or_card_code)
+
+    async def work(session: Session) -> None:
+        from tui.api.models import to_wire
+        from tui.api.statuses import is_payout_final
+
+        def fetch():
+            return session.client.payout_status(token)
+
+        if watch_:
+            payout = await watch(fetch, lambda p: is_payout_final(p.status), lambda p: p.status, interval)
+        else:
+            payout = await fetch()
+        if options.json:
+            emit_json(to_wire(payout))
+        else:
+            _print_status(payout)
+
+    run(options, work)
+
+
+def _print_status(payout) -> None:
+    from tui.api.statuses import is_payout_final, payout_status_meaning
+
+    finality = "final" if is_payout_final(payout.status) else "in progress"
+    known = [
+        ("Status", f"{payout.status} ({finality}): {payout_status_meaning(payout.status)}"),
+        ("Transaction ID", payout.transaction_id),
+        ("Payout batch ID", payout.payout_batch_id),
+        ("Updated", payout.updated_at),
+    ]
+    extra = [(name, value) for name, value in (payout.model_extra or {}).items()]
+    print_fields([(label, value) for label, value in known if value is not None] + extra)
