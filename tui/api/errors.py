@@ -33,6 +33,8 @@ REFUSAL_HINTS: dict[str, str] = {
     "CardsLimitExceeded": "At most 500 cards per order.",
 }
 
+NOT_FOUND_HINT = "Check the id, and that the profile's environment (sandbox/production) is the one it was made in."
+
 
 class ServiceError(Exception):
     """Base of every failure talking to the service."""
@@ -64,7 +66,8 @@ class RefusedError(ServiceError):
     default_hint = "The service refused the request; its message says why."
 
     def __init__(self, message: str, *, status: int, hint: str | None = None, context: str = "") -> None:
-        super().__init__(message, status=status, hint=hint or REFUSAL_HINTS.get(message.strip()))
+        hint = hint or REFUSAL_HINTS.get(message.strip()) or (NOT_FOUND_HINT if status == 404 else None)
+        super().__init__(message, status=status, hint=hint)
         self.context = mask_text(context)  # e.g. "POST /api/... -> 400"
 
 

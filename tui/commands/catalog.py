@@ -64,7 +64,7 @@ def command(options: Options, v1: bool, **filters) -> None:
             page = await session.client.catalog(_query(filters, page_index=filters["page"]))
             brands, wire = page.items, to_wire(page)
             pages = math.ceil(page.count / page.page_size) if page.page_size else 1
-            say(f"page {page.page_index} of {max(pages, 1)} (zero-based), {page.count} brands match")
+            say(f"page {page.page_index + 1} of {max(pages, 1)} (--page {page.page_index}), {page.count} brands match")
         if options.json:
             emit_json(wire)
         else:

@@ -158,7 +158,7 @@ class Session:
     def confirm_write(self, action: str, yes: bool) -> None:
         """Refuse under read-only; in production ask for a typed confirmation unless --yes."""
         if self.readonly:
-            fail(f"refused: {action} changes the service, and profile {self.profile.name!r} is read-only here",
+            fail(f"read-only (profile {self.profile.name!r}): nothing was sent; would {action}",
                  EXIT_BAD_INPUT, "drop --readonly, or use a profile that is not read-only")
         if not self.profile.is_production or yes:
             return
@@ -175,12 +175,13 @@ def _say_retry(attempt: int, delay: float, reason: str) -> None:
     say(f"{reason}; retrying in {delay:.1f} s (attempt {attempt + 1})")
 
 
-def build_client(profile: Profile) -> ServiceClient:
-    """The client for a profile (tests replace this to plug in a transport)."""
+def build_client(profile: Profile, **client_options: Any) -> ServiceClient:
+    """The client for a profile; `client_options` (transport, sleep, retry) are for tests."""
     from tui.api.client import ServiceClient
     from tui.config import resolve_secret
 
-    return ServiceClient(profile.base_url, profile.client_id, resolve_secret(profile), on_retry=_say_retry)
+    return ServiceClient(profile.base_url, profile.client_id, resolve_secret(profile), on_retry=_say_retry,
+                         **client_options)
 
 
 def run(options: Options, work: Callable[[Session], Awaitable[None]]) -> None:
