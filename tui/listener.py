@@ -37,7 +37,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from tui.api.models import CallbackPayload
+from tui.api.models import CallbackPayload, Order
 from tui.api.statuses import ORDER_STATUS_MEANING, is_order_final
 
 log = logging.getLogger("giftdesk.listener")
@@ -94,6 +94,16 @@ def secret_matches(received: object, expected: str) -> bool:
     return hmac.compare_digest(received.encode("utf-8"), expected.encode("utf-8"))
 
 
+def cards_summary(order: Order) -> str:
+    """"3 cards: 2 Sold, 1 Failed": the order's final state at a glance, no codes."""
+    counts: dict[str, int] = {}
+    for card in order.cards:
+        counts[card.status] = counts.get(card.status, 0) + 1
+    total = sum(counts.values())
+    by_status = ", ".join(f"{count} {status}" for status, count in counts.items())
+    return f"{total} card{'s' if total != 1 else ''}" + (f": {by_status}" if by_status else "")
+
+
 class Malformed(Exception):
     """The body is not a callback payload (answered 400)."""
 
@@ -138,7 +148,7 @@ class CallbackListener:
     """The receiver. `expected_secret` is the configured secretKey ("" when none is configured)."""
 
     def __init__(self, expected_secret: str, *, port: int = 0) -> None:
-        self._expected_secret = expected_secret
+        self.expected_secret = expected_secret  # replaced when the configured secret changes
         self._subscribers: list[Subscriber] = []
         self._lock = threading.Lock()
         self._sequence = itertools.count(1)
@@ -155,7 +165,7 @@ class CallbackListener:
     @property
     def verifies(self) -> bool:
         """False when no secret is configured: callbacks then cannot be told from forgeries."""
-        return bool(self._expected_secret)
+        return bool(self.expected_secret)
 
     def subscribe(self, subscriber: Subscriber) -> None:
         """Called for every accepted or rejected callback, on the listener's thread or loop."""
@@ -207,7 +217,7 @@ class CallbackListener:
     async def _receive(self, request: Request) -> JSONResponse:
         try:
             data = _parse_object(await _read_capped(request))
-            if not secret_matches(data.get("secretKey", ""), self._expected_secret):
+            if not secret_matches(data.get("secretKey", ""), self.expected_secret):
                 self._publish(CallbackRejected(next(self._sequence), "secretKey does not match the configured secret"))
                 return JSONResponse({"error": "secretKey does not match"}, status_code=SECRET_MISMATCH_STATUS)
             event = CallbackAccepted(next(self._sequence), _parse_payload(data))
