@@ -189,6 +189,12 @@ class GiftdeskApp(App[None]):
     async def action_go(self, name: str) -> None:
         await self.navigate(name)
 
+    def open_test_order(self, product=None) -> None:
+        """The guarded new-test-order form (catalog `enter`, Order `t`); it opens the order it places."""
+        from tui.screens.test_order import TestOrderScreen
+
+        self.push_screen(TestOrderScreen(product))
+
     def action_jump(self) -> None:
         from tui.screens.jump import JumpScreen
 

@@ -1,0 +1,112 @@
+"""What the Order screen decides without Textual: when to look again, how to
+sum up the cards, and whether a test order's form holds a placeable order.
+
+Kept free of Textual so the rules are tested on their own (and the CLI's
+`order show --watch` may share them).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal, InvalidOperation
+
+from tui.api.models import OrderLine, Product
+
+MAX_CARDS_PER_ORDER = 500  # DESIGN: CardsLimitExceeded above this
+
+# --- polling --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Backoff:
+    """Seconds between looks at an order that is not final: first, then growing to a cap."""
+
+    first: float = 1.0
+    factor: float = 2.0
+    cap: float = 30.0
+
+    def delay(self, unchanged_looks: int) -> float:
+        """The wait after `unchanged_looks` looks in a row that saw nothing new (0: it just moved)."""
+        return min(self.cap, self.first * self.factor**unchanged_looks)
+
+
+# --- cards ----------------------------------------------------------------------------
+
+_IN_PROGRESS = {"created", "processing"}
+_NEEDS_ATTENTION = {"failed", "paused"}
+
+
+def needs_attention(card_status: str | None) -> bool:
+    """Failed and Paused cards are the ones a person must not miss."""
+    return (card_status or "").strip().lower() in _NEEDS_ATTENTION
+
+
+def card_summary(statuses: Iterable[str | None]) -> str:
+    """`["Sold", "Sold", "Sold", "Failed"]` -> "3 of 4 cards sold, 1 failed"."""
+    counts = Counter((status or "").strip().lower() for status in statuses)
+    total = sum(counts.values())
+    if total == 0:
+        return "No cards yet"
+    parts = [f"{counts.pop('sold', 0)} of {total} card{'s' if total != 1 else ''} sold"]
+    for name in ("failed", "paused"):
+        if counts.get(name):
+            parts.append(f"{counts.pop(name)} {name}")
+    in_progress = sum(counts.pop(name, 0) for name in _IN_PROGRESS)
+    if in_progress:
+        parts.append(f"{in_progress} in progress")
+    # Unknown statuses are named as they came (DESIGN rule 5), never folded into another count.
+    parts.extend(f"{count} {name or '(no status)'}" for name, count in sorted(counts.items()))
+    return ", ".join(parts)
+
+
+def readable_time(stamp: str | None) -> str:
+    """The service's ISO 8601 timestamps without the "T" and the milliseconds; unreadable ones as they came."""
+    if not stamp:
+        return "—"
+    try:
+        moment = datetime.fromisoformat(stamp)
+    except ValueError:
+        return stamp
+    return moment.strftime("%Y-%m-%d %H:%M:%S %z").strip()
+
+
+# --- test orders ------------------------------------------------------------------------
+
+
+class DraftInvalid(ValueError):
+    """A test order's form is not placeable; the message says which field and why."""
+
+
+def order_line(product: Product, value_text: str, quantity_text: str) -> OrderLine:
+    """The one line of a test order, checked against the product (raises DraftInvalid)."""
+    value = _face_value(value_text)
+    low, high = Decimal(str(product.min_face_value)), Decimal(str(product.max_face_value))
+    if not low <= value <= high:
+        raise DraftInvalid(f"Face value must be between {low} and {high} for {product.name}.")
+    quantity = _quantity(quantity_text)
+    if product.count is not None and quantity > product.count:
+        raise DraftInvalid(f"Only {product.count} in stock for {product.name}.")
+    return OrderLine(product.id, quantity, float(value))
+
+
+def _face_value(text: str) -> Decimal:
+    try:
+        value = Decimal(text.strip())
+    except InvalidOperation:
+        raise DraftInvalid("Face value must be a number, e.g. 25 or 25.50.") from None
+    if not value.is_finite() or value.as_tuple().exponent < -2:
+        raise DraftInvalid("Face value must be a number with at most 2 decimals.")
+    return value
+
+
+def _quantity(text: str) -> int:
+    try:
+        quantity = int(text.strip())
+    except ValueError:
+        raise DraftInvalid("Quantity must be a whole number.") from None
+    if not 1 <= quantity <= MAX_CARDS_PER_ORDER:
+        raise DraftInvalid(f"Quantity must be between 1 and {MAX_CARDS_PER_ORDER}.")
+    return quantity

@@ -1,0 +1,391 @@
+"""Order: one RequestId, the whole truth about that order (issue 6).
+
+Status with its meaning and finality, items, cards (codes masked), a card
+summary that makes a partial failure impossible to miss, reveal and copy of
+a Sold card's code and PIN (audited, without the code), payout cards handed
+to the Payout screen, a self-refreshing watch with backoff while the order
+is not final, and the recent orders of this profile.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.timer import Timer
+from textual.widgets import ContentSwitcher, DataTable, Input, Label, Static
+
+import styles
+from tui.api.errors import AuthenticationError, RefusedError, ServiceError
+from tui.api.models import Card, Order
+from tui.api.redact import mask_card_code, mask_pin
+from tui.api.statuses import card_code_releasable, is_order_final, order_status_meaning
+from tui.api.weblink import is_payout_url
+from tui.order_watch import Backoff, card_summary, needs_attention, readable_time
+from tui.screens.base import BaseScreen
+from tui.storage import CARD_COPY, CARD_REVEAL, AuditLog, RecentOrders
+from widgets.masked import MaskedValue
+from widgets.money import format_amount
+from widgets.status_badge import status_text
+
+# When "last checked" was; tests replace it so snapshots show a fixed time.
+clock = datetime.now
+
+
+def _progress(order: Order) -> tuple[str, ...]:
+    """What a look can change: the order's status and each card's."""
+    return (order.status, *(card.status for card in order.cards))
+
+
+class OrderScreen(BaseScreen):
+    destination = "order"
+    CSS_PATH = Path(styles.__file__).parent / "order.tcss"
+    WRITE_ACTIONS = frozenset({"new_test_order"})
+    BINDINGS = [
+        Binding("i", "focus_lookup", "RequestId", id="order.lookup", show=False),
+        Binding("r", "toggle_recent", "Recent", id="order.recent"),
+        Binding("v", "reveal", "Reveal", id="order.reveal"),
+        Binding("c", "copy('code')", "Copy code", id="order.copy-code"),
+        Binding("n", "copy('pin')", "Copy PIN", id="order.copy-pin", show=False),
+        Binding("y", "payout", "Redeem/payout", id="order.payout"),
+        Binding("t", "new_test_order", "Test order", id="order.test-order"),
+        Binding("ctrl+r", "refresh", "Refresh now", id="order.refresh", show=False),
+    ]
+    # Tests make it faster; the service is not asked more than this.
+    backoff = Backoff()
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.request_id: str | None = None
+        self.order: Order | None = None
+        self.last_checked: datetime | None = None
+        self._unchanged_looks = 0  # looks in a row that saw nothing move
+        self._timer: Timer | None = None
+        self._suspended = False
+        self._cards: dict[str, Card] = {}
+        self._recent = RecentOrders()
+
+    # --- layout ----------------------------------------------------------------------
+
+    def compose_body(self) -> ComposeResult:
+        with Horizontal(id="order-lookup"):
+            yield Label("RequestId ")
+            yield Input(placeholder="paste a RequestId, then enter", id="request-id", compact=True)
+        yield Static(id="order-message")
+        with ContentSwitcher(initial="recent-orders", id="order-views"):
+            with VerticalScroll(id="order-view"):
+                yield Static(id="order-head")
+                yield Static(id="order-summary")
+                yield Static(id="order-checked")
+                yield DataTable(id="order-items", cursor_type="none", zebra_stripes=True)
+                yield DataTable(id="order-cards", cursor_type="row")
+                with Vertical(id="card-detail"):
+                    yield Static(id="card-title")
+                    with Horizontal(classes="secret-row"):
+                        yield Label("Code ", classes="secret-label")
+                        yield MaskedValue(mask=mask_card_code, id="card-code")
+                    with Horizontal(classes="secret-row"):
+                        yield Label("PIN  ", classes="secret-label")
+                        yield MaskedValue(mask=mask_pin, id="card-pin")
+            yield DataTable(id="recent-orders", cursor_type="row")
+
+    def on_mount(self) -> None:
+        self.query_one("#order-items", DataTable).add_columns("#", "Product", "Face value", "Qty", "Country", "Currency")
+        self.query_one("#order-cards", DataTable).add_columns("", "Serial", "Status", "Code", "PIN", "Expires", "Product")
+        self.query_one("#recent-orders", DataTable).add_columns("RequestId", "Status at last look", "Last look")
+        self._show_recent()
+
+    # --- opening an order --------------------------------------------------------------
+
+    def accept_jump(self, argument: str) -> None:
+        self.open_order(argument)
+
+    @on(Input.Submitted, "#request-id")
+    def lookup_submitted(self, event: Input.Submitted) -> None:
+        self.open_order(event.value)
+
+    def open_order(self, request_id: str) -> None:
+        """Show this RequestId's order and follow it until it is final."""
+        request_id = request_id.strip()
+        if not request_id:
+            self._say("Type or paste a RequestId first.", problem=True)
+            return
+        self._stop_polling()
+        self.request_id, self.order, self._unchanged_looks = request_id, None, 0
+        self.query_one("#request-id", Input).value = request_id
+        self._render_order(None)
+        self.query_one("#order-views", ContentSwitcher).current = "order-view"
+        self.query_one("#order-cards").focus()
+        self._say(f"Looking up {request_id}…")
+        self._look()
+
+    @work(exclusive=True, group="order-look", exit_on_error=False)
+    async def _look(self) -> None:
+        """One Get order; exclusive, so a newer look replaces a stale one (never two at once)."""
+        self._timer = None
+        request_id = self.request_id
+        if request_id is None:
+            return
+        try:
+            client = await self.app.session.client()
+            order = await client.get_order(request_id)
+        except ServiceError as error:
+            self._look_failed(request_id, error)
+            return
+        self._order_seen(order)
+
+    def _order_seen(self, order: Order) -> None:
+        previous, self.order = self.order, order
+        self.last_checked = clock()
+        moved = previous is None or _progress(previous) != _progress(order)
+        self._unchanged_looks = 0 if moved else self._unchanged_looks + 1
+        if moved:
+            self._render_order(order)
+            self._recent.record(self.app.session.profile.name, order.request_id, order.status)
+        self._say("")
+        if not is_order_final(order.status):
+            self._schedule_look()
+            return
+        self._show_checked(f"Final. Last checked {self.last_checked:%H:%M:%S}.")
+        if previous is not None and not is_order_final(previous.status):
+            severity = "information" if order.status.lower() == "succeeded" else "warning"
+            self.notify(f"Order {order.request_id} is final: {order.status}.", title="Order final", severity=severity)
+
+    def _look_failed(self, request_id: str, error: ServiceError) -> None:
+        """Say what went wrong in words; keep looking only when trying again can help."""
+        profile = self.app.session.profile
+        if isinstance(error, RefusedError) and error.status == 404:
+            message = (f"No order with RequestId {request_id} for profile {profile.name} ({profile.environment}). "
+                       "Check the id, and that it was placed in this environment.")
+        elif isinstance(error, AuthenticationError):
+            message = f"Authentication failed (401): check profile {profile.name}'s client id and secret."
+        elif isinstance(error, RefusedError):
+            message = f"The service refused the lookup: {error.message}. {error.hint}"
+        else:  # unreachable, 5xx, 429: it may come back, so a watch goes on
+            message = f"Could not check the order: {error.hint}"
+            if self._watching():
+                self._unchanged_looks += 1
+                delay = self.backoff.delay(self._unchanged_looks)
+                self._say(f"{message} Trying again in {delay:.0f} s.", problem=True)
+                self._schedule_look(delay)
+                return
+        self._say(message, problem=True)
+        self.notify(message, title="Order", severity="error", timeout=10)
+
+    # --- polling ---------------------------------------------------------------------------
+
+    def _schedule_look(self, delay: float | None = None) -> None:
+        if delay is None:
+            delay = self.backoff.delay(self._unchanged_looks)
+            checked = f"{self.last_checked:%H:%M:%S}" if self.last_checked else "never"
+            self._show_checked(f"Not final. Last checked {checked}; next check in {delay:.0f} s.")
+        if not self._suspended:  # a hidden screen does not poll; resuming looks at once
+            self._timer = self.set_timer(delay, self._look)
+
+    def _stop_polling(self) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+
+    def _watching(self) -> bool:
+        return self.request_id is not None and (self.order is None or not is_order_final(self.order.status))
+
+    def on_screen_suspend(self) -> None:
+        self._suspended = True
+        self._stop_polling()
+        self._hide_secrets()
+
+    def on_screen_resume(self) -> None:
+        if self._suspended and self._watching():
+            self._look()
+        self._suspended = False
+
+    def action_refresh(self) -> None:
+        if self.request_id is not None:
+            self._stop_polling()
+            self._look()
+
+    # --- showing the order -------------------------------------------------------------
+
+    def _say(self, message: str, *, problem: bool = False) -> None:
+        line = self.query_one("#order-message", Static)
+        line.update(message)
+        line.set_class(problem, "-problem")
+        line.display = bool(message)
+
+    def _show_checked(self, text: str) -> None:
+        self.query_one("#order-checked", Static).update(text)
+
+    def _render_order(self, order: Order | None) -> None:
+        self.query_one("#order-head", Static).update(_order_head(order) if order else "")
+        summary = self.query_one("#order-summary", Static)
+        summary.update(card_summary(card.status for card in order.cards) if order else "")
+        summary.set_class(bool(order and any(needs_attention(card.status) for card in order.cards)), "-attention")
+        if order is None:
+            self._show_checked("")
+        self._fill_items(order)
+        self._fill_cards(order)
+
+    def _fill_items(self, order: Order | None) -> None:
+        table = self.query_one("#order-items", DataTable)
+        table.clear()
+        for number, item in enumerate(order.items if order else [], start=1):
+            currency = item.currency_code or ""
+            table.add_row(str(number), str(item.product_id), format_amount(item.product_face_value, currency or "USD"),
+                          str(item.quantity), item.country_code or "—", currency or "—")
+
+    def _fill_cards(self, order: Order | None) -> None:
+        table = self.query_one("#order-cards", DataTable)
+        row = table.cursor_row
+        table.clear()
+        self._cards = {}
+        for item in order.items if order else []:
+            for card in item.cards:
+                self._cards[str(card.id)] = card
+                table.add_row(*_card_cells(card, item.product_id), key=str(card.id))
+        if table.row_count:
+            table.move_cursor(row=min(max(row, 0), table.row_count - 1))
+        self._show_card(self._selected_card())
+
+    # --- the selected card ------------------------------------------------------------------
+
+    @on(DataTable.RowHighlighted, "#order-cards")
+    def card_highlighted(self) -> None:
+        self._show_card(self._selected_card())
+
+    def _selected_card(self) -> Card | None:
+        table = self.query_one("#order-cards", DataTable)
+        if not table.row_count:
+            return None
+        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        return self._cards.get(key)
+
+    def _show_card(self, card: Card | None) -> None:
+        detail = self.query_one("#card-detail")
+        detail.display = card is not None
+        if card is None:
+            return
+        released = card_code_releasable(card.status)
+        withheld = f"withheld until the card is Sold (it is {card.status})"
+        code, pin = (card.card_code, card.pin) if released else (None, None)
+        self.query_one("#card-code", MaskedValue).set_value(code, empty="—" if released else withheld)
+        self.query_one("#card-pin", MaskedValue).set_value(pin, empty="no PIN" if released else withheld)
+        title = Text.assemble(f"Card {card.serial_number or card.id} · ", status_text(card.status))
+        if released and is_payout_url(card.card_code):
+            title.append(" · payout card: y for Redeem / Payout status", style="bold")
+        else:
+            title.append(" · v reveal, c copy code, n copy PIN" if released else "")
+        self.query_one("#card-title", Static).update(title)
+
+    def _hide_secrets(self) -> None:
+        for secret in self.query(MaskedValue):
+            secret.hide()
+
+    def _releasable_card(self) -> Card | None:
+        """The selected card when its code may be released; otherwise says why not."""
+        card = self._selected_card()
+        if card is None:
+            self.notify("No card selected: open an order and pick a card.", severity="warning")
+        elif not card_code_releasable(card.status):
+            self.notify(f"Card {card.serial_number} is {card.status}: codes and PINs are released only for Sold cards.",
+                        severity="warning")
+            card = None
+        return card
+
+    def action_reveal(self) -> None:
+        card = self._releasable_card()
+        if card is None:
+            return
+        secrets = list(self.query("#card-code, #card-pin").results(MaskedValue))
+        if any(secret.revealed for secret in secrets):
+            self._hide_secrets()
+            return
+        for secret in secrets:
+            secret.reveal()
+        self._audit(CARD_REVEAL, card, "code and PIN shown")
+
+    def action_copy(self, what: str) -> None:
+        card = self._releasable_card()
+        if card is None:
+            return
+        value, name = (card.card_code, "code") if what == "code" else (card.pin, "PIN")
+        if not value:
+            self.notify(f"Card {card.serial_number} has no {name}.", severity="warning")
+            return
+        self.app.copy_to_clipboard(value)
+        self._audit(CARD_COPY, card, f"{name} copied")
+        self.notify(f"The {name} of card {card.serial_number} is on the clipboard.", title="Copied")
+
+    def _audit(self, action: str, card: Card, outcome: str) -> None:
+        """Who saw which card's secret; the secret itself is never written."""
+        session = self.app.session
+        AuditLog().record(profile=session.profile.name, environment=session.environment, action=action,
+                          subject=self.order.request_id, outcome=outcome, detail=f"card {card.serial_number}")
+
+    async def action_payout(self) -> None:
+        card = self._releasable_card()
+        if card is None:
+            return
+        if not is_payout_url(card.card_code):
+            self.notify(f"Card {card.serial_number} is not a payout card.", severity="warning")
+            return
+        await self.app.navigate("payout", card.card_code)
+
+    # --- recent orders and the rest -----------------------------------------------------------
+
+    def _show_recent(self) -> None:
+        table = self.query_one("#recent-orders", DataTable)
+        table.clear()
+        for recent in self._recent.entries(self.app.session.profile.name):
+            table.add_row(recent.request_id, status_text(recent.status), readable_time(recent.time), key=recent.request_id)
+
+    def action_toggle_recent(self) -> None:
+        views = self.query_one("#order-views", ContentSwitcher)
+        if views.current == "recent-orders" and self.request_id is not None:
+            views.current = "order-view"
+            return
+        self._show_recent()
+        views.current = "recent-orders"
+        self.query_one("#recent-orders").focus()
+
+    @on(DataTable.RowSelected, "#recent-orders")
+    def recent_selected(self, event: DataTable.RowSelected) -> None:
+        self.open_order(event.row_key.value)
+
+    def action_focus_lookup(self) -> None:
+        self.query_one("#request-id").focus()
+
+    def action_new_test_order(self) -> None:
+        self.app.open_test_order()
+
+
+def _order_head(order: Order) -> Text:
+    final = is_order_final(order.status)
+    head = Text.assemble(
+        "Status ", status_text(order.status), (" final" if final else " not final", "bold" if final else "italic"),
+        f" — {order_status_meaning(order.status)}\n",
+        f"Created {readable_time(order.created_date)} · Total ",
+        (f"{format_amount(order.total, order.currency or 'USD')} {order.currency or ''}".strip(), "bold"),
+        f" · Type {order.order_type or '—'} · Order {order.order_id}",
+    )
+    if order.error_message:
+        head.append(f"\nError: {order.error_message}", style="bold red")
+    return head
+
+
+def _card_cells(card: Card, product_id: int) -> tuple[Text | str, ...]:
+    released = card_code_releasable(card.status)
+    if not released:
+        code = Text("withheld", style="dim")
+    elif is_payout_url(card.card_code):
+        code = Text("payout " + mask_card_code(card.card_code).rsplit("/", 1)[-1], style="bold")
+    else:
+        code = mask_card_code(card.card_code) or "—"
+    marker = Text("!", style="bold reverse red") if needs_attention(card.status) else ""
+    return (marker, card.serial_number or str(card.id), status_text(card.status), code,
+            "yes" if card.pin else "no", readable_time(card.expiration_date), str(product_id))

@@ -1,0 +1,215 @@
+"""New test order: a guarded form that places one order line, then opens the order.
+
+Guards (DESIGN rule 7): only active accounts of this environment are offered;
+the face value is checked against the product's range before anything is
+sent; a confirmation states account, product, value, quantity and
+environment, and in production the person types a phrase; read-only never
+places. The RequestId is generated once per form and shown: a retry after a
+network failure re-sends the same one, so no second order can result.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from pathlib import Path
+from uuid import uuid4
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Grid, Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label, Select, Static
+
+import styles
+from tui.api.errors import RefusedError, ServiceError
+from tui.api.models import Account, CatalogQuery, PlaceOrder, Product
+from tui.order_watch import DraftInvalid, order_line
+from tui.storage import TEST_ORDER, AuditLog
+from widgets.confirm import ConfirmScreen
+from widgets.money import format_money
+
+PRODUCTION_PHRASE = "place production order"
+
+
+def _plain(amount: float) -> str:
+    """25.0 -> "25", 12345.67 -> "12345.67": the number as typed, no exponent, no grouping."""
+    return format(Decimal(str(amount)).normalize(), "f")
+
+
+def _range_text(product: Product) -> str:
+    low, high = _plain(product.min_face_value), _plain(product.max_face_value)
+    return low if low == high else f"{low}–{high}"
+
+
+class TestOrderScreen(ModalScreen[None]):
+    __test__ = False  # not a pytest test class, whatever its name says
+    CSS_PATH = Path(styles.__file__).parent / "order.tcss"
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="test-order.cancel")]
+
+    def __init__(self, product: Product | None = None, *, request_id: str | None = None) -> None:
+        super().__init__()
+        self.product = product
+        # One RequestId for the life of the form: every (re)try sends this one.
+        self.request_id = request_id or str(uuid4())
+        self.accounts: dict[int, Account] = {}
+
+    def compose(self) -> ComposeResult:
+        session = self.app.session
+        self.set_class(session.is_production, "-production")
+        product = self.product
+        with Vertical(id="test-order"):
+            yield Label("New test order", classes="title")
+            yield Static(f"Environment {session.environment.upper()} · profile {session.profile.name}", id="test-order-environment")
+            with Grid(id="test-order-fields"):
+                yield Label("Account")
+                yield Select([], id="account", prompt="loading accounts…", compact=True)
+                yield Label("Product id")
+                yield Input(str(product.id) if product else "", id="product-id", type="integer", compact=True)
+                yield Label("")
+                yield Static(self._product_text(), id="product-info")
+                yield Label("Face value")
+                yield Input(_plain(product.min_face_value) if product and product.is_fixed_value else "",
+                            id="face-value", placeholder="e.g. 25.00", compact=True)
+                yield Label("Quantity")
+                yield Input("1", id="quantity", type="integer", compact=True)
+                yield Label("RequestId")
+                yield Static(self.request_id, id="test-order-request-id")
+            yield Static(id="test-order-problem")
+            with Horizontal(id="test-order-buttons"):
+                yield Button("Cancel", id="cancel", compact=True)
+                yield Button("Place…", id="place", variant="warning", compact=True)
+
+    def on_mount(self) -> None:
+        if self.app.readonly:
+            self.notify("Read-only: test orders are not offered.", severity="warning")
+            self.dismiss()
+            return
+        self.query_one("#face-value" if self.product else "#product-id").focus()
+        self._load_accounts()
+
+    def _product_text(self) -> str:
+        product = self.product
+        if product is None:
+            return "Type a product id (the catalog's enter fills it in)."
+        stock = "" if product.count is None else f" · {product.count} in stock"
+        return f"{product.name} · face value {_range_text(product)}{stock}"
+
+    def _problem(self, text: str) -> None:
+        self.query_one("#test-order-problem", Static).update(text)
+
+    # --- accounts ------------------------------------------------------------------------
+
+    @work(exclusive=True, group="test-order-accounts", exit_on_error=False)
+    async def _load_accounts(self) -> None:
+        session = self.app.session
+        try:
+            accounts = await (await session.client()).accounts()
+        except ServiceError as error:
+            self._problem(f"Accounts could not be loaded: {error}")
+            return
+        sandbox = not session.is_production
+        # Only what Place order accepts: active, and of this environment (SPEC accounts).
+        self.accounts = {a.id: a for a in accounts if a.is_active and a.sandbox_mode == sandbox}
+        select = self.query_one("#account", Select)
+        select.set_options((f"{a.id} · {format_money(a.balance, a.currency)}", a.id) for a in self.accounts.values())
+        if session.account_id in self.accounts:
+            select.value = session.account_id
+        elif self.accounts:
+            select.value = next(iter(self.accounts))
+        else:
+            self._problem(f"No active {session.environment} account for this profile: nothing can be ordered.")
+
+    # --- placing -------------------------------------------------------------------------
+
+    @on(Button.Pressed, "#cancel")
+    def action_cancel(self) -> None:
+        self.dismiss()
+
+    @on(Button.Pressed, "#place")
+    @on(Input.Submitted)
+    def place_requested(self) -> None:
+        self._check_confirm_place()
+
+    @work(exclusive=True, group="test-order-place", exit_on_error=False)
+    async def _check_confirm_place(self) -> None:
+        if self.app.readonly:  # the form is never shown read-only; this is the last line of defence
+            self._problem("Read-only: nothing is placed.")
+            return
+        try:
+            account = self._chosen_account()
+            product = await self._chosen_product()
+            line = order_line(product, self.query_one("#face-value", Input).value, self.query_one("#quantity", Input).value)
+        except (DraftInvalid, ServiceError) as problem:
+            self._problem(str(problem))
+            return
+        self._problem("")
+        order = PlaceOrder(self.request_id, account.id, [line])
+        if await self.app.push_screen_wait(self._confirmation(order, account, product)):
+            await self._place(order)
+
+    def _chosen_account(self) -> Account:
+        value = self.query_one("#account", Select).value
+        if value not in self.accounts:
+            raise DraftInvalid("Choose an account (active, of this environment).")
+        return self.accounts[value]
+
+    async def _chosen_product(self) -> Product:
+        """The product typed in; looked up in the catalog unless it is the one the form came with."""
+        text = self.query_one("#product-id", Input).value.strip()
+        if not text.isdigit():
+            raise DraftInvalid("Product id must be a number from the catalog.")
+        if self.product is None or self.product.id != int(text):
+            page = await (await self.app.session.client()).catalog(CatalogQuery(product_id=int(text)))
+            found = [p for brand in page.items for p in brand.products if p.id == int(text)]
+            if not found:
+                raise DraftInvalid(f"No product {text} in this profile's catalog.")
+            self.product = found[0]
+            self.query_one("#product-info", Static).update(self._product_text())
+        return self.product
+
+    def _confirmation(self, order: PlaceOrder, account: Account, product: Product) -> ConfirmScreen:
+        session = self.app.session
+        line = order.products[0]
+        summary = [
+            f"Environment: {session.environment.upper()} (profile {session.profile.name})",
+            f"Account:     {account.id} ({account.currency})",
+            f"Product:     {product.id} {product.name}",
+            f"Face value:  {_plain(line.value)}",
+            f"Quantity:    {line.quantity}",
+            f"RequestId:   {order.request_id}",
+        ]
+        phrase = PRODUCTION_PHRASE if session.is_production else None
+        return ConfirmScreen("Place this test order?", summary, typed_phrase=phrase, confirm_label="Place order")
+
+    async def _place(self, order: PlaceOrder) -> None:
+        button = self.query_one("#place", Button)
+        button.loading = True
+        try:
+            await (await self.app.session.client()).place_order(order)
+        except RefusedError as error:
+            if error.message.strip() != "OrderAlreadyExists":
+                self._audit(order, f"refused: {error.message}")
+                self._problem(f"Refused: {error.message}. {error.hint}")
+                return
+            self._audit(order, "already exists: opened")
+            self.notify(f"RequestId {order.request_id} was placed before: opening that order.", severity="warning")
+        except ServiceError as error:
+            # The client already retried with this same body; the order may or may not exist.
+            self._audit(order, f"not confirmed: {error}")
+            self._problem(f"Not confirmed: {error.hint} Press Place again: it re-sends RequestId "
+                          f"{order.request_id}, so no second order can result.")
+            return
+        else:
+            self._audit(order, "placed")
+        finally:
+            button.loading = False
+        self.dismiss()
+        self.app.call_later(self.app.navigate, "order", order.request_id)
+
+    def _audit(self, order: PlaceOrder, outcome: str) -> None:
+        session = self.app.session
+        line = order.products[0]
+        AuditLog().record(profile=session.profile.name, environment=session.environment, action=TEST_ORDER,
+                          subject=order.request_id, outcome=outcome,
+                          detail=f"account {order.account_id}, product {line.product_id}, value {_plain(line.value)} x {line.quantity}")
