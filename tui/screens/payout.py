@@ -1,0 +1,452 @@
+"""Payout: redeem a payout card to a wallet, and follow a payout's status live.
+
+One weblink at a time: the field at the top feeds both the redeem form and
+the status lookup, and the panel below shows that weblink's payout. Money
+leaves here, so (tui/payout_flow.py has the rules):
+- Redeem is enabled only for a valid form (local checks with the spec's
+  texts), never in read-only, and never while an attempt is in flight;
+- every redeem goes through a confirmation (typed in production);
+- a submit whose outcome is unknown is followed by a status check, and only
+  a check that finds no payout offers a retry, of the very same attempt.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterator
+from typing import ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.widgets import Button, Input, Label, RadioButton, RadioSet, Static
+
+from tui.api.errors import AuthenticationError, RefusedError, ServiceError
+from tui.api.models import PayoutStatus, RedeemResult
+from tui.api.payout_rules import RecipientInvalid
+from tui.api.redact import mask_weblink
+from tui.api.statuses import is_payout_final, payout_status_meaning
+from tui.app import STYLES
+from tui.payout_flow import (
+    EMAIL,
+    KIND_LABELS,
+    KIND_PLACEHOLDERS,
+    KINDS_BY_WALLET,
+    WALLETS,
+    Attempt,
+    Clock,
+    PayoutForm,
+    Phase,
+    RedeemFlow,
+    format_elapsed,
+    poll_delays,
+    status_advice,
+)
+from tui.screens.base import BaseScreen
+from tui.storage import REDEEM, AuditLog
+from widgets.confirm import ConfirmScreen
+from widgets.status_badge import status_text
+
+IN_DOUBT = (Phase.CHECKING, Phase.UNKNOWN)
+
+
+class PayoutScreen(BaseScreen):
+    destination = "payout"
+    CSS_PATH = STYLES / "payout.tcss"
+    WRITE_ACTIONS = frozenset({"redeem"})
+    BINDINGS = [
+        Binding("r", "redeem", "Redeem…", id="payout.redeem"),
+        Binding("s", "lookup", "Status", id="payout.lookup"),
+        Binding("c", "copy_ids", "Copy ids", id="payout.copy"),
+    ]
+
+    # Replaced in tests: a frozen clock for snapshots, a faster schedule for speed.
+    clock: ClassVar[Clock] = Clock()
+    poll_schedule: ClassVar[Callable[[], Iterator[float]]] = staticmethod(poll_delays)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.flow = RedeemFlow()
+        self.form = PayoutForm()
+        self.panel_token: str | None = None  # the weblink whose payout the panel shows
+        self.payout: PayoutStatus | None = None  # what the panel shows, when a payout is known
+        self.live_token: str | None = None  # a live watch wanted for this token (resumed after a pause)
+        self.watch_since: float | None = None
+        self.last_check: str | None = None
+        self.next_check_at: float | None = None
+
+    # --- layout ----------------------------------------------------------------
+
+    def compose_body(self) -> ComposeResult:
+        with VerticalScroll(id="payout-body"):
+            with Horizontal(classes="field"):
+                yield Label("Weblink", classes="field-label")
+                yield Input(id="weblink", password=True, compact=True, placeholder="payout card code URL or weblink token; enter looks up its status")
+            with Horizontal(classes="field"):
+                yield Label("", classes="field-label")
+                yield Static(id="weblink-shown")
+            with Horizontal(classes="field"):
+                yield Label("Wallet", classes="field-label")
+                yield RadioSet(*(RadioButton(name, id=f"wallet-{name}") for name in WALLETS), id="wallet", compact=True)
+            with Horizontal(classes="field"):
+                yield Label("Recipient", classes="field-label")
+                yield RadioSet(*(RadioButton(label, id=f"kind-{kind}", value=kind == EMAIL) for kind, label in KIND_LABELS.items()), id="kind", compact=True)
+            with Horizontal(classes="field"):
+                yield Label("", classes="field-label")
+                yield Input(id="recipient", compact=True, placeholder=KIND_PLACEHOLDERS[EMAIL])
+            with Horizontal(classes="field"):
+                yield Label("", classes="field-label")
+                yield Static(id="problem")
+            with Horizontal(id="payout-actions"):
+                yield Button("Redeem…", id="redeem", variant="primary", compact=True, disabled=True)
+                yield Button("Look up status", id="lookup", compact=True)
+                yield Static(id="readonly-note")
+            with Vertical(id="payout-panel"):
+                yield Static(id="payout-status")
+                yield Static(id="payout-ids")
+                yield Static(id="payout-advice")
+                yield Static(id="payout-timing")
+
+    def on_mount(self) -> None:
+        self.set_interval(1.0, self._show_timing)
+        if self.app.readonly:
+            self.query_one("#readonly-note", Static).update("Read-only: redeeming is off; status lookups work.")
+        self._refresh_form()
+        self.query_one("#weblink", Input).focus()
+
+    # --- the form ----------------------------------------------------------------
+
+    def _pressed(self, radio_set_id: str) -> str | None:
+        button = self.query_one(radio_set_id, RadioSet).pressed_button
+        return button.id.partition("-")[2] if button is not None and button.id else None
+
+    def _read_form(self) -> PayoutForm:
+        return PayoutForm(
+            weblink=self.query_one("#weblink", Input).value,
+            wallet=self._pressed("#wallet"),
+            kind=self._pressed("#kind") or EMAIL,
+            value=self.query_one("#recipient", Input).value,
+        )
+
+    def _offer_kinds(self) -> None:
+        """Only the recipient kinds the chosen wallet takes (SPEC redeem rules 2-3)."""
+        offered = KINDS_BY_WALLET[self._pressed("#wallet")]
+        for kind in KIND_LABELS:
+            button = self.query_one(f"#kind-{kind}", RadioButton)
+            button.display = kind in offered
+            button.disabled = kind not in offered
+        if self._pressed("#kind") not in offered:
+            self.query_one(f"#kind-{EMAIL}", RadioButton).value = True
+
+    def _refresh_form(self) -> None:
+        """Validate as typed and set what may be done now."""
+        self.form = self._read_form()
+        locked = self.flow.form_locked
+        for selector in ("#weblink", "#wallet", "#kind", "#recipient"):
+            self.query_one(selector).disabled = locked
+        weblink_problem = self.form.weblink_problem()
+        shown = self.query_one("#weblink-shown", Static)
+        shown.update(Text(weblink_problem, style="italic") if weblink_problem else Text(mask_weblink(self.form.weblink.strip())))
+        self._show_problem()
+        redeem = self.query_one("#redeem", Button)
+        redeem.label = "Retry, same recipient…" if self.flow.phase is Phase.RETRY_OFFERED else "Redeem…"
+        redeem.disabled = self.app.readonly or not self.flow.can_submit(self.form)
+        self.refresh_bindings()
+
+    def _show_problem(self) -> None:
+        problem = self.query_one("#problem", Static)
+        text = self.form.recipient_problem()
+        problem.set_class(text is not None, "-invalid")
+        problem.update(Text(text) if text else Text("✓ Ready to redeem" if self.form.is_valid else ""))
+
+    @on(Input.Changed, "#weblink")
+    def weblink_changed(self) -> None:
+        token = self._read_form().token()
+        if token != self.panel_token and not self.flow.form_locked:
+            self._forget_payout()
+        self._refresh_form()
+
+    @on(Input.Changed, "#recipient")
+    def recipient_changed(self) -> None:
+        self._refresh_form()
+
+    @on(RadioSet.Changed, "#wallet")
+    def wallet_changed(self) -> None:
+        self._offer_kinds()
+        self._refresh_form()
+
+    @on(RadioSet.Changed, "#kind")
+    def kind_changed(self) -> None:
+        self.query_one("#recipient", Input).placeholder = KIND_PLACEHOLDERS[self._pressed("#kind") or EMAIL]
+        self._refresh_form()
+
+    @on(Input.Submitted, "#weblink")
+    @on(Button.Pressed, "#lookup")
+    async def lookup_requested(self) -> None:
+        await self.run_action("lookup")
+
+    # Through run_action, so check_action's guards (read-only, valid form) apply to every door.
+    @on(Input.Submitted, "#recipient")
+    @on(Button.Pressed, "#redeem")
+    async def redeem_requested(self) -> None:
+        await self.run_action("redeem")
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        allowed = super().check_action(action, parameters)
+        if not allowed:
+            return allowed
+        if action == "redeem":
+            return self.flow.can_submit(self.form)
+        if action == "copy_ids":
+            return self._ids() is not None
+        return True
+
+    # --- jump-to (the order inspector hands a payout card here) -------------------
+
+    def accept_jump(self, argument: str) -> None:
+        if self.flow.form_locked:
+            self.notify("Settle the redeem in doubt first (check its status with s).", severity="warning")
+            return
+        self.query_one("#weblink", Input).value = argument
+        self._refresh_form()
+        self.action_lookup()
+
+    # --- redeem ------------------------------------------------------------------
+
+    def action_redeem(self) -> None:
+        attempt = self.flow.next_attempt(self.form)
+        session = self.app.session
+        lines = [
+            f"Wallet       {attempt.request.wallet}",
+            f"Recipient    {attempt.masked_recipient}",
+            f"Weblink      {attempt.masked_weblink}",
+            f"Profile      {session.profile.name}",
+            f"Environment  {session.environment.upper()}",
+        ]
+        if self.flow.phase is Phase.RETRY_OFFERED:
+            lines.append("A retry of the earlier attempt: same weblink, wallet and recipient.")
+        phrase = attempt.confirmation_phrase() if session.is_production else None
+        confirm = ConfirmScreen("Redeem this payout?", lines, typed_phrase=phrase, confirm_label="Redeem")
+        self.app.push_screen(confirm, lambda confirmed: self._start_submit(attempt) if confirmed else None)
+
+    def _start_submit(self, attempt: Attempt) -> None:
+        if self.app.readonly or not self.flow.may_submit:
+            return  # a second confirmation arriving late: the first one is in flight
+        self.flow.submitting(attempt)
+        self._stop_watching()
+        self.panel_token = attempt.token
+        self.watch_since = self.clock.monotonic()
+        self._show(Text("Submitting…", style="bold"), advice="The wallet provider is being asked; this screen locks until it answers.")
+        self._refresh_form()
+        self._submit(attempt)
+
+    # Not exclusive on purpose: an exclusive worker cancels its predecessor, and a
+    # cancelled POST leaves the payout in doubt. The flow refuses a second submit instead.
+    @work(group="redeem", exit_on_error=False)
+    async def _submit(self, attempt: Attempt) -> None:
+        try:
+            client = await self.app.session.client()
+            result = await client.redeem_payout(attempt.token, attempt.request)
+        except (RefusedError, AuthenticationError, RecipientInvalid) as error:
+            self.flow.answered()
+            self._audit(attempt, _refusal_outcome(error), detail=getattr(error, "hint", None))
+            self._show_refusal(error)
+        except ServiceError as error:
+            self.flow.lost()
+            self._audit(attempt, f"unknown: {error.message}", detail="status checked before any retry")
+            self._show(Text("Outcome unknown", style="bold yellow"), advice=f"{error.message}. Checking the payout status before anything else; no re-submit.")
+            self._watch(attempt.token, wait_first=False)
+        except asyncio.CancelledError:
+            self._audit(attempt, "unknown: screen closed during submit", detail="look up the status before redeeming again")
+            raise
+        else:
+            repeat = self.flow.answered(result.transaction_id)
+            outcome = ("processing" if result.is_processing else "completed") + (" (existing payout)" if repeat else "")
+            self._audit(attempt, outcome, detail=f"HTTP {result.http_status}; transactionId {result.transaction_id}; payoutBatchId {result.payout_batch_id}")
+            self._show_result(result, repeat)
+            if result.is_processing:
+                self._watch(attempt.token, wait_first=True)
+        finally:
+            self._refresh_form()
+
+    def _audit(self, attempt: Attempt, outcome: str, *, detail: str | None = None) -> None:
+        session = self.app.session
+        try:
+            AuditLog().record(
+                profile=session.profile.name,
+                environment=session.environment,
+                action=REDEEM,
+                subject=attempt.masked_weblink,
+                wallet=attempt.request.wallet,
+                recipient=attempt.masked_recipient,
+                outcome=outcome,
+                detail=detail,
+            )
+        except OSError as error:
+            self.notify(f"The audit log could not be written ({type(error).__name__}): {error.strerror or ''}", severity="error", timeout=10)
+
+    # --- status: lookup and live watch ---------------------------------------------
+
+    def action_lookup(self) -> None:
+        token = self.flow.attempt.token if self.flow.phase in IN_DOUBT and self.flow.attempt else self.form.token()
+        if token is None:
+            self.notify(self.form.weblink_problem() or "", severity="warning")
+            return
+        if self.flow.phase is Phase.SUBMITTING:
+            return  # the submit's answer is on its way
+        if token != self.panel_token or self.watch_since is None:
+            self.watch_since = self.clock.monotonic()
+        self.panel_token = token
+        if self.payout is None and self.flow.phase not in IN_DOUBT:
+            self._show(Text("Looking up…", style="bold"))
+        self._watch(token, wait_first=False)
+
+    @work(exclusive=True, group="status", exit_on_error=False)
+    async def _watch(self, token: str, *, wait_first: bool) -> None:
+        """Check the status until it is final; one watch at a time (a new one replaces it)."""
+        self.live_token = token
+        delays = self.poll_schedule()
+        if wait_first:
+            await self._wait(next(delays))
+        while await self._check(token):
+            await self._wait(next(delays))
+        self.live_token = None
+        self.next_check_at = None
+        self._show_timing()
+
+    async def _wait(self, seconds: float) -> None:
+        self.next_check_at = self.clock.monotonic() + seconds
+        self._show_timing()
+        await asyncio.sleep(seconds)
+
+    async def _check(self, token: str) -> bool:
+        """One status check, shown; True while it is worth checking again."""
+        in_doubt = self.flow.phase in IN_DOUBT
+        self.next_check_at = None
+        try:
+            client = await self.app.session.client()
+            status = await client.payout_status(token)
+        except RefusedError as error:
+            self.last_check = self.clock.wall()
+            if in_doubt:
+                self.flow.checked(payout_exists=False)
+                self._show(Text("No payout recorded", style="bold"), advice="The earlier submit did not reach the wallet provider. Retry with the same recipient: r.", detail=error.message)
+            else:
+                self._show(Text("No payout found", style="bold"), advice="Nothing redeemed yet for this weblink, or it belongs to another client or environment.", detail=error.message)
+            self._refresh_form()
+            return False
+        except AuthenticationError as error:
+            self._show_refusal(error)
+            return False
+        except ServiceError as error:
+            if in_doubt:
+                self.flow.checked(payout_exists=None)
+                self._refresh_form()
+                self._show(Text("Outcome unknown", style="bold yellow"), advice="The status could not be checked either; giftdesk keeps checking (s checks now). No retry until a check answers.", detail=error.message)
+            else:
+                self.query_one("#payout-advice", Static).update(f"Last check failed: {error.message}. Checking again.")
+            return True
+        self.last_check = self.clock.wall()
+        if in_doubt:
+            self.flow.checked(payout_exists=True)
+            self._refresh_form()
+        self.flow.seen(status.transaction_id)
+        self._show_status(status)
+        return not is_payout_final(status.status)
+
+    def _stop_watching(self) -> None:
+        self.workers.cancel_group(self, "status")
+        self.live_token = None
+        self.next_check_at = None
+
+    def on_screen_suspend(self) -> None:
+        # A hidden screen does not poll; the watch resumes with the screen.
+        wanted = self.live_token
+        self._stop_watching()
+        self.live_token = wanted
+
+    def on_screen_resume(self) -> None:
+        if self.live_token is not None and self.flow.phase is not Phase.SUBMITTING:
+            self._watch(self.live_token, wait_first=False)
+
+    def _forget_payout(self) -> None:
+        """Another weblink: the panel and the flow start over."""
+        self._stop_watching()
+        self.flow.reset()
+        self.panel_token = None
+        self.payout = None
+        self.watch_since = None
+        self.last_check = None
+        self._show(Text(""))
+
+    # --- the panel -------------------------------------------------------------------
+
+    def _show(self, status: Text, *, advice: str = "", detail: str | None = None, ids: Text | None = None) -> None:
+        self.query_one("#payout-status", Static).update(status)
+        self.query_one("#payout-ids", Static).update(ids or (Text(detail, style="italic") if detail else Text("")))
+        self.query_one("#payout-advice", Static).update(Text(advice))
+        self._show_timing()
+        self.refresh_bindings()
+
+    def _show_status(self, status: PayoutStatus, *, note: str = "") -> None:
+        self.payout = status
+        wallet = self.flow.attempt.request.wallet if self.flow.attempt else None
+        advice = " ".join(part for part in (note, status_advice(status.status, wallet)) if part)
+        self._show(_status_text(status.status), advice=advice, ids=self._ids_text())
+
+    def _show_result(self, result: RedeemResult, repeat: bool) -> None:
+        note = "This weblink was redeemed before: the existing payout is shown, no new one was made." if repeat else ""
+        status = PayoutStatus(status="Pending" if result.is_processing else "Completed", transaction_id=result.transaction_id, payout_batch_id=result.payout_batch_id)
+        self._show_status(status, note=note)
+
+    def _show_refusal(self, error: ServiceError | RecipientInvalid) -> None:
+        self.payout = None
+        if isinstance(error, AuthenticationError):
+            profile = self.app.session.profile.name
+            self._show(Text("Authentication failed (401)", style="bold red"), advice=f"Check profile {profile}'s client id and secret, and that they are for {self.app.session.environment}.")
+            return
+        message = error.message if isinstance(error, RefusedError) else str(error)
+        heading = Text.assemble(("Refused: ", "bold red"), message)  # the service's text, as it is
+        self._show(heading, advice=f"What to do: {getattr(error, 'hint', '') or 'correct the form and try again.'}")
+
+    def _ids(self) -> tuple[str, str] | None:
+        payout = self.payout
+        if payout is None or not payout.transaction_id:
+            return None
+        return payout.transaction_id, payout.payout_batch_id or ""
+
+    def _ids_text(self) -> Text:
+        ids = self._ids()
+        if ids is None:
+            return Text("")
+        return Text.assemble(("Transaction ", "dim"), ids[0], ("  Batch ", "dim"), ids[1], ("  (c copies)", "dim"))
+
+    def _show_timing(self) -> None:
+        """Elapsed time and last check; counts down to the next check while live."""
+        parts = []
+        if self.live_token is not None and self.watch_since is not None:
+            parts.append(f"Live · elapsed {format_elapsed(self.clock.monotonic() - self.watch_since)}")
+        if self.last_check:
+            parts.append(f"last check {self.last_check}")
+        if self.next_check_at is not None:
+            parts.append(f"next in {max(0, round(self.next_check_at - self.clock.monotonic()))} s")
+        self.query_one("#payout-timing", Static).update(" · ".join(parts))
+
+    def action_copy_ids(self) -> None:
+        ids = self._ids()
+        if ids is not None:
+            self.app.copy_to_clipboard(f"transactionId {ids[0]} payoutBatchId {ids[1]}")
+            self.notify("Transaction and batch ids copied.")
+
+
+def _status_text(status: str | None) -> Text:
+    return Text.assemble(status_text(status), f" — {payout_status_meaning(status)}")
+
+
+def _refusal_outcome(error: ServiceError | RecipientInvalid) -> str:
+    if isinstance(error, AuthenticationError):
+        return "refused: authentication failed (401)"
+    message = error.message if isinstance(error, RefusedError) else str(error)
+    return f"refused: {message}"
