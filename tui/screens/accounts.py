@@ -1,0 +1,142 @@
+"""Accounts: which account, how much balance; choose the one orders settle on.
+
+An account can be chosen only when it is active and belongs to the profile's
+environment (a production account listed on a sandbox profile, or the
+reverse, is flagged). The choice goes through `app.choose_account`, which
+remembers it per profile and environment and shows it in the context bar.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.widgets import DataTable, Static
+from textual.worker import Worker, WorkerState
+
+import styles
+from tui.api.models import Account
+from tui.screens.base import BaseScreen
+from widgets.money import format_money
+
+ACCOUNT_COLUMNS = ("", "Id", "Currency", "Balance", "Active", "Environment", "Note")
+
+
+def account_environment(account: Account) -> str:
+    return "sandbox" if account.sandbox_mode else "production"
+
+
+def why_not_choosable(account: Account, environment: str) -> str | None:
+    """None when the account can settle orders on a profile of `environment`,
+    else the short reason shown in the table."""
+    if account_environment(account) != environment:
+        return "wrong environment"
+    if not account.is_active:
+        return "inactive"
+    return None
+
+
+def refusal(account: Account, environment: str, problem: str) -> str:
+    """The whole sentence, for the notification when someone tries anyway."""
+    if problem == "wrong environment":
+        return f"Account {account.id} is a {account_environment(account)} account and this profile is {environment}: orders would be refused."
+    return f"Account {account.id} is inactive: the service does not accept orders on it."
+
+
+def account_label(account: Account) -> str:
+    return f"{account.id} {account.currency}"
+
+
+class AccountsScreen(BaseScreen):
+    destination = "accounts"
+    CSS_PATH = Path(styles.__file__).parent / "accounts.tcss"
+    BINDINGS = [
+        Binding("enter", "choose", "Choose", id="accounts.choose"),
+        Binding("r", "refresh", "Refresh", id="accounts.refresh"),
+        Binding("c", "copy_id", "Copy id", id="accounts.copy"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.accounts: list[Account] = []
+
+    def compose_body(self) -> ComposeResult:
+        yield Static("", id="accounts-note")
+        yield DataTable(id="accounts", cursor_type="row")
+
+    @property
+    def table(self) -> DataTable:
+        return self.query_one("#accounts", DataTable)
+
+    def on_mount(self) -> None:
+        self.table.add_columns(*ACCOUNT_COLUMNS)
+        self.table.focus()
+        self.action_refresh()
+
+    def action_refresh(self) -> None:
+        self.table.loading = True
+        self.load()
+
+    @work(exclusive=True, exit_on_error=False, group="accounts")
+    async def load(self) -> None:
+        client = await self.app.session.client()
+        self.show(await client.accounts())
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        super().on_worker_state_changed(event)  # errors become notifications
+        if event.worker.group == "accounts" and event.state in (WorkerState.SUCCESS, WorkerState.ERROR):
+            self.table.loading = False
+
+    def show(self, accounts: list[Account]) -> None:
+        self.accounts = accounts
+        session = self.app.session
+        self.table.clear()
+        self.table.add_rows(self._row(account, session.environment, session.account_id) for account in accounts)
+        chosen = next((i for i, a in enumerate(accounts) if a.id == session.account_id), 0)
+        self.table.move_cursor(row=chosen)
+        usable = sum(1 for a in accounts if why_not_choosable(a, session.environment) is None)
+        self.query_one("#accounts-note", Static).update(
+            f"{len(accounts)} accounts, {usable} usable on {session.profile.name} ({session.environment}). "
+            "enter: settle orders on it · r: refresh"
+        )
+
+    @staticmethod
+    def _row(account: Account, environment: str, chosen_id: int | None) -> tuple[str | Text, ...]:
+        problem = why_not_choosable(account, environment)
+        style = {None: "", "inactive": "dim"}.get(problem, "bold red")
+        return (
+            Text("●", style="bold green") if account.id == chosen_id else "",
+            Text(str(account.id), style=style),
+            account.currency,
+            Text(format_money(account.balance, account.currency), justify="right"),
+            "yes" if account.is_active else Text("no", style="dim"),
+            Text(account_environment(account), style=style),
+            Text(problem or "", style=style),
+        )
+
+    def _selected(self) -> Account | None:
+        if not self.accounts:
+            return None
+        return self.accounts[min(self.table.cursor_row, len(self.accounts) - 1)]
+
+    @on(DataTable.RowSelected, "#accounts")
+    def action_choose(self) -> None:
+        account = self._selected()
+        if account is None:
+            return
+        problem = why_not_choosable(account, self.app.session.environment)
+        if problem is not None:
+            self.notify(refusal(account, self.app.session.environment, problem), title="Cannot choose", severity="error")
+            return
+        self.app.choose_account(account.id, account_label(account))
+        self.notify(f"Orders will settle on account {account_label(account)}.")
+        self.show(self.accounts)
+
+    def action_copy_id(self) -> None:
+        account = self._selected()
+        if account is not None:
+            self.app.copy_to_clipboard(str(account.id))
+            self.notify(f"Copied account id {account.id}")

@@ -1,0 +1,416 @@
+"""Catalog (home): what can we sell where, at what price, and is it in stock.
+
+One page of brands is on screen and in memory at a time: a new page replaces
+the rows (one clear + add_rows), it never adds widgets. Every request runs in
+one exclusive worker group, so a newer filter or page cancels the request in
+flight and the newest answer is the one shown. Catalog v1 (the flat list)
+has no paging at the service; it is paged here with the same pager.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Container, VerticalScroll
+from textual.widgets import DataTable, Static
+from textual.worker import Worker, WorkerState
+
+import styles
+from tui.api.models import Brand, CatalogQuery, Product
+from tui.screens.base import BaseScreen
+from widgets.filter_bar import FilterBar, FilterField, RowFilter, int_between, letters, positive_int, real_date
+from widgets.money import format_amount, format_range, to_decimal
+from widgets.pager import Pager, PageState
+
+DEFAULT_PAGE_SIZE = 50
+MAX_PAGE_SIZE = 100  # DESIGN: the service publishes no maximum; we cap at 100
+
+CATALOG_FILTERS = (
+    FilterField("country", "Country", "US", 4, (letters(2, "US"),)),
+    FilterField("currency", "Currency", "USD", 5, (letters(3, "USD"),)),
+    FilterField("name", "Name", "part of name", 14),
+    FilterField("brand_id", "Brand id", "", 8, (positive_int(),)),
+    FilterField("product_id", "Product id", "", 8, (positive_int(),)),
+    FilterField("modified_since", "Since", "YYYY-MM-DD", 11, (real_date(),)),
+    FilterField("target_currency", "Prices in", "EUR", 5, (letters(3, "EUR"),)),
+    FilterField("page_size", "Per page", str(DEFAULT_PAGE_SIZE), 5, (int_between(1, MAX_PAGE_SIZE),)),
+)
+
+BRAND_COLUMNS = ("Brand", "Ctry", "Cur", "Products", "Price", "Stock")
+PRODUCT_COLUMNS = ("Id", "Product", "Face value", "Client price", "Stock", "Modified")
+TEXT_SECTIONS = (
+    ("description", "Description"),
+    ("redemption_instructions", "How to redeem"),
+    ("terms", "Terms"),
+    ("disclaimer", "Disclaimer"),
+)
+
+
+# --- what a brand and a product look like in words ------------------------------
+
+
+def is_payout_product(product: Product) -> bool:
+    """Payout products are known by name (their card codes are payout URLs)."""
+    return "payout" in product.name.lower()
+
+
+def stock_words(count: int | None) -> str:
+    if count is None:
+        return "unrestricted"
+    if count == 0:
+        return "out of stock"
+    return f"{count:,} left"
+
+
+def stock_summary(products: list[Product]) -> str:
+    if not products:
+        return "no products"
+    out = sum(1 for p in products if p.count == 0)
+    limited = sum(1 for p in products if p.count)
+    if out == len(products):
+        return "out of stock"
+    parts = ([f"{out} out"] if out else []) + ([f"{limited} limited"] if limited else [])
+    return " · ".join(parts) or "in stock"
+
+
+def price_span(products: list[Product]) -> str:
+    """Cheapest to dearest client price over the brand's products."""
+    if not products:
+        return "—"
+    currencies = {p.price.currency_code for p in products}
+    if len(currencies) > 1:
+        return "mixed currencies"
+    low = min(to_decimal(p.price.min) for p in products)
+    high = max(to_decimal(p.price.max) for p in products)
+    return format_range(low, high, currencies.pop())
+
+
+def face_value(product: Product, currency: str) -> str:
+    """Fixed, or the allowed range; the currency is said once, in the detail title."""
+    if product.is_fixed_value:
+        return format_amount(product.min_face_value, currency)
+    return f"{format_amount(product.min_face_value, currency)}–{format_amount(product.max_face_value, currency)}"
+
+
+def brand_row(brand: Brand) -> tuple[str | Text, ...]:
+    return (
+        brand.name,
+        brand.country_code,
+        brand.currency_code,
+        str(len(brand.products)),
+        price_span(brand.products),
+        stock_summary(brand.products),
+    )
+
+
+def product_row(product: Product, currency: str) -> tuple[str | Text, ...]:
+    name = Text(product.name)
+    if is_payout_product(product):
+        name.append(" PAYOUT", style="bold magenta")
+    stock = Text(stock_words(product.count), style="bold red" if product.count == 0 else "")
+    return (
+        str(product.id),
+        name,
+        face_value(product, currency),
+        format_range(product.price.min, product.price.max, product.price.currency_code),
+        stock,
+        (product.modified_date or "")[:10],
+    )
+
+
+def row_matches(brand: Brand, needle: str) -> bool:
+    """The `/` filter: brand name, id, country or currency, or a product's name or id."""
+    needle = needle.strip().lower()
+    if not needle:
+        return True
+    haystack = [brand.name, brand.internal_id, brand.country_code, brand.currency_code]
+    haystack += [f"{p.id} {p.name}" for p in brand.products]
+    return any(needle in text.lower() for text in haystack)
+
+
+def catalog_query(filters: dict[str, str], page: PageState) -> CatalogQuery:
+    """Validated filter values (FilterBar) -> the v2 query for one page."""
+
+    def code(name: str) -> str | None:
+        value = filters.get(name)
+        return value.upper() if value else None
+
+    def number(name: str) -> int | None:
+        value = filters.get(name)
+        return int(value) if value else None
+
+    return CatalogQuery(
+        country_code=code("country"),
+        currency_code=code("currency"),
+        name=filters.get("name"),
+        brand_id=number("brand_id"),
+        product_id=number("product_id"),
+        modified_date=filters.get("modified_since"),
+        target_currency=code("target_currency"),
+        page_size=page.size,
+        page_index=page.index,
+    )
+
+
+# --- the screen -------------------------------------------------------------------
+
+
+class CatalogScreen(BaseScreen):
+    destination = "catalog"
+    CSS_PATH = Path(styles.__file__).parent / "catalog.tcss"
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
+    WRITE_ACTIONS = frozenset({"new_test_order"})
+    BINDINGS = [
+        Binding("n", "page(1)", "Next page", id="catalog.next"),
+        Binding("p", "page(-1)", "Prev page", id="catalog.previous"),
+        Binding("less_than_sign", "first_page", "First page", key_display="<", id="catalog.first"),
+        Binding("greater_than_sign", "last_page", "Last page", key_display=">", id="catalog.last"),
+        Binding("g", "jump_to_page", "Go to page", id="catalog.jump"),
+        Binding("f", "edit_filters", "Filters", id="catalog.filters"),
+        Binding("slash", "filter_rows", "Filter rows", key_display="/", id="catalog.filter-rows"),
+        Binding("c", "copy_id", "Copy id", id="catalog.copy"),
+        Binding("o", "new_test_order", "Test order", id="catalog.order"),
+        Binding("v", "toggle_version", "v1/v2", id="catalog.version"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.version = 2
+        self.filters: dict[str, str] = {}
+        self.page = PageState(size=DEFAULT_PAGE_SIZE)
+        self.brands: list[Brand] = []  # the page on screen: the only brands kept (v2)
+        self.shown: list[Brand] = []  # the rows of the table: `brands` after the `/` filter
+        self.detail: Brand | None = None
+        self.v1_brands: list[Brand] | None = None  # v1 only: the service gives the whole list
+
+    def compose_body(self) -> ComposeResult:
+        yield FilterBar(CATALOG_FILTERS, id="filters")
+        yield Pager("brands", id="pager")
+        yield RowFilter(id="row-filter")
+        with Container(id="catalog-body"):
+            yield DataTable(id="brands", cursor_type="row", zebra_stripes=True)
+            with VerticalScroll(id="brand-detail"):
+                yield Static("", id="detail-title")
+                yield DataTable(id="products", cursor_type="row")
+                yield Static("", id="detail-categories", classes="detail-section")
+                for attribute, _ in TEXT_SECTIONS:
+                    yield Static("", id=f"detail-{attribute}", classes="detail-section")
+
+    def on_mount(self) -> None:
+        self.query_one("#brands", DataTable).add_columns(*BRAND_COLUMNS)
+        self.query_one("#products", DataTable).add_columns(*PRODUCT_COLUMNS)
+        self.query_one("#brands", DataTable).focus()
+        self.reload()
+
+    @property
+    def pager(self) -> Pager:
+        return self.query_one(Pager)
+
+    # --- requests -------------------------------------------------------------------
+
+    def reload(self) -> None:
+        """Ask for what the current version, filters and page say."""
+        self.pager.loading = True
+        if self.version == 1:
+            self.fetch_v1()
+        else:
+            self.fetch_page(catalog_query(self.filters, self.page))
+
+    @work(exclusive=True, exit_on_error=False, group="catalog")
+    async def fetch_page(self, query: CatalogQuery) -> None:
+        client = await self.app.session.client()
+        page = await client.catalog(query)
+        self.show_page(PageState(page.page_index, self.page.size, page.count), page.items)
+
+    @work(exclusive=True, exit_on_error=False, group="catalog")
+    async def fetch_v1(self) -> None:
+        client = await self.app.session.client()
+        self.v1_brands = await client.catalog_v1()
+        self.show_v1_page(PageState(0, self.page.size, len(self.v1_brands)))
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        super().on_worker_state_changed(event)  # errors become notifications
+        if event.worker.group == "catalog" and event.state == WorkerState.ERROR:
+            self.pager.loading = False
+
+    # --- showing a page ---------------------------------------------------------------
+
+    def show_page(self, page: PageState, brands: list[Brand]) -> None:
+        self.page, self.brands = page, brands
+        self.pager.state, self.pager.loading = page, False
+        self.fill_brand_table()
+
+    def show_v1_page(self, page: PageState) -> None:
+        assert self.v1_brands is not None
+        start = page.index * page.size
+        self.show_page(page, self.v1_brands[start : start + page.size])
+
+    def fill_brand_table(self) -> None:
+        needle = self.query_one(RowFilter).value
+        self.shown = [brand for brand in self.brands if row_matches(brand, needle)]
+        table = self.query_one("#brands", DataTable)
+        table.clear()
+        table.add_rows(brand_row(brand) for brand in self.shown)
+        self.show_detail(self.shown[0] if self.shown else None)
+
+    @on(DataTable.RowHighlighted, "#brands")
+    def brand_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if 0 <= event.cursor_row < len(self.shown) and self.shown[event.cursor_row] is not self.detail:
+            self.show_detail(self.shown[event.cursor_row])
+
+    def show_detail(self, brand: Brand | None) -> None:
+        self.detail = brand
+        products = self.query_one("#products", DataTable)
+        products.clear()
+        products.display = bool(brand and brand.products)
+        self.query_one("#detail-title", Static).update(self._detail_title(brand))
+        if brand is None:
+            self._show_sections({})
+            return
+        products.add_rows(product_row(product, brand.currency_code) for product in brand.products)
+        sections = {attribute: getattr(brand, attribute) for attribute, _ in TEXT_SECTIONS}
+        sections["categories"] = ", ".join(category.name for category in brand.categories)
+        self._show_sections(sections)
+
+    def _detail_title(self, brand: Brand | None) -> Text:
+        if brand is None:
+            return Text("No brands match these filters." if not self.brands else "No rows on this page match the / filter.", style="italic")
+        title = Text(brand.name, style="bold")
+        title.append(f"  id {brand.internal_id} · {brand.country_code} · face values in {brand.currency_code}", style="dim")
+        if not brand.products:
+            title.append("\nNo products.", style="italic")
+        return title
+
+    def _show_sections(self, texts: dict[str, str | None]) -> None:
+        """Categories and the brand's texts; a section with no text is hidden."""
+        titles = {"categories": "Categories", **dict(TEXT_SECTIONS)}
+        for attribute, title in titles.items():
+            section = self.query_one(f"#detail-{attribute}", Static)
+            text = (texts.get(attribute) or "").strip()
+            section.display = bool(text)
+            if text:
+                section.update(Text.assemble((f"{title}\n", "bold"), text))
+
+    # --- filters and paging ------------------------------------------------------------
+
+    @on(FilterBar.Applied)
+    def apply_filters(self, event: FilterBar.Applied) -> None:
+        self.filters = event.values
+        self.page = PageState(0, int(event.values.get("page_size", DEFAULT_PAGE_SIZE)), self.page.count)
+        target = self.filters.get("target_currency")
+        self.pager.note = f"prices in {target.upper()} (target currency)" if target else ""
+        self.query_one("#brands", DataTable).focus()
+        self.reload()
+
+    def go_to_page(self, index: int) -> None:
+        page = self.page.at(index)
+        if page == self.page and self.brands:
+            return
+        self.page = page
+        if self.version == 1 and self.v1_brands is not None:
+            self.show_v1_page(page)
+        else:
+            self.reload()
+
+    def action_page(self, step: int) -> None:
+        self.go_to_page(self.page.index + step)
+
+    def action_first_page(self) -> None:
+        self.go_to_page(0)
+
+    def action_last_page(self) -> None:
+        self.go_to_page(self.page.pages - 1)
+
+    def action_jump_to_page(self) -> None:
+        self.pager.focus_jump()
+
+    @on(Pager.JumpRequested)
+    def jump_requested(self, event: Pager.JumpRequested) -> None:
+        self.query_one("#brands", DataTable).focus()
+        self.go_to_page(event.index)
+
+    def action_edit_filters(self) -> None:
+        self.query_one(FilterBar).input_for("country").focus()
+
+    def accept_jump(self, argument: str) -> None:
+        """`:catalog 42` shows brand 42; `:catalog tea` filters by name."""
+        values = {"brand_id": argument} if argument.strip().isdigit() else {"name": argument.strip()}
+        if self.version == 1:
+            self.action_toggle_version()
+        self.query_one(FilterBar).set_values(values)
+        self.post_message(FilterBar.Applied(values))
+
+    def action_toggle_version(self) -> None:
+        self.version = 1 if self.version == 2 else 2
+        self.v1_brands = None  # the whole v1 list is dropped as soon as v1 is left
+        self.query_one(FilterBar).disabled = self.version == 1
+        self.pager.note = "catalog v1: the flat list (no filters; paged here)" if self.version == 1 else ""
+        self.page = PageState(0, self.page.size, 0)
+        self.reload()
+
+    # --- the rows on screen -------------------------------------------------------------
+
+    def action_filter_rows(self) -> None:
+        self.query_one(RowFilter).open()
+
+    @on(RowFilter.Changed, "#row-filter")
+    def row_filter_changed(self) -> None:
+        self.fill_brand_table()
+
+    @on(RowFilter.Submitted, "#row-filter")
+    @on(RowFilter.Closed)
+    def row_filter_done(self) -> None:
+        self.query_one("#brands", DataTable).focus()
+
+    def _selected_product(self) -> Product | None:
+        products = self.query_one("#products", DataTable)
+        if self.detail is None or not products.display or not self.detail.products:
+            return None
+        return self.detail.products[min(products.cursor_row, len(self.detail.products) - 1)]
+
+    def action_copy_id(self) -> None:
+        """The product's id when the product list has focus, else the brand's."""
+        product = self._selected_product() if self.focused is self.query_one("#products") else None
+        if product is not None:
+            what, value = f"product {product.name}", str(product.id)
+        elif self.detail is not None:
+            what, value = f"brand {self.detail.name}", self.detail.internal_id
+        else:
+            return
+        self.app.copy_to_clipboard(value)
+        self.notify(f"Copied the id of {what}: {value}")
+
+    @on(DataTable.RowSelected, "#brands")
+    def brand_selected(self) -> None:
+        if self.query_one("#products", DataTable).display:
+            self.query_one("#products", DataTable).focus()
+
+    @on(DataTable.RowSelected, "#products")
+    def product_selected(self) -> None:
+        if self.app.readonly:
+            self.notify("Read-only: no test orders.", severity="warning")
+        else:
+            self.action_new_test_order()
+
+    def action_new_test_order(self) -> None:
+        product = self._selected_product()
+        if product is None:
+            self.notify("Choose a product first: enter on a brand, then a product.", severity="warning")
+            return
+        if product.count == 0:
+            self.notify(f"{product.name} is out of stock.", severity="warning")
+            return
+        open_test_order = getattr(self.app, "open_test_order", None)
+        if open_test_order is not None:
+            open_test_order(product)
+            return
+        try:
+            from tui.screens.test_order import TestOrderScreen
+        except ImportError:
+            self.notify("Test orders are not available in this version.", severity="warning")
+            return
+        self.app.push_screen(TestOrderScreen(product=product))

@@ -1,0 +1,111 @@
+"""Where we are in a paged list: "page i of n · count brands", and go-to-page.
+
+`PageState` is the arithmetic (zero-based index inside, one-based for people);
+`Pager` shows it and asks for a jump with `Pager.JumpRequested`. The keys for
+previous / next / first / last belong to the screen, which owns the request.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.message import Message
+from textual.reactive import reactive
+from textual.widgets import Input, Label, Static
+
+
+@dataclass(frozen=True)
+class PageState:
+    index: int = 0  # zero-based, as the service counts
+    size: int = 50
+    count: int = 0  # matching items over all pages
+
+    @property
+    def pages(self) -> int:
+        return max(1, -(-self.count // self.size))
+
+    @property
+    def is_first(self) -> bool:
+        return self.index == 0
+
+    @property
+    def is_last(self) -> bool:
+        return self.index >= self.pages - 1
+
+    def at(self, index: int) -> PageState:
+        """This state moved to `index`, kept inside the known pages."""
+        return replace(self, index=min(max(index, 0), self.pages - 1))
+
+    def describe(self, noun: str) -> str:
+        return f"page {self.index + 1:,} of {self.pages:,} · {self.count:,} {noun}"
+
+
+def parse_page_number(text: str, pages: int) -> int | str:
+    """A one-based page number typed by a person -> zero-based index, or what is wrong."""
+    text = text.strip()
+    if not text.isdigit() or not 1 <= int(text) <= pages:
+        return f"1 to {pages:,}"
+    return int(text) - 1
+
+
+class Pager(Horizontal):
+    """One line: the page status, a note (e.g. "prices in EUR"), and a go-to box."""
+
+    DEFAULT_CSS = """
+    Pager { height: 1; width: 100%; }
+    Pager #pager-status { width: auto; text-style: bold; padding: 0 1; }
+    Pager #pager-note { width: 1fr; color: $text-accent; }
+    Pager #pager-go { width: auto; color: $text-muted; }
+    Pager #pager-jump { width: 9; }
+    Pager #pager-error { width: auto; color: $error; padding: 0 1; }
+    """
+
+    class JumpRequested(Message):
+        def __init__(self, index: int) -> None:
+            super().__init__()
+            self.index = index
+
+    state: reactive[PageState] = reactive(PageState, init=False)
+    note: reactive[str] = reactive("", init=False)
+    loading: reactive[bool] = reactive(False, init=False)
+
+    def __init__(self, noun: str, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.noun = noun
+
+    def compose(self) -> ComposeResult:
+        yield Static(self._status(), id="pager-status")
+        yield Label("", id="pager-note")
+        yield Label("go to page ", id="pager-go")
+        yield Input(placeholder="g", id="pager-jump", compact=True, max_length=7)
+        yield Label("", id="pager-error")
+
+    def _status(self) -> str:
+        return f"{self.state.describe(self.noun)}{' · loading…' if self.loading else ''}"
+
+    def _refresh_status(self) -> None:
+        if self.is_mounted:
+            self.query_one("#pager-status", Static).update(self._status())
+
+    watch_state = watch_loading = _refresh_status
+
+    def watch_note(self, note: str) -> None:
+        self.query_one("#pager-note", Label).update(note)
+
+    def focus_jump(self) -> None:
+        self.query_one("#pager-jump", Input).focus()
+
+    @on(Input.Submitted, "#pager-jump")
+    def jump(self, event: Input.Submitted) -> None:
+        event.stop()
+        target = parse_page_number(event.value, self.state.pages)
+        error = self.query_one("#pager-error", Label)
+        if isinstance(target, str):
+            error.update(target)
+            return
+        error.update("")
+        event.input.clear()
+        self.post_message(self.JumpRequested(target))
