@@ -158,7 +158,11 @@ class GiftdeskApp(App[None]):
             from tui.screens.first_run import FirstRunScreen
 
             return FirstRunScreen()
-        return self._make_screen(HOME)
+        home = self._make_screen(HOME)
+        # Textual reads a screen's CSS_PATH when it is pushed or switched to,
+        # not for the default screen: load it here so home looks the same.
+        self._load_screen_css(home)
+        return home
 
     def on_mount(self) -> None:
         if self.settings.order and self.session is not None:
