@@ -1,8 +1,9 @@
 """Injected faults for resilience tests: latency, 5xx, 429, dropped connections.
 
-`--faults "latency=50ms,5xx=0.1,drop=0.05,429=0.1"`. Each request draws
-from a generator seeded with (seed, request number), so a run with the same
-seed and the same request order meets the same faults.
+`--faults "latency=50ms,5xx=0.1,drop=0.05,429=0.1"`. The n-th request to
+one method and raw path draws from a generator seeded with (seed, method,
+path, n): the same seed and the same requests meet the same faults, however
+other requests (polls, say) interleave.
 """
 
 from __future__ import annotations
@@ -67,12 +68,14 @@ class FaultInjector:
         self.app = app
         self.spec = spec
         self.seed = seed
-        self._numbers = itertools.count()
+        self._counters: dict[tuple[str, bytes], itertools.count] = {}
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
-        draw = random.Random(f"{self.seed}:{next(self._numbers)}").random
+        key = (scope["method"], scope.get("raw_path", b""))
+        number = next(self._counters.setdefault(key, itertools.count()))
+        draw = random.Random(f"{self.seed}:{key[0]}:{key[1]!r}:{number}").random
         throttle, error, drop = draw() < self.spec.throttle_rate, draw() < self.spec.error_rate, draw() < self.spec.drop_rate
         if self.spec.latency_seconds:
             await asyncio.sleep(self.spec.latency_seconds)

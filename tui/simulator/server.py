@@ -107,5 +107,6 @@ class SimulatorServer:
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((self.settings.host, self.settings.port))
+        sock.listen(128)  # connections queue from here on, even before uvicorn serves
         sock.set_inheritable(True)
         self._socket = sock

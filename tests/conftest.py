@@ -1,0 +1,51 @@
+"""Shared pytest fixtures: the embedded service simulator.
+
+Fixtures (stable; other test modules rely on them):
+
+- `sim`: one SimulatorServer per test session (per xdist worker), default
+  seed 1, 300 brands, "fast" timing, no faults. Its state is shared, so use
+  a fresh RequestId (e.g. uuid4) per order and do not drain account 1001.
+- `sim_factory(settings=None, **fields)`: start a server with custom
+  SimulatorSettings (fields override `settings`, e.g.
+  `sim_factory(faults="drop=1", timing=TIMING_PRESETS["fast"].replace(step_seconds=0.05))`);
+  every server it started is stopped when the test ends.
+- `demo_credentials`: dict name -> DemoCredential ("acme-sandbox",
+  "acme-production", "other-sandbox"); `.auth` is (client_id, client_secret)
+  for httpx, `.environment` is "sandbox" or "production".
+
+Credentials, accounts, showcase products and magic values: docs/simulator.md.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterator
+
+import pytest
+
+from tui.simulator import DEMO_CREDENTIALS, DemoCredential, SimulatorServer, SimulatorSettings
+
+
+@pytest.fixture(scope="session")
+def sim() -> Iterator[SimulatorServer]:
+    with SimulatorServer(SimulatorSettings()) as server:
+        yield server
+
+
+@pytest.fixture
+def sim_factory() -> Iterator[Callable[..., SimulatorServer]]:
+    started: list[SimulatorServer] = []
+
+    def start(settings: SimulatorSettings | None = None, **fields) -> SimulatorServer:
+        server = SimulatorServer(dataclasses.replace(settings or SimulatorSettings(), **fields)).start()
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def demo_credentials() -> dict[str, DemoCredential]:
+    return {credential.name: credential for credential in DEMO_CREDENTIALS}

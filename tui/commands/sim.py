@@ -1,0 +1,39 @@
+"""`giftdesk sim`: the service simulator in the foreground, until Ctrl-C.
+
+Prints the base URL and one paste-able `export ...` line per demo
+credential. Those secrets are the simulator's own, fixed and documented in
+docs/simulator.md: the one place giftdesk prints a secret on purpose.
+The simulator (starlette, uvicorn) loads only when the command runs.
+"""
+
+from __future__ import annotations
+
+import click
+
+
+@click.command(name="sim")
+@click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True, help="Port on 127.0.0.1; 0 picks a free one.")
+@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the catalog, ids and faults.")
+@click.option("--brands", type=click.IntRange(1), default=300, show_default=True, help="Number of catalog brands.")
+@click.option("--faults", metavar="SPEC", default=None, help='Injected faults, e.g. "latency=50ms,5xx=0.1,drop=0.05,429=0.1".')
+def command(port: int, seed: int, brands: int, faults: str | None) -> None:
+    """Run the service simulator on a local port."""
+    from tui.simulator import DEMO_CREDENTIALS, SimulatorServer, SimulatorSettings
+
+    try:
+        server = SimulatorServer(SimulatorSettings(seed=seed, brands=brands, faults=faults, port=port))
+    except ValueError as error:  # a bad --faults spec
+        raise click.BadParameter(str(error), param_hint="--faults") from None
+
+    def announce(sim: SimulatorServer) -> None:
+        click.echo(f"giftdesk simulator on {sim.base_url}  (Ctrl-C to stop)")
+        for credential in DEMO_CREDENTIALS:
+            click.echo(f"\n# {credential.name}")
+            click.echo(credential.export_line(sim.base_url))
+
+    try:
+        server.serve_foreground(announce)
+    except KeyboardInterrupt:  # Ctrl-C before uvicorn took over the signal
+        pass
+    except OSError as error:  # e.g. the port is taken
+        raise click.ClickException(f"cannot serve on port {port}: {error.strerror or error}") from None
