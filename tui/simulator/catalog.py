@@ -266,6 +266,8 @@ class Catalog:
         self._countries = [brand.country for brand in brands]
         self._modified = [brand.modified for brand in brands]
         self._position = {brand.id: i for i, brand in enumerate(brands)}
+        self._brand_cache: dict[int, dict] = {}
+        self._product_cache: dict[int, dict] = {}
 
     def brand_of(self, product: Product) -> Brand:
         return self.brand_by_id[product.brand_id]
@@ -323,35 +325,55 @@ class Catalog:
             products = tuple(p for p in products if p.id == query.product_id)
         if query.modified_after is not None:
             products = tuple(p for p in products if p.modified > query.modified_after)
-        return {
-            "internalId": str(brand.id),
-            "name": brand.name,
-            "countryCode": brand.country,
-            "currencyCode": brand.currency,
-            "description": brand.description,
-            "disclaimer": brand.disclaimer,
-            "redemptionInstructions": brand.redemption,
-            "terms": brand.terms,
-            "logoUrl": f"https://img.sim.giftdesk.test/logos/{brand.id}.png",
-            "modifiedDate": timestamp(brand.modified),
-            "products": [_product_json(p, brand.currency, query.target_currency) for p in products],
-            "categories": [{"id": c.id, "name": c.name, "description": c.description} for c in brand.categories],
-        }
+        product_dicts = [self._product_json(p, brand.currency) for p in products]
+        if query.target_currency:
+            product_dicts = [_in_currency(d, brand.currency, query.target_currency) for d in product_dicts]
+        return {**self._brand_fields(brand), "products": product_dicts}
+
+    # JSON fragments are built once per brand/product and reused by later pages:
+    # the catalog never changes, and building them dominates a page's cost.
+
+    def _brand_fields(self, brand: Brand) -> dict:
+        fields = self._brand_cache.get(brand.id)
+        if fields is None:
+            fields = self._brand_cache[brand.id] = {
+                "internalId": str(brand.id),
+                "name": brand.name,
+                "countryCode": brand.country,
+                "currencyCode": brand.currency,
+                "description": brand.description,
+                "disclaimer": brand.disclaimer,
+                "redemptionInstructions": brand.redemption,
+                "terms": brand.terms,
+                "logoUrl": f"https://img.sim.giftdesk.test/logos/{brand.id}.png",
+                "modifiedDate": timestamp(brand.modified),
+                "categories": [{"id": c.id, "name": c.name, "description": c.description} for c in brand.categories],
+            }
+        return fields
+
+    def _product_json(self, product: Product, currency: str) -> dict:
+        cached = self._product_cache.get(product.id)
+        if cached is None:
+            cached = self._product_cache[product.id] = {
+                "id": product.id,
+                "name": product.name,
+                "minFaceValue": float(product.min_face),
+                "maxFaceValue": float(product.max_face),
+                "count": product.count,
+                "price": {
+                    "min": float(price_of(product, product.min_face)),
+                    "max": float(price_of(product, product.max_face)),
+                    "currencyCode": currency,
+                },
+                "modifiedDate": timestamp(product.modified),
+            }
+        return cached
 
 
-def _product_json(product: Product, currency: str, target: str | None) -> dict:
-    low, high, price_currency = price_of(product, product.min_face), price_of(product, product.max_face), currency
-    if target:
-        low, high, price_currency = convert(low, currency, target), convert(high, currency, target), target
-    return {
-        "id": product.id,
-        "name": product.name,
-        "minFaceValue": float(product.min_face),
-        "maxFaceValue": float(product.max_face),
-        "count": product.count,
-        "price": {"min": float(low), "max": float(high), "currencyCode": price_currency},
-        "modifiedDate": timestamp(product.modified),
-    }
+def _in_currency(product: dict, currency: str, target: str) -> dict:
+    price = product["price"]
+    low, high = (convert(Decimal(str(price[k])), currency, target) for k in ("min", "max"))
+    return {**product, "price": {"min": float(low), "max": float(high), "currencyCode": target}}
 
 
 def _index(brands: list[Brand], key) -> dict[str, list[int]]:
