@@ -134,6 +134,7 @@ class GiftdeskApp(App[None]):
             self.notify(f"No profile named '{name}'. Known: {', '.join(self.profiles) or 'none'}.", severity="error")
             return
         if self.session is not None:
+            self._stop_session_listener()
             await self.session.close()
         self.session = self._new_session(profile)
         self._apply_context()
@@ -167,6 +168,16 @@ class GiftdeskApp(App[None]):
     def on_mount(self) -> None:
         if self.settings.order and self.session is not None:
             self.call_later(self.navigate, "order", self.settings.order)
+
+    def on_unmount(self) -> None:
+        if self.session is not None:
+            self._stop_session_listener()
+
+    def _stop_session_listener(self) -> None:
+        """The callback listener belongs to the session: it stops (and frees its port) with it."""
+        from tui.screens.notifications import stop_session_listener
+
+        stop_session_listener(self.session)
 
     def _make_screen(self, name: str) -> Screen:
         module, _, cls = BY_NAME[name].screen.partition(":")

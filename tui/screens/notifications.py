@@ -1,0 +1,410 @@
+"""Notifications: where the service sends order callbacks, and a local listener to watch them arrive.
+
+Configuration: production URL, sandbox URL and secret (masked unless shown on
+request, or generated). Saving validates first (production must be https; an
+empty production URL turns callbacks off, said plainly before saving), asks
+for confirmation (typed in production), then POSTs and reads back with GET:
+the read-back is shown, and a difference is an error (SPEC Events rule 6).
+
+Listener: a loopback receiver (tui.listener) owned by the session, not the
+screen, so it keeps receiving while the person places an order elsewhere.
+Each verified callback is followed by Get order (SPEC Events rule 4).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Button, DataTable, Input, Label, Static, TabbedContent, TabPane
+
+import styles
+from tui.api.errors import ServiceError
+from tui.api.models import NotificationConfig, Order
+from tui.api.redact import mask_secret, register_secret
+from tui.listener import CallbackAccepted, CallbackListener, ListenerEvent, cards_summary
+from tui.screens.base import BaseScreen
+from tui.storage import NOTIFICATION_CHANGE, AuditLog
+from widgets.confirm import ConfirmScreen
+from widgets.status_badge import status_text
+
+if TYPE_CHECKING:
+    from tui.app import GiftdeskApp
+    from tui.session import Session
+
+PRODUCTION_PHRASE = "change production callbacks"
+LISTENER_CACHE_KEY = "callback-listener"
+SECRET_BYTES = 32
+CALLBACKS_OFF = ("Callbacks are OFF: the production URL is empty, so the service sends no callbacks at all, "
+                 "sandbox included (SPEC Events rule 2).")
+FIELD_LABELS = {"notification_url": "production URL", "notification_url_sandbox": "sandbox URL",
+                "secret_key": "secret key"}
+
+
+# --- rules, no widgets ---------------------------------------------------------------------
+
+
+def url_problem(url: str, *, production: bool) -> str | None:
+    """Why `url` cannot be saved, or None. Empty is allowed: for production it means callbacks off."""
+    if not url:
+        return None
+    parts = urlsplit(url)
+    schemes = ("https",) if production else ("https", "http")
+    if parts.scheme.lower() not in schemes or not parts.hostname:
+        if production:
+            return "The production URL must be a public https:// URL (SPEC Events rule 5)."
+        return "The sandbox URL must be an http:// or https:// URL."
+    return None
+
+
+def config_problem(config: NotificationConfig) -> str | None:
+    return (url_problem(config.notification_url, production=True)
+            or url_problem(config.notification_url_sandbox, production=False))
+
+
+def differing_fields(sent: NotificationConfig, stored: NotificationConfig) -> list[str]:
+    return [label for name, label in FIELD_LABELS.items() if getattr(sent, name) != getattr(stored, name)]
+
+
+def secret_change(wanted: NotificationConfig, previous: NotificationConfig | None) -> str:
+    return "unchanged" if previous is not None and previous.secret_key == wanted.secret_key else "changed"
+
+
+def save_summary(wanted: NotificationConfig, previous: NotificationConfig | None, session: Session) -> list[str]:
+    lines = [
+        f"Environment:    {session.environment.upper()} (profile {session.profile.name})",
+        f"Production URL: {wanted.notification_url or '(empty)'}",
+        f"Sandbox URL:    {wanted.notification_url_sandbox or '(empty)'}",
+        f"Secret key:     {mask_secret(wanted.secret_key) or '(none)'} ({secret_change(wanted, previous)})",
+    ]
+    if not wanted.notification_url:
+        lines += ["", CALLBACKS_OFF]
+    return lines
+
+
+# --- the listener, kept by the session -------------------------------------------------------
+
+
+@dataclass
+class CallbackRow:
+    event: ListenerEvent
+    order: Order | None = None
+    problem: str | None = None  # why Get order failed
+
+
+class ListenerHub:
+    """The session's listener and everything it received. Events arrive on the listener's
+    thread and are handed to the app's loop without waiting (stopping never deadlocks)."""
+
+    def __init__(self, app: GiftdeskApp, session: Session) -> None:
+        self.app = app
+        self.session = session
+        self.listener: CallbackListener | None = None
+        self.rows: list[CallbackRow] = []
+        self.on_change = None  # the mounted panel's refresh, if any
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    @classmethod
+    def of(cls, app: GiftdeskApp) -> ListenerHub:
+        session = app.session
+        hub = session.cache.get(LISTENER_CACHE_KEY)
+        if hub is None:
+            hub = session.cache[LISTENER_CACHE_KEY] = cls(app, session)
+        return hub
+
+    @property
+    def running(self) -> bool:
+        return self.listener is not None
+
+    async def start(self) -> None:
+        """Expect the secret the service has stored: callbacks carry it (SPEC Events rule 3)."""
+        secret = (await (await self.session.client()).get_notifications()).secret_key
+        register_secret(secret)
+        self._loop = asyncio.get_running_loop()
+        self.listener = await asyncio.to_thread(lambda: CallbackListener(secret).start())
+        self.listener.subscribe(self._from_listener_thread)
+        self._changed()
+
+    async def stop(self) -> None:
+        listener, self.listener = self.listener, None
+        self._changed()
+        if listener is not None:
+            await asyncio.to_thread(listener.stop)  # joins the listener's thread: not on the app's loop
+
+    def expect_secret(self, secret: str) -> None:
+        """After a save, callbacks carry the new secret."""
+        if self.listener is not None:
+            register_secret(secret)
+            self.listener.expected_secret = secret
+
+    def _from_listener_thread(self, event: ListenerEvent) -> None:
+        self._loop.call_soon_threadsafe(self._received, event)
+
+    def _received(self, event: ListenerEvent) -> None:
+        row = CallbackRow(event)
+        self.rows.append(row)
+        if isinstance(event, CallbackAccepted):
+            self.app.run_worker(self._fetch_order(row), group="callback-orders", exit_on_error=False)
+        else:
+            self.app.notify(f"Callback #{event.sequence} rejected: {event.reason}. Nothing in it was used.",
+                            title="Callback rejected", severity="warning")
+        self._changed()
+
+    async def _fetch_order(self, row: CallbackRow) -> None:
+        """Get order is the source of truth (SPEC Events rule 4); a failure is shown on the row."""
+        try:
+            row.order = await (await self.session.client()).get_order(row.event.request_id)
+        except ServiceError as error:
+            row.problem = str(error)
+        self._changed()
+
+    def _changed(self) -> None:
+        if self.on_change is not None:
+            self.on_change()
+
+
+def stop_session_listener(session: Session) -> None:
+    """For the app: a session that ends stops its listener (and frees its port)."""
+    hub = session.cache.pop(LISTENER_CACHE_KEY, None)
+    if hub is not None and hub.listener is not None:
+        hub.listener.stop()
+
+
+def row_cells(row: CallbackRow) -> tuple:
+    event = row.event
+    if not isinstance(event, CallbackAccepted):
+        return (str(event.sequence), Text("✗ mismatch", style="bold yellow"), "—", "—",
+                Text("not trusted: " + event.reason, style="yellow"), "")
+    if row.problem:
+        order_cell, cards = Text(row.problem, style="red"), ""
+    elif row.order is None:
+        order_cell, cards = Text("fetching…", style="dim"), ""
+    else:
+        order_cell, cards = status_text(row.order.status), cards_summary(row.order)
+    return (str(event.sequence), Text("✓ verified", style="green"), event.request_id,
+            status_text(event.status), order_cell, cards)
+
+
+# --- the screen ------------------------------------------------------------------------------
+
+
+class NotificationsScreen(BaseScreen):
+    destination = "notifications"
+    CSS_PATH = Path(styles.__file__).parent / "notifications.tcss"
+    # Generating only edits the form, but a form that cannot be saved should not be edited.
+    WRITE_ACTIONS = frozenset({"save", "generate_secret", "use_listener_url"})
+    BINDINGS = [
+        Binding("ctrl+s", "save", "Save", id="notifications.save"),
+        Binding("ctrl+r", "reload", "Reload", id="notifications.reload"),
+        Binding("ctrl+o", "toggle_secret", "Show/hide secret", id="notifications.reveal"),
+        Binding("ctrl+g", "generate_secret", "Generate secret", id="notifications.generate"),
+        Binding("ctrl+l", "toggle_listener", "Listener on/off", id="notifications.listener"),
+        Binding("ctrl+n", "use_listener_url", "Use as sandbox URL", id="notifications.use-url"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stored: NotificationConfig | None = None  # as last read from the service
+        self.hub: ListenerHub  # the session's, set on mount
+
+    def compose_body(self) -> ComposeResult:
+        readonly = self.app.readonly
+        with TabbedContent(id="notifications-tabs"):
+            with TabPane("Configuration", id="config-tab"):
+                with Vertical(id="config-form"):
+                    yield Static("Reading the configuration…", id="config-state")
+                    yield from _field("Production URL", Input(id="production-url", disabled=readonly,
+                                                              placeholder="https://… (empty: callbacks off)"))
+                    yield from _field("Sandbox URL", Input(id="sandbox-url", disabled=readonly,
+                                                           placeholder="http(s)://…"))
+                    with Horizontal(classes="field"):
+                        yield Label("Secret key", classes="field-label")
+                        yield Input(id="secret", password=True, disabled=readonly, placeholder="(none)")
+                        yield Button("Show", id="reveal")
+                        if not readonly:
+                            yield Button("Generate", id="generate")
+                    yield Static("", id="verdict")
+                    if not readonly:
+                        with Horizontal(classes="actions"):
+                            yield Button("Save", id="save", variant="primary")
+            with TabPane("Listener", id="listener-tab"):
+                yield Static("", id="listener-state")
+                with Horizontal(classes="actions"):
+                    yield Button("Start listener", id="listener-toggle")
+                    if not readonly:
+                        yield Button("Use as sandbox URL", id="use-url")
+                yield DataTable(id="callbacks", cursor_type="row")
+
+    def on_mount(self) -> None:
+        table = self.query_one("#callbacks", DataTable)
+        table.add_columns("#", "Secret", "RequestId", "Callback", "Order (Get order)", "Cards")
+        self.hub = ListenerHub.of(self.app)
+        self.hub.on_change = self.show_listener
+        self.show_listener()
+        self.load()
+
+    def on_unmount(self) -> None:
+        if self.hub.on_change == self.show_listener:
+            self.hub.on_change = None
+
+    # --- configuration -----------------------------------------------------------------
+
+    def action_reload(self) -> None:
+        self.load()
+
+    @work(exclusive=True, exit_on_error=False, group="config")
+    async def load(self) -> None:
+        form = self.query_one("#config-form")
+        form.loading = True
+        try:
+            self.stored = await (await self.app.session.client()).get_notifications()
+        finally:
+            form.loading = False
+        self._fill(self.stored)
+        self._say_state("Read from the service (GET notification).")
+
+    def _fill(self, config: NotificationConfig) -> None:
+        self.query_one("#production-url", Input).value = config.notification_url
+        self.query_one("#sandbox-url", Input).value = config.notification_url_sandbox
+        self.query_one("#secret", Input).value = config.secret_key
+
+    def _form(self) -> NotificationConfig:
+        return NotificationConfig(
+            notification_url=self.query_one("#production-url", Input).value.strip(),
+            notification_url_sandbox=self.query_one("#sandbox-url", Input).value.strip(),
+            secret_key=self.query_one("#secret", Input).value,
+        )
+
+    def _say_state(self, text: str, style: str = "") -> None:
+        self.query_one("#config-state", Static).update(Text(text, style=style))
+
+    @on(Input.Changed)
+    def show_verdict(self) -> None:
+        """Live: what is wrong with the form, or that callbacks would be off."""
+        wanted = self._form()
+        problem = config_problem(wanted)
+        verdict = self.query_one("#verdict", Static)
+        if problem:
+            verdict.update(Text(problem, style="bold red"))
+        elif not wanted.notification_url:
+            verdict.update(Text(CALLBACKS_OFF, style="bold yellow"))
+        else:
+            verdict.update("")
+
+    def action_toggle_secret(self) -> None:
+        secret = self.query_one("#secret", Input)
+        secret.password = not secret.password
+        self.query_one("#reveal", Button).label = "Show" if secret.password else "Hide"
+
+    def action_generate_secret(self) -> None:
+        secret = secrets.token_urlsafe(SECRET_BYTES)
+        register_secret(secret)
+        self.query_one("#secret", Input).value = secret
+        self._say_state("A new secret was generated: save to use it.", "bold")
+
+    def action_save(self) -> None:
+        wanted = self._form()
+        problem = config_problem(wanted)
+        if problem:
+            self.show_verdict()
+            self.notify(problem, title="Not saved", severity="error")
+            return
+        phrase = PRODUCTION_PHRASE if self.app.is_production else None
+        confirm = ConfirmScreen("Save the callback configuration?", save_summary(wanted, self.stored, self.app.session),
+                                typed_phrase=phrase, confirm_label="Save")
+        self.app.push_screen(confirm, lambda confirmed: self.save(wanted) if confirmed else None)
+
+    @work(exclusive=True, exit_on_error=False, group="config")
+    async def save(self, wanted: NotificationConfig) -> None:
+        """POST, then GET: the read-back, not the POST's echo, says what is stored."""
+        if self.app.readonly:
+            return
+        client = await self.app.session.client()
+        previous = self.stored
+        form = self.query_one("#config-form")
+        form.loading = True
+        try:
+            await client.set_notifications(wanted)
+            self.stored = await client.get_notifications()
+        except ServiceError as error:
+            self._audit(wanted, previous, f"failed: {error}")
+            raise
+        finally:
+            form.loading = False
+        differs = differing_fields(wanted, self.stored)
+        self._fill(self.stored)
+        if differs:
+            self._audit(wanted, previous, "read-back differs: " + ", ".join(differs))
+            self._say_state(f"Saved, but the read-back differs in: {', '.join(differs)}. Check the service.", "bold red")
+            self.notify("The stored configuration differs from what was sent.", title="Read-back mismatch", severity="error")
+            return
+        self._audit(wanted, previous, "saved; read-back matches")
+        self.hub.expect_secret(self.stored.secret_key)
+        self._say_state("Saved. Read back with GET notification: matches what was sent ✓", "bold green")
+
+    def _audit(self, wanted: NotificationConfig, previous: NotificationConfig | None, outcome: str) -> None:
+        session = self.app.session
+        AuditLog().record(
+            profile=session.profile.name, environment=session.environment, action=NOTIFICATION_CHANGE,
+            subject="notification configuration", outcome=outcome,
+            detail=(f"production URL {wanted.notification_url or '(empty: callbacks off)'}; "
+                    f"sandbox URL {wanted.notification_url_sandbox or '(empty)'}; secret {secret_change(wanted, previous)}"),
+        )
+
+    # --- listener ------------------------------------------------------------------------
+
+    def action_toggle_listener(self) -> None:
+        self.toggle_listener()
+
+    @work(exclusive=True, exit_on_error=False, group="listener")
+    async def toggle_listener(self) -> None:
+        await (self.hub.stop() if self.hub.running else self.hub.start())
+
+    def action_use_listener_url(self) -> None:
+        """Fill the sandbox URL with the listener's: the demo's callbacks then arrive here."""
+        if not self.hub.running:
+            self.notify("Start the listener first (ctrl+l).", severity="warning")
+            return
+        self.query_one("#sandbox-url", Input).value = self.hub.listener.url
+        self.query_one(TabbedContent).active = "config-tab"
+        self.query_one("#save", Button).focus()
+        self._say_state("Sandbox URL set to the listener's: save to use it.", "bold")
+
+    def show_listener(self) -> None:
+        hub = self.hub
+        state = self.query_one("#listener-state", Static)
+        if hub.running:
+            lines = [f"Listening on {hub.listener.url}",
+                     "Set it as the sandbox URL. Production needs a public HTTPS endpoint that forwards to it."]
+            if not hub.listener.verifies:
+                lines.append("No secret is configured: callbacks cannot be verified.")
+            state.update("\n".join(lines))
+        else:
+            state.update("The listener is stopped. Start it to receive callbacks on 127.0.0.1.")
+        self.query_one("#listener-toggle", Button).label = "Stop listener" if hub.running else "Start listener"
+        table = self.query_one("#callbacks", DataTable)
+        table.clear()
+        for row in reversed(hub.rows):  # newest first
+            table.add_row(*row_cells(row))
+
+    @on(Button.Pressed)
+    async def button_pressed(self, event: Button.Pressed) -> None:
+        actions = {"reveal": "toggle_secret", "generate": "generate_secret", "save": "save",
+                   "listener-toggle": "toggle_listener", "use-url": "use_listener_url"}
+        if event.button.id in actions:
+            await self.run_action(actions[event.button.id])
+
+
+def _field(label: str, field: Input) -> ComposeResult:
+    with Horizontal(classes="field"):
+        yield Label(label, classes="field-label")
+        yield field
