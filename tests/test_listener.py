@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import queue
+import time
 import uuid
 
 import httpx
@@ -129,3 +130,45 @@ def test_without_a_configured_secret_it_says_it_cannot_verify():
     with CallbackListener("") as open_listener:
         assert not open_listener.verifies
         assert httpx.post(open_listener.url, json=payload(secretKey="")).status_code == 200
+
+
+# --- the simulator's callbacks ---------------------------------------------------------------
+
+NOTIFICATION_PATH = "/api/Integration/v1/notification"
+ORDER_PATH = "/api/integration/v1.0/orders/"
+SANDBOX_ACCOUNT, FIXED_PRODUCT, FIXED_VALUE = 1001, 101, 25.0  # the simulator's showcase product
+GRACE_SECONDS = 1.5  # after the order is final; a callback is due at once (fast timing)
+
+
+def place_final_order(sim, auth) -> str:
+    """Place an order and wait (bounded) until Get order says it is final."""
+    request_id = str(uuid.uuid4())
+    body = {"RequestId": request_id, "AccountId": SANDBOX_ACCOUNT,
+            "Products": [{"ProductId": FIXED_PRODUCT, "Quantity": 1, "Value": FIXED_VALUE}]}
+    httpx.post(sim.base_url + "/api/integration/v1.0/orders/checkout", json=body, auth=auth).raise_for_status()
+    deadline = time.monotonic() + WAIT_SECONDS
+    while httpx.get(sim.base_url + ORDER_PATH + request_id, auth=auth).json()["status"] != "Succeeded":
+        assert time.monotonic() < deadline, "the order never became final"
+        time.sleep(0.05)
+    return request_id
+
+
+def test_simulator_callback_reaches_the_listener_and_none_when_callbacks_are_off(sim_factory, demo_credentials,
+                                                                                  listener, events):
+    sim = sim_factory(brands=20)
+    auth = demo_credentials["acme-sandbox"].auth
+
+    def configure(production_url: str) -> None:
+        config = {"notificationUrl": production_url, "notificationUrlSandbox": listener.url, "secretKey": SECRET}
+        httpx.post(sim.base_url + NOTIFICATION_PATH, json=config, auth=auth).raise_for_status()
+
+    configure("https://callbacks.example.com/giftdesk")
+    delivered = place_final_order(sim, auth)
+    event = events.get(timeout=WAIT_SECONDS)
+    assert isinstance(event, CallbackAccepted) and event.request_id == delivered and event.status == "Succeeded"
+
+    configure("")  # SPEC Events rule 2: no callbacks at all, sandbox included
+    silent = place_final_order(sim, auth)
+    with pytest.raises(queue.Empty):
+        events.get(timeout=GRACE_SECONDS)
+    assert sim.callback_attempts(silent) == []
