@@ -140,7 +140,7 @@ class GiftdeskApp(App[None]):
         self._apply_context()
         while len(self.screen_stack) > 1:
             await self.pop_screen()
-        await self.switch_screen(self._make_screen(HOME))
+        await self.push_screen(self._make_screen(HOME))
         self.notify(f"Switched to profile {name} ({profile.environment}).", severity="warning" if profile.environment == "production" else "information")
 
     async def start_demo(self) -> None:
@@ -154,18 +154,10 @@ class GiftdeskApp(App[None]):
 
     # --- navigation ------------------------------------------------------------
 
-    def get_default_screen(self) -> Screen:
-        if self.session is None:
-            from tui.screens.first_run import FirstRunScreen
-
-            return FirstRunScreen()
-        home = self._make_screen(HOME)
-        # Textual reads a screen's CSS_PATH when it is pushed or switched to,
-        # not for the default screen: load it here so home looks the same.
-        self._load_screen_css(home)
-        return home
-
     def on_mount(self) -> None:
+        # The default screen stays a blank base under everything, so that a
+        # profile switch can drop every screen above it and start afresh.
+        self.push_screen(self._start_screen())
         if self.settings.order and self.session is not None:
             self.call_later(self.navigate, "order", self.settings.order)
 
@@ -178,6 +170,13 @@ class GiftdeskApp(App[None]):
         from tui.screens.notifications import stop_session_listener
 
         stop_session_listener(self.session)
+
+    def _start_screen(self) -> Screen:
+        if self.session is None:
+            from tui.screens.first_run import FirstRunScreen
+
+            return FirstRunScreen()
+        return self._make_screen(HOME)
 
     def _make_screen(self, name: str) -> Screen:
         module, _, cls = BY_NAME[name].screen.partition(":")
@@ -220,7 +219,7 @@ class GiftdeskApp(App[None]):
         self.push_screen(JumpScreen(), go)
 
     async def action_back(self) -> None:
-        if len(self.screen_stack) > 1:
+        if len(self.screen_stack) > 2:  # the blank base and the start screen stay
             await self.pop_screen()
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:

@@ -44,7 +44,7 @@ def _is_positive_int(text: str) -> bool:
     return text.isdigit() and int(text) > 0
 
 
-def positive_int(description: str = "a whole number above 0") -> Validator:
+def positive_int(description: str = "a number above 0") -> Validator:
     return Function(_is_positive_int, failure_description=description)
 
 
@@ -61,7 +61,7 @@ def _is_date(text: str) -> bool:
 
 
 def real_date() -> Validator:
-    return Function(_is_date, failure_description="a real date, YYYY-MM-DD")
+    return Function(_is_date, failure_description="a date: YYYY-MM-DD")
 
 
 # --- the bar -----------------------------------------------------------------
@@ -69,12 +69,12 @@ def real_date() -> Validator:
 
 class FilterBar(Widget):
     DEFAULT_CSS = """
-    FilterBar { layout: grid; grid-size: 4; grid-columns: 1fr; grid-rows: auto; height: auto; padding: 0 1; }
+    FilterBar { layout: grid; grid-size: 4; grid-columns: 1fr; grid-rows: auto; grid-gutter: 0 1; height: auto; padding: 0 1; }
     FilterBar .filter-field { height: auto; }
     FilterBar .filter-field Horizontal { height: 1; }
     FilterBar .filter-field Label.filter-label { color: $text-muted; padding-right: 1; }
     FilterBar .filter-field Input.-invalid { background: $error 30%; }
-    FilterBar .filter-error { color: $error; display: none; }
+    FilterBar .filter-error { color: $error; display: none; width: 100%; }
     FilterBar .filter-error.-shown { display: block; }
     """
 

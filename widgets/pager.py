@@ -79,18 +79,22 @@ class Pager(Horizontal):
     def compose(self) -> ComposeResult:
         yield Static(self._status(), id="pager-status")
         yield Label("", id="pager-note")
-        yield Label("go to page ", id="pager-go")
-        yield Input(placeholder="g", id="pager-jump", compact=True, max_length=7)
+        yield Label("g: go to page ", id="pager-go")
+        yield Input(placeholder=self._range(), id="pager-jump", compact=True, max_length=7)
         yield Label("", id="pager-error")
 
     def _status(self) -> str:
         return f"{self.state.describe(self.noun)}{' · loading…' if self.loading else ''}"
 
-    def _refresh_status(self) -> None:
-        if self.is_mounted:
-            self.query_one("#pager-status", Static).update(self._status())
+    def _range(self) -> str:
+        return f"1–{self.state.pages}"
 
-    watch_state = watch_loading = _refresh_status
+    def watch_state(self) -> None:
+        self.query_one("#pager-status", Static).update(self._status())
+        self.query_one("#pager-jump", Input).placeholder = self._range()
+
+    def watch_loading(self) -> None:
+        self.query_one("#pager-status", Static).update(self._status())
 
     def watch_note(self, note: str) -> None:
         self.query_one("#pager-note", Label).update(note)

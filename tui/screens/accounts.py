@@ -86,7 +86,7 @@ class AccountsScreen(BaseScreen):
         self.show(await client.accounts())
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        super().on_worker_state_changed(event)  # errors become notifications
+        # BaseScreen's handler runs too (Textual calls each class's) and reports the error.
         if event.worker.group == "accounts" and event.state in (WorkerState.SUCCESS, WorkerState.ERROR):
             self.table.loading = False
 

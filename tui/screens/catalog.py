@@ -9,6 +9,7 @@ has no paging at the service; it is paged here with the same pager.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
 from rich.text import Text
@@ -156,6 +157,14 @@ def catalog_query(filters: dict[str, str], page: PageState) -> CatalogQuery:
     )
 
 
+def refill(table: DataTable, columns: tuple[str, ...], rows: Iterable[tuple[str | Text, ...]]) -> None:
+    """Replace every row in one go. Columns are re-added so their widths fit
+    this page (a cleared DataTable keeps the widest cell it ever had)."""
+    table.clear(columns=True)
+    table.add_columns(*columns)
+    table.add_rows(rows)
+
+
 # --- the screen -------------------------------------------------------------------
 
 
@@ -175,6 +184,7 @@ class CatalogScreen(BaseScreen):
         Binding("c", "copy_id", "Copy id", id="catalog.copy"),
         Binding("o", "new_test_order", "Test order", id="catalog.order"),
         Binding("v", "toggle_version", "v1/v2", id="catalog.version"),
+        Binding("r", "reload", "Reload", id="catalog.reload"),
     ]
 
     def __init__(self) -> None:
@@ -201,8 +211,7 @@ class CatalogScreen(BaseScreen):
                     yield Static("", id=f"detail-{attribute}", classes="detail-section")
 
     def on_mount(self) -> None:
-        self.query_one("#brands", DataTable).add_columns(*BRAND_COLUMNS)
-        self.query_one("#products", DataTable).add_columns(*PRODUCT_COLUMNS)
+        refill(self.query_one("#brands", DataTable), BRAND_COLUMNS, ())
         self.query_one("#brands", DataTable).focus()
         self.reload()
 
@@ -233,9 +242,10 @@ class CatalogScreen(BaseScreen):
         self.show_v1_page(PageState(0, self.page.size, len(self.v1_brands)))
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        super().on_worker_state_changed(event)  # errors become notifications
+        # BaseScreen's handler runs too (Textual calls each class's) and reports the error.
         if event.worker.group == "catalog" and event.state == WorkerState.ERROR:
             self.pager.loading = False
+            self.query_one("#detail-title", Static).update(Text("The catalog could not be loaded: r tries again.", style="italic"))
 
     # --- showing a page ---------------------------------------------------------------
 
@@ -252,9 +262,7 @@ class CatalogScreen(BaseScreen):
     def fill_brand_table(self) -> None:
         needle = self.query_one(RowFilter).value
         self.shown = [brand for brand in self.brands if row_matches(brand, needle)]
-        table = self.query_one("#brands", DataTable)
-        table.clear()
-        table.add_rows(brand_row(brand) for brand in self.shown)
+        refill(self.query_one("#brands", DataTable), BRAND_COLUMNS, (brand_row(brand) for brand in self.shown))
         self.show_detail(self.shown[0] if self.shown else None)
 
     @on(DataTable.RowHighlighted, "#brands")
@@ -265,13 +273,13 @@ class CatalogScreen(BaseScreen):
     def show_detail(self, brand: Brand | None) -> None:
         self.detail = brand
         products = self.query_one("#products", DataTable)
-        products.clear()
         products.display = bool(brand and brand.products)
         self.query_one("#detail-title", Static).update(self._detail_title(brand))
         if brand is None:
+            products.clear()
             self._show_sections({})
             return
-        products.add_rows(product_row(product, brand.currency_code) for product in brand.products)
+        refill(products, PRODUCT_COLUMNS, (product_row(product, brand.currency_code) for product in brand.products))
         sections = {attribute: getattr(brand, attribute) for attribute, _ in TEXT_SECTIONS}
         sections["categories"] = ", ".join(category.name for category in brand.categories)
         self._show_sections(sections)
@@ -304,6 +312,9 @@ class CatalogScreen(BaseScreen):
         target = self.filters.get("target_currency")
         self.pager.note = f"prices in {target.upper()} (target currency)" if target else ""
         self.query_one("#brands", DataTable).focus()
+        self.reload()
+
+    def action_reload(self) -> None:
         self.reload()
 
     def go_to_page(self, index: int) -> None:
@@ -348,7 +359,7 @@ class CatalogScreen(BaseScreen):
         self.version = 1 if self.version == 2 else 2
         self.v1_brands = None  # the whole v1 list is dropped as soon as v1 is left
         self.query_one(FilterBar).disabled = self.version == 1
-        self.pager.note = "catalog v1: the flat list (no filters; paged here)" if self.version == 1 else ""
+        self.pager.note = "v1: flat list, no filters" if self.version == 1 else ""
         self.page = PageState(0, self.page.size, 0)
         self.reload()
 
