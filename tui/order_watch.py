@@ -80,12 +80,17 @@ class DraftInvalid(ValueError):
     """A test order's form is not placeable; the message says which field and why."""
 
 
+def plain_amount(amount: float | Decimal) -> str:
+    """25.0 -> "25", 12345.67 -> "12345.67": as a person types it, no exponent, no grouping."""
+    return format(Decimal(str(amount)).normalize(), "f")
+
+
 def order_line(product: Product, value_text: str, quantity_text: str) -> OrderLine:
     """The one line of a test order, checked against the product (raises DraftInvalid)."""
     value = _face_value(value_text)
     low, high = Decimal(str(product.min_face_value)), Decimal(str(product.max_face_value))
     if not low <= value <= high:
-        raise DraftInvalid(f"Face value must be between {low} and {high} for {product.name}.")
+        raise DraftInvalid(f"Face value must be between {plain_amount(low)} and {plain_amount(high)} for {product.name}.")
     quantity = _quantity(quantity_text)
     if product.count is not None and quantity > product.count:
         raise DraftInvalid(f"Only {product.count} in stock for {product.name}.")

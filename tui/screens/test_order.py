@@ -10,7 +10,6 @@ network failure re-sends the same one, so no second order can result.
 
 from __future__ import annotations
 
-from decimal import Decimal
 from pathlib import Path
 from uuid import uuid4
 
@@ -24,7 +23,7 @@ from textual.widgets import Button, Input, Label, Select, Static
 import styles
 from tui.api.errors import RefusedError, ServiceError
 from tui.api.models import Account, CatalogQuery, PlaceOrder, Product
-from tui.order_watch import DraftInvalid, order_line
+from tui.order_watch import DraftInvalid, order_line, plain_amount
 from tui.storage import TEST_ORDER, AuditLog
 from widgets.confirm import ConfirmScreen
 from widgets.money import format_money
@@ -32,13 +31,8 @@ from widgets.money import format_money
 PRODUCTION_PHRASE = "place production order"
 
 
-def _plain(amount: float) -> str:
-    """25.0 -> "25", 12345.67 -> "12345.67": the number as typed, no exponent, no grouping."""
-    return format(Decimal(str(amount)).normalize(), "f")
-
-
 def _range_text(product: Product) -> str:
-    low, high = _plain(product.min_face_value), _plain(product.max_face_value)
+    low, high = plain_amount(product.min_face_value), plain_amount(product.max_face_value)
     return low if low == high else f"{low}–{high}"
 
 
@@ -65,11 +59,11 @@ class TestOrderScreen(ModalScreen[None]):
                 yield Label("Account")
                 yield Select([], id="account", prompt="loading accounts…", compact=True)
                 yield Label("Product id")
-                yield Input(str(product.id) if product else "", id="product-id", type="integer", compact=True)
+                yield Input(str(product.id) if product else "", id="product-id", type="integer", placeholder="e.g. 102", compact=True)
                 yield Label("")
                 yield Static(self._product_text(), id="product-info")
                 yield Label("Face value")
-                yield Input(_plain(product.min_face_value) if product and product.is_fixed_value else "",
+                yield Input(plain_amount(product.min_face_value) if product and product.is_fixed_value else "",
                             id="face-value", placeholder="e.g. 25.00", compact=True)
                 yield Label("Quantity")
                 yield Input("1", id="quantity", type="integer", compact=True)
@@ -175,7 +169,7 @@ class TestOrderScreen(ModalScreen[None]):
             f"Environment: {session.environment.upper()} (profile {session.profile.name})",
             f"Account:     {account.id} ({account.currency})",
             f"Product:     {product.id} {product.name}",
-            f"Face value:  {_plain(line.value)}",
+            f"Face value:  {plain_amount(line.value)}",
             f"Quantity:    {line.quantity}",
             f"RequestId:   {order.request_id}",
         ]
@@ -212,4 +206,4 @@ class TestOrderScreen(ModalScreen[None]):
         line = order.products[0]
         AuditLog().record(profile=session.profile.name, environment=session.environment, action=TEST_ORDER,
                           subject=order.request_id, outcome=outcome,
-                          detail=f"account {order.account_id}, product {line.product_id}, value {_plain(line.value)} x {line.quantity}")
+                          detail=f"account {order.account_id}, product {line.product_id}, value {plain_amount(line.value)} x {line.quantity}")

@@ -1,0 +1,413 @@
+"""The Order screen and the guarded test-order form against the simulator (issue 6).
+
+Orders are placed over plain HTTP with the simulator's magic values
+(docs/architecture.md): cents .13 make a Failed card, .14 a Paused one,
+product 201 is a payout product, 102 an ordinary range product (5-500 USD).
+Each test asserts the app's own state first; snapshots come last.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable
+from datetime import datetime
+
+import httpx
+import pytest
+
+import tui.screens.order as order_screen
+import tui.simulator.orders as sim_orders
+from apps import app_on
+from tui.api.client import RetryPolicy
+from tui.api.statuses import is_order_final
+from tui.order_watch import Backoff
+from tui.screens.order import OrderScreen
+from tui.screens.test_order import PRODUCTION_PHRASE, TestOrderScreen
+from tui.simulator import TIMING_PRESETS, demo_credential
+from tui.storage import CARD_COPY, CARD_REVEAL, TEST_ORDER, AuditLog, RecentOrders
+from widgets.confirm import ConfirmScreen
+from widgets.masked import MaskedValue
+
+SIZE = (80, 24)
+CHECKOUT = "/api/integration/v1.0/orders/checkout"
+QUICK_RETRIES = {"retry": RetryPolicy(attempts=2, base_delay=0.01, max_delay=0.01)}
+SLOW_STEPS = TIMING_PRESETS["fast"].replace(step_seconds=1.0)
+LONG_PAUSE = TIMING_PRESETS["fast"].replace(pause_seconds=120.0)
+NOT_STARTED = TIMING_PRESETS["fast"].replace(step_seconds=120.0)
+
+
+@pytest.fixture(autouse=True)
+def private_dirs(tmp_path, monkeypatch):
+    for name in ("CONFIG", "DATA_DIR", "LOG_DIR"):
+        monkeypatch.setenv(f"GIFTDESK_{name}", str(tmp_path / name.lower()))
+
+
+@pytest.fixture(autouse=True)
+def quick_watch(monkeypatch):
+    """Looks every 0.1-0.3 s, and "last checked" at a fixed time (snapshots)."""
+    monkeypatch.setattr(OrderScreen, "backoff", Backoff(first=0.1, factor=1.5, cap=0.3))
+    monkeypatch.setattr(order_screen, "clock", lambda: datetime(2025, 1, 2, 3, 4, 5))
+
+
+class FrozenDatetime(datetime):
+    @classmethod
+    def now(cls, tz=None):
+        return datetime(2025, 1, 2, 3, 0, 0, tzinfo=tz)
+
+
+@pytest.fixture
+def frozen_sim_clock(monkeypatch):
+    """The simulator's created and expiry dates, fixed, so snapshots do not depend on today."""
+    monkeypatch.setattr(sim_orders, "datetime", FrozenDatetime)
+
+
+# --- helpers ---------------------------------------------------------------------------
+
+
+def place(sim, *lines: tuple[int, str, int], request_id: str | None = None,
+          credential: str = "acme-sandbox", account: int = 1001) -> str:
+    """Place an order over plain HTTP: lines are (product id, face value, quantity)."""
+    request_id = request_id or f"T-{uuid.uuid4()}"
+    body = {"RequestId": request_id, "AccountId": account,
+            "Products": [{"ProductId": p, "Value": float(v), "Quantity": q} for p, v, q in lines]}
+    response = httpx.post(sim.base_url + CHECKOUT, json=body, auth=demo_credential(credential).auth)
+    assert response.status_code == 200, response.text
+    return request_id
+
+
+def sim_status(sim, request_id: str, credential: str = "acme-sandbox") -> str:
+    response = httpx.get(f"{sim.base_url}/api/integration/v1.0/orders/{request_id}", auth=demo_credential(credential).auth)
+    return response.json()["status"]
+
+
+def wait_final(sim, request_id: str) -> None:
+    deadline = time.monotonic() + 10
+    while not is_order_final(sim_status(sim, request_id)):
+        assert time.monotonic() < deadline, "the simulator's order never became final"
+        time.sleep(0.1)
+
+
+async def until(pilot, condition: Callable[[], object], timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out waiting for the screen"
+        await pilot.pause(0.05)
+
+
+async def open_order(pilot, request_id: str, status: str | None = None) -> OrderScreen:
+    """Open an order on its screen and wait until it shows (with `status`, if given)."""
+    await pilot.app.navigate("order", request_id)
+    screen = pilot.app.screen
+    await until(pilot, lambda: screen.order is not None and (status is None or screen.order.status == status))
+    await pilot.pause()
+    return screen
+
+
+def notes(app) -> list[str]:
+    return [n.message for n in app._notifications]
+
+
+def cell_texts(screen, table_id: str) -> list[list[str]]:
+    table = screen.query_one(table_id)
+    return [[str(cell) for cell in table.get_row_at(i)] for i in range(table.row_count)]
+
+
+def static_text(screen, selector: str) -> str:
+    return str(screen.query_one(selector).render())
+
+
+async def select_card(pilot, screen, status: str) -> None:
+    table = screen.query_one("#order-cards")
+    row = next(i for i, cells in enumerate(cell_texts(screen, "#order-cards")) if cells[2] == status)
+    table.focus()
+    table.move_cursor(row=row)
+    await pilot.pause()
+
+
+# --- every order status -------------------------------------------------------------------
+
+
+async def test_partial_failure_is_impossible_to_miss(sim):
+    request_id = place(sim, (102, "10.00", 3), (102, "10.13", 1))
+    wait_final(sim, request_id)
+    app = app_on(sim)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_order(pilot, request_id, "PartialFailed")
+        head = static_text(screen, "#order-head")
+        assert "PartialFailed final" in head and "At least one card succeeded and at least one failed" in head
+        assert "Error: 1 of 4 cards failed to be issued." in head
+        assert "Type Sandbox" in head and "USD" in head
+        summary = screen.query_one("#order-summary")
+        assert static_text(screen, "#order-summary") == "3 of 4 cards sold, 1 failed"
+        assert summary.has_class("-attention")
+        cards = cell_texts(screen, "#order-cards")
+        assert [row[0] for row in cards if row[2] == "Failed"] == ["!"]
+        assert [row[0] for row in cards if row[2] == "Sold"] == ["", "", ""]
+        items = cell_texts(screen, "#order-items")
+        assert items == [["1", "102", "10.00", "3", "US", "USD"], ["2", "102", "10.13", "1", "US", "USD"]]
+        assert screen._timer is None  # final: no more looks
+        assert RecentOrders().entries("demo-sandbox")[0].status == "PartialFailed"
+
+
+@pytest.mark.parametrize(
+    ("lines", "status", "summary", "meaning"),
+    [
+        ([(102, "10.00", 2)], "Succeeded", "2 of 2 cards sold", "All requested cards fulfilled"),
+        ([(102, "10.13", 2)], "Failed", "0 of 2 cards sold, 2 failed", "Order did not complete"),
+    ],
+)
+async def test_final_statuses(sim, lines, status, summary, meaning):
+    request_id = place(sim, *lines)
+    wait_final(sim, request_id)
+    app = app_on(sim)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_order(pilot, request_id, status)
+        assert f"{status} final — {meaning}" in static_text(screen, "#order-head")
+        assert static_text(screen, "#order-summary") == summary
+        assert static_text(screen, "#order-checked") == "Final. Last checked 03:04:05."
+
+
+async def test_created_order_not_started_keeps_being_watched(sim_factory):
+    sim = sim_factory(timing=NOT_STARTED)
+    request_id = place(sim, (102, "10.00", 1))
+    app = app_on(sim)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_order(pilot, request_id, "Created")
+        assert "Created not final — Accepted; fulfillment not started" in static_text(screen, "#order-head")
+        assert static_text(screen, "#order-summary") == "0 of 1 card sold, 1 in progress"
+        await until(pilot, lambda: screen._unchanged_looks >= 2)  # it looked again, with growing waits
+        assert static_text(screen, "#order-checked").startswith("Not final. Last checked 03:04:05; next check in")
+
+
+async def test_order_moves_from_created_to_succeeded_on_screen(sim_factory):
+    sim = sim_factory(timing=SLOW_STEPS)
+    app = app_on(sim)
+    async with app.run_test(size=SIZE) as pilot:
+        request_id = place(sim, (102, "10.00", 2))  # placed once the app is up: it is seen Created
+        screen = await open_order(pilot, request_id, "Created")
+        seen = ["Created"]
+
+        def note_status() -> bool:
+            if screen.order.status != seen[-1]:
+                seen.append(screen.order.status)
+            return screen.order.status == "Succeeded"
+
+        await until(pilot, note_status)
+        assert seen == ["Created", "Processing", "Succeeded"]
+        assert f"Order {request_id} is final: Succeeded." in notes(app)
+        assert screen._timer is None
+        assert RecentOrders().entries("demo-sandbox")[0].status == "Succeeded"
+
+
+async def test_watch_pauses_while_the_screen_is_hidden(sim_factory):
+    sim = sim_factory(timing=NOT_STARTED)
+    request_id = place(sim, (102, "10.00", 1))
+    app = app_on(sim)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_order(pilot, request_id, "Created")
+        await pilot.press("question_mark")  # Help goes on top
+        await pilot.pause(0.1)
+        looks = screen._unchanged_looks
+        await pilot.pause(0.8)  # several backoff periods
+        assert screen._timer is None and screen._unchanged_looks == looks
+        await pilot.press("escape")
+        await until(pilot, lambda: screen._unchanged_looks > looks)  # back: it looks at once
+
+
+# --- masking, reveal and copy ---------------------------------------------------------------
+
+
+async def test_codes_are_masked_until_revealed_and_audited_without_the_code(sim):
+    request_id = place(sim, (502, "20.00", 1))  # Tea & Co: cards with a PIN
+    wait_final(sim, request_id)
+    app = app_on(sim)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_order(pilot, request_id, "Succeeded")
+        card = screen.order.cards[0]
+        code, pin = screen.query_one("#card-code", MaskedValue), screen.query_one("#card-pin", MaskedValue)
+        assert card.card_code not in str(code.render()) and "****" in str(code.render())
+        assert str(pin.render()) == "****"
+        assert card.card_code not in str(cell_texts(screen, "#order-cards"))
+
+        await pilot.press("v")
+        assert code.revealed and str(code.render()) == card.card_code
+        assert str(pin.render()) == card.pin
+        await pilot.press("v")  # again: hidden
+        assert not code.revealed and card.card_code not in str(code.render())
+
+        await pilot.press("c")
+        assert app.clipboard == card.card_code
+        await pilot.press("n")
+        assert app.clipboard == card.pin
+        assert f"The code of card {card.serial_number} is on the clipboard." in notes(app)
+
+        entries = AuditLog().entries()
+        assert [e.action for e in entries] == [CARD_COPY, CARD_COPY, CARD_REVEAL]
+        assert {e.subject for e in entries} == {request_id}
+        assert all(e.detail == f"card {card.serial_number}" for e in entries)
+        stored = AuditLog().path.read_text()
+        assert card.card_code not in stored and card.pin not in stored
+
+
+async def test_a_paused_card_cannot_be_revealed_or_copied(sim_factory):
+    sim = sim_factory(timing=LONG_PAUSE)
+    request_id = place(sim, (102, "10.00", 1), (102, "10.14", 1))
+    app = app_on(sim)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_order(pilot, request_id)
+        await until(pilot, lambda: "Paused" in [c.status for c in screen.order.cards])
+        assert screen.order.status == "Pending"
+        assert static_text(screen, "#order-summary") == "1 of 2 cards sold, 1 paused"
+        assert screen.query_one("#order-summary").has_class("-attention")
+        await select_card(pilot, screen, "Paused")
+        paused = next(c for c in screen.order.cards if c.status == "Paused")
+        assert paused.card_code  # the service sent it, and the screen still withholds it
+        assert "withheld until the card is Sold" in static_text(screen, "#card-code")
+
+        await pilot.press("v", "c")
+        assert not screen.query_one("#card-code", MaskedValue).revealed
+        assert app.clipboard != paused.card_code
+        assert any("is Paused: codes and PINs are released only for Sold cards" in n for n in notes(app))
+        assert AuditLog().entries() == []
+
+
+async def test_leaving_the_screen_masks_again(sim):
+    request_id = place(sim, (102, "10.00", 1))
+    wait_final(sim, request_id)
+    app = app_on(sim)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_order(pilot, request_id, "Succeeded")
+        await pilot.press("v")
+        await pilot.press("question_mark", "escape")
+        await pilot.pause()
+        assert not screen.query_one("#card-code", MaskedValue).revealed
+
+
+# --- payout cards -----------------------------------------------------------------------
+
+
+async def test_payout_card_offers_redeem_and_status_on_the_payout_screen(sim):
+    request_id = place(sim, (201, "25.00", 1))
+    wait_final(sim, request_id)
+    app = app_on(sim)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_order(pilot, request_id, "Succeeded")
+        card = screen.order.cards[0]
+        assert cell_texts(screen, "#order-cards")[0][3].startswith("payout ****")
+        assert "payout card: y for Redeem / Payout status" in static_text(screen, "#card-title")
+        visits = []
+
+        async def navigate(name, argument=None):
+            visits.append((name, argument))
+
+        app.navigate = navigate  # the payout screen is another issue's; this one hands it the card
+        await pilot.press("y")
+        assert visits == [("payout", card.card_code)]
+
+
+async def test_an_ordinary_card_is_not_sent_to_payout(sim):
+    request_id = place(sim, (102, "10.00", 1))
+    wait_final(sim, request_id)
+    app = app_on(sim)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_order(pilot, request_id, "Succeeded")
+        await pilot.press("y")
+        assert app.screen is screen
+        assert any("is not a payout card" in n for n in notes(app))
+
+
+# --- opening, recent orders, errors --------------------------------------------------------
+
+
+async def test_order_opens_from_the_command_line_and_from_a_typed_id(sim):
+    first, second = place(sim, (102, "10.00", 1)), place(sim, (102, "11.00", 1))
+    app = app_on(sim, order=first)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: getattr(app.screen, "order", None) is not None)
+        assert app.screen.order.request_id == first
+        await pilot.press("i", "ctrl+a", "ctrl+k", *second, "enter")
+        await until(pilot, lambda: app.screen.order is not None and app.screen.order.request_id == second)
+
+
+async def test_jump_to_order(sim):
+    request_id = place(sim, (102, "10.00", 1))
+    app = app_on(sim)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("colon", *f"order {request_id}", "enter")
+        await until(pilot, lambda: getattr(app.screen, "order", None) is not None)
+        assert app.screen.order.request_id == request_id
+
+
+async def test_recent_orders_survive_a_restart_and_reopen_with_one_key(sim):
+    older, newer = place(sim, (102, "10.00", 1)), place(sim, (102, "10.13", 1))
+    wait_final(sim, older), wait_final(sim, newer)
+    app = app_on(sim)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_order(pilot, older, "Succeeded")
+        await open_order(pilot, newer, "Failed")
+
+    restarted = app_on(sim)  # same data dir, a new app
+    async with restarted.run_test(size=SIZE) as pilot:
+        await restarted.navigate("order")
+        screen = restarted.screen
+        assert [row[:2] for row in cell_texts(screen, "#recent-orders")] == [[newer, "Failed"], [older, "Succeeded"]]
+        screen.query_one("#recent-orders").focus()
+        await pilot.press("down", "enter")
+        await until(pilot, lambda: screen.order is not None)
+        assert screen.order.request_id == older
+        await pilot.press("r")
+        assert screen.query_one("#order-views").current == "recent-orders"
+        await pilot.press("r")
+        assert screen.query_one("#order-views").current == "order-view"
+
+
+async def test_recent_orders_are_per_profile(sim):
+    request_id = place(sim, (102, "10.00", 1))
+    app = app_on(sim)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_order(pilot, request_id)
+    assert [r.request_id for r in RecentOrders().entries("demo-sandbox")] == [request_id]
+    assert RecentOrders().entries("demo-production") == []
+
+
+async def test_unknown_request_id_is_said_clearly_and_the_screen_stays_usable(sim):
+    known = place(sim, (102, "10.00", 1))
+    app = app_on(sim)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.navigate("order", "NO-SUCH-ORDER")
+        screen = app.screen
+        await until(pilot, lambda: "No order with RequestId NO-SUCH-ORDER" in static_text(screen, "#order-message"))
+        assert "demo-sandbox (sandbox)" in static_text(screen, "#order-message")
+        assert screen._timer is None  # nothing to watch
+        await open_order(pilot, known)
+        assert not screen.query_one("#order-message").display
+
+
+async def test_401_names_the_profile_to_check(sim):
+    from tui.config import SecretSource
+
+    app = app_on(sim, client_options=QUICK_RETRIES)
+    app.session.profile = app.session.profile.model_copy(update={"secret": SecretSource.inline_demo("wrong")})
+    async with app.run_test(size=SIZE) as pilot:
+        await app.navigate("order", "ANY")
+        screen = app.screen
+        await until(pilot, lambda: "Authentication failed (401)" in static_text(screen, "#order-message"))
+        assert "profile demo-sandbox's client id and secret" in static_text(screen, "#order-message")
+        assert screen._timer is None
+
+
+async def test_unreachable_is_said_and_retried(sim, sim_factory):
+    gone = sim_factory()
+    base_url = gone.base_url
+    gone.stop()
+    app = app_on(sim, client_options=QUICK_RETRIES)
+    app.session.profile = app.session.profile.model_copy(update={"base_url": base_url})
+    async with app.run_test(size=SIZE) as pilot:
+        await app.navigate("order", "ANY")
+        screen = app.screen
+        await until(pilot, lambda: "Could not check the order" in static_text(screen, "#order-message"))
+        assert "Trying again in" in static_text(screen, "#order-message")
+        await until(pilot, lambda: screen._unchanged_looks >= 2)  # it keeps trying, with backoff
+        await pilot.press("i", "ctrl+a", "ctrl+k", *"OTHER")  # and the screen still takes input
+        assert screen.query_one("#request-id").value == "OTHER"
