@@ -358,3 +358,16 @@ def test_each_command_help_names_its_options(giftdesk, args, options):
     assert result.exit_code == 0
     for option in options:
         assert option in result.stdout
+
+
+def test_writes_are_audited_with_masked_values(giftdesk, use_sim, tmp_path):
+    from tui.storage import AuditLog
+
+    order = order_json(giftdesk, place_order(giftdesk), "--watch", "--interval", "0.2")
+    code = order["items"][0]["cards"][0]["cardCode"]
+    giftdesk("payout", "redeem", code, "--wallet", "PayPal", "--email", "carol@example.com")
+    entries = AuditLog(tmp_path / "data" / "audit.jsonl").entries()
+    assert [entry.action for entry in entries] == ["redeem", "place-order"]
+    assert all(entry.outcome == "done" and entry.profile == "env" for entry in entries)
+    stored = (tmp_path / "data" / "audit.jsonl").read_text()
+    assert code.rsplit("/", 1)[1] not in stored and "carol@example.com" not in stored

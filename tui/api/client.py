@@ -13,7 +13,6 @@ Waits grow exponentially with jitter, are capped, and honour Retry-After.
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import logging
 import random
 import time
@@ -106,6 +105,8 @@ def parse_retry_after(value: str | None) -> float | None:
         return max(0.0, float(value))
     except ValueError:
         pass
+    import email.utils  # rarely needed: kept off the startup path
+
     try:
         moment = email.utils.parsedate_to_datetime(value)
     except (TypeError, ValueError):

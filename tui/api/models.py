@@ -20,7 +20,8 @@ from pydantic.alias_generators import to_camel
 
 
 class WireModel(BaseModel):
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="allow")
+    # defer_build: a command parses one or two of these; building all at import costs startup time.
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="allow", defer_build=True)
 
 
 def secret_field(default: Any = ...) -> Any:

@@ -171,6 +171,26 @@ class Session:
             fail("not confirmed; nothing was sent", EXIT_BAD_INPUT, "pass --yes to skip the question in scripts")
 
 
+    @contextmanager
+    def audited(self, action: str, subject: str, **fields: str | None) -> Iterator[None]:
+        """Record a write in the audit log (tui.storage) with its outcome, success or failure."""
+        try:
+            yield
+        except Exception as error:
+            self._audit(action, subject, f"failed: {error}", fields)
+            raise
+        self._audit(action, subject, "done", fields)
+
+    def _audit(self, action: str, subject: str, outcome: str, fields: dict[str, str | None]) -> None:
+        from tui.storage import AuditLog
+
+        try:
+            AuditLog().record(profile=self.profile.name, environment=self.profile.environment, action=action,
+                              subject=subject, outcome=outcome, **fields)
+        except OSError as error:  # the write itself happened; a full disk must not hide that
+            say(f"warning: the audit log could not be written ({error.strerror})")
+
+
 def _say_retry(attempt: int, delay: float, reason: str) -> None:
     say(f"{reason}; retrying in {delay:.1f} s (attempt {attempt + 1})")
 

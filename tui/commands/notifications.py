@@ -84,6 +84,7 @@ def set_(options: Options, url: str | None, sandbox_url: str | None, secret_env:
 
     async def work(session: Session) -> None:
         from tui.api.models import NotificationConfig
+        from tui.storage import NOTIFICATION_CHANGE
 
         current = await session.client.get_notifications()
         wanted = NotificationConfig(
@@ -92,7 +93,9 @@ def set_(options: Options, url: str | None, sandbox_url: str | None, secret_env:
             secret_key=current.secret_key if secret is None else secret,
         )
         session.confirm_write("set the order-callback configuration", yes)
-        await session.client.set_notifications(wanted)
+        with session.audited(NOTIFICATION_CHANGE, "notification configuration",
+                             detail=f"url={wanted.notification_url!r} sandbox={wanted.notification_url_sandbox!r}"):
+            await session.client.set_notifications(wanted)
         stored = await session.client.get_notifications()
         if _fields(stored) != _fields(wanted):
             fail("the service stored a different configuration than was sent", EXIT_UNAVAILABLE,

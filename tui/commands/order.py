@@ -24,6 +24,7 @@ from tui.commands.common import (
 )
 
 WATCH_INTERVAL = 2.0  # seconds between polls of --watch
+PLACE_ORDER = "place-order"  # audit action
 
 
 @click.group("order")
@@ -141,7 +142,8 @@ def place(options: Options, account: int | None, product: int, value: float, qua
         session.confirm_write(
             f"order {quantity} x product {product} at face value {value:g} on account {account_id}", yes)
         say(f"RequestId: {request_id}")  # known before sending, in case the answer never comes
-        placed = await session.client.place_order(order)
+        with session.audited(PLACE_ORDER, request_id, detail=f"{quantity} x {product} at {value:g}"):
+            placed = await session.client.place_order(order)
         if options.json:
             emit_json(placed)
         else:
