@@ -145,6 +145,7 @@ class ListenerHub:
         if self.listener is not None:
             register_secret(secret)
             self.listener.expected_secret = secret
+            self._changed()
 
     def _from_listener_thread(self, event: ListenerEvent) -> None:
         self._loop.call_soon_threadsafe(self._received, event)
@@ -179,19 +180,21 @@ def stop_session_listener(session: Session) -> None:
         hub.listener.stop()
 
 
+CALLBACK_COLUMNS = ("#", "RequestId", "Callback", "Order (Get order)", "Cards")
+
+
 def row_cells(row: CallbackRow) -> tuple:
     event = row.event
     if not isinstance(event, CallbackAccepted):
-        return (str(event.sequence), Text("✗ mismatch", style="bold yellow"), "—", "—",
-                Text("not trusted: " + event.reason, style="yellow"), "")
+        return (str(event.sequence), Text("✗ secret mismatch: not trusted", style="bold yellow"), "", "", "")
     if row.problem:
         order_cell, cards = Text(row.problem, style="red"), ""
     elif row.order is None:
         order_cell, cards = Text("fetching…", style="dim"), ""
     else:
         order_cell, cards = status_text(row.order.status), cards_summary(row.order)
-    return (str(event.sequence), Text("✓ verified", style="green"), event.request_id,
-            status_text(event.status), order_cell, cards)
+    callback = Text.assemble(("✓ ", "green"), status_text(event.status))
+    return (str(event.sequence), event.request_id, callback, order_cell, cards)
 
 
 # --- the screen ------------------------------------------------------------------------------
@@ -204,9 +207,9 @@ class NotificationsScreen(BaseScreen):
     WRITE_ACTIONS = frozenset({"save", "generate_secret", "use_listener_url"})
     BINDINGS = [
         Binding("ctrl+s", "save", "Save", id="notifications.save"),
-        Binding("ctrl+r", "reload", "Reload", id="notifications.reload"),
+        Binding("ctrl+r", "reload", "Reload", id="notifications.reload", show=False),
         Binding("ctrl+o", "toggle_secret", "Show/hide secret", id="notifications.reveal"),
-        Binding("ctrl+g", "generate_secret", "Generate secret", id="notifications.generate"),
+        Binding("ctrl+g", "generate_secret", "Generate secret", id="notifications.generate", show=False),
         Binding("ctrl+l", "toggle_listener", "Listener on/off", id="notifications.listener"),
         Binding("ctrl+n", "use_listener_url", "Use as sandbox URL", id="notifications.use-url"),
     ]
@@ -246,7 +249,7 @@ class NotificationsScreen(BaseScreen):
 
     def on_mount(self) -> None:
         table = self.query_one("#callbacks", DataTable)
-        table.add_columns("#", "Secret", "RequestId", "Callback", "Order (Get order)", "Cards")
+        table.add_columns(*CALLBACK_COLUMNS)
         self.hub = ListenerHub.of(self.app)
         self.hub.on_change = self.show_listener
         self.show_listener()
@@ -271,6 +274,7 @@ class NotificationsScreen(BaseScreen):
             form.loading = False
         self._fill(self.stored)
         self._say_state("Read from the service (GET notification).")
+        self.show_verdict()  # also when nothing changed, e.g. an empty production URL
 
     def _fill(self, config: NotificationConfig) -> None:
         self.query_one("#production-url", Input).value = config.notification_url
