@@ -411,3 +411,162 @@ async def test_unreachable_is_said_and_retried(sim, sim_factory):
         await until(pilot, lambda: screen._unchanged_looks >= 2)  # it keeps trying, with backoff
         await pilot.press("i", "ctrl+a", "ctrl+k", *"OTHER")  # and the screen still takes input
         assert screen.query_one("#request-id").value == "OTHER"
+
+
+# --- the guarded test-order form ------------------------------------------------------------
+
+
+def product_102():
+    from tui.api.models import Product
+
+    return Product(id=102, name="Acme Books eGift", min_face_value=5, max_face_value=500, count=None,
+                   price={"min": 5, "max": 500, "currencyCode": "USD"})
+
+
+async def open_form(pilot, product=None, request_id="FORM-0001") -> TestOrderScreen:
+    form = TestOrderScreen(product, request_id=request_id)
+    await pilot.app.push_screen(form)
+    await until(pilot, lambda: form.accounts)  # accounts loaded
+    await pilot.pause()
+    return form
+
+
+async def fill(pilot, form, **fields: str) -> None:
+    for name, value in fields.items():
+        form.query_one(f"#{name.replace('_', '-')}").value = value
+    await pilot.pause()
+
+
+async def press_place(pilot) -> None:
+    await pilot.click("#place")
+    await pilot.pause(0.2)
+
+
+def placed(sim, request_id, credential="acme-sandbox") -> bool:
+    response = httpx.get(f"{sim.base_url}/api/integration/v1.0/orders/{request_id}", auth=demo_credential(credential).auth)
+    return response.status_code == 200
+
+
+async def test_form_offers_only_active_accounts_of_the_environment(sim):
+    app = app_on(sim)
+    async with app.run_test(size=SIZE) as pilot:
+        form = await open_form(pilot, product_102())
+        assert list(form.accounts) == [1001, 1002, 1003]  # not 1004 (inactive), not 1090 (production)
+        assert form.query_one("#account").value == 1001
+        assert str(form.query_one("#test-order-request-id").render()) == "FORM-0001"
+
+
+@pytest.mark.parametrize(
+    ("fields", "problem"),
+    [
+        ({"face_value": "4.99"}, "Face value must be between 5 and 500 for Acme Books eGift."),
+        ({"face_value": "ten"}, "Face value must be a number"),
+        ({"face_value": "10", "quantity": "0"}, "Quantity must be between 1 and 500."),
+        ({"face_value": "10", "product_id": "999999"}, "No product 999999 in this profile's catalog."),
+    ],
+)
+async def test_form_validation_stops_before_anything_is_sent(sim, fields, problem):
+    app = app_on(sim)
+    request_id = f"FORM-{uuid.uuid4()}"
+    async with app.run_test(size=SIZE) as pilot:
+        form = await open_form(pilot, product_102(), request_id=request_id)
+        await fill(pilot, form, **fields)
+        await press_place(pilot)
+        await until(pilot, lambda: problem in str(form.query_one("#test-order-problem").render()))
+        assert app.screen is form  # no confirmation
+    assert not placed(sim, request_id)
+    assert AuditLog().entries() == []
+
+
+async def test_sandbox_test_order_is_confirmed_placed_audited_and_followed(sim):
+    app = app_on(sim)
+    request_id = f"FORM-{uuid.uuid4()}"
+    async with app.run_test(size=SIZE) as pilot:
+        form = await open_form(pilot, request_id=request_id)
+        await fill(pilot, form, product_id="102", face_value="12.50", quantity="2")
+        await press_place(pilot)
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        summary = str(app.screen.query_one("#summary").render())
+        for fact in ("SANDBOX", "1001 (USD)", "102 Acme Books eGift", "Face value:  12.5", "Quantity:    2", request_id):
+            assert fact in summary
+        assert app.screen.typed_phrase is None
+        await pilot.click("#confirm")
+        await until(pilot, lambda: isinstance(app.screen, OrderScreen) and app.screen.order is not None)
+        screen = app.screen
+        await until(pilot, lambda: screen.order.status == "Succeeded")
+        assert screen.order.request_id == request_id
+        [entry] = AuditLog().entries(action=TEST_ORDER)
+        assert (entry.subject, entry.outcome, entry.environment) == (request_id, "placed", "sandbox")
+        assert entry.detail == "account 1001, product 102, value 12.5 x 2"
+
+
+async def test_production_needs_the_typed_phrase_and_nothing_is_placed_without_it(sim):
+    app = app_on(sim, profile="demo-production")
+    request_id = f"PROD-{uuid.uuid4()}"
+    async with app.run_test(size=SIZE) as pilot:
+        form = await open_form(pilot, product_102(), request_id=request_id)
+        assert form.has_class("-production") and list(form.accounts) == [2001, 2002, 2003]
+        await fill(pilot, form, face_value="10")
+        await press_place(pilot)
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        confirm = app.screen
+        assert confirm.typed_phrase == PRODUCTION_PHRASE
+        assert "PRODUCTION" in str(confirm.query_one("#summary").render())
+        await pilot.press(*"place order", "enter")  # not the phrase
+        assert app.screen is confirm and confirm.query_one("#confirm").disabled
+        await pilot.press("escape")
+        await pilot.pause(0.2)
+        assert app.screen is form
+        assert not placed(sim, request_id, "acme-production")
+
+        await press_place(pilot)
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press(*PRODUCTION_PHRASE, "enter")
+        await until(pilot, lambda: isinstance(app.screen, OrderScreen))
+    assert placed(sim, request_id, "acme-production")
+
+
+async def test_readonly_offers_no_test_order(sim):
+    app = app_on(sim, readonly=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.navigate("order")
+        screen = app.screen
+        assert screen.check_action("new_test_order", ()) is None
+        app.open_test_order(product_102())  # e.g. from the catalog: refused on arrival
+        await pilot.pause(0.2)
+        assert app.screen is screen
+        assert "Read-only: test orders are not offered." in notes(app)
+
+
+async def test_a_network_failure_keeps_the_request_id_and_the_retry_resends_it(sim, monkeypatch):
+    from tui.api.client import ServiceClient
+    from tui.api.errors import UnreachableError
+
+    sent = []
+    real_place = ServiceClient.place_order
+
+    async def flaky_place(self, order):
+        sent.append(order.request_id)
+        if len(sent) == 1:  # the request reached the service, the answer was lost
+            await real_place(self, order)
+            raise UnreachableError("POST /api/integration/v1.0/orders/checkout: timed out")
+        return await real_place(self, order)
+
+    monkeypatch.setattr(ServiceClient, "place_order", flaky_place)
+    app = app_on(sim)
+    request_id = f"FORM-{uuid.uuid4()}"
+    async with app.run_test(size=SIZE) as pilot:
+        form = await open_form(pilot, product_102(), request_id=request_id)
+        await fill(pilot, form, face_value="10")
+        for attempt in (1, 2):
+            await press_place(pilot)
+            await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+            await pilot.click("#confirm")
+            if attempt == 1:
+                await until(pilot, lambda: "Not confirmed" in str(form.query_one("#test-order-problem").render()))
+                assert app.screen is form and form.request_id == request_id
+        # The re-send met its own first attempt (OrderAlreadyExists): that order opens.
+        await until(pilot, lambda: isinstance(app.screen, OrderScreen) and app.screen.order is not None)
+        assert app.screen.order.request_id == request_id
+    assert sent == [request_id, request_id]
+    assert [e.outcome.split(":")[0] for e in AuditLog().entries(action=TEST_ORDER)] == ["already exists", "not confirmed"]
