@@ -3,11 +3,13 @@ read-only, first run, corrupt config, errors as notifications (issue 4)."""
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 import pytest
 from textual.binding import Binding
 from textual.widgets import Static
+from textual.worker import WorkerFailed
 
 from apps import app_on, demo_profiles
 from tui.app import AppSettings, build_app, load_settings
@@ -225,7 +227,8 @@ async def test_401_says_which_profile_to_check(sim):
     app = _app_with(sim, secret=SecretSource.inline_demo("wrong-secret"))
     async with app.run_test(size=SIZE) as pilot:
         await app.push_screen(_AccountsProbe())
-        await app.workers.wait_for_complete()
+        with contextlib.suppress(WorkerFailed):  # the failure is what we are looking at
+            await app.workers.wait_for_complete()
         await pilot.pause()
         assert any("Check profile broken's client id and secret" in m for m in notifications(app))
         assert app.is_running
@@ -240,8 +243,34 @@ async def test_unreachable_names_the_base_url_and_cause(sim):
     app = _app_with(sim, base_url=f"http://127.0.0.1:{closed_port}")
     async with app.run_test(size=SIZE) as pilot:
         await app.push_screen(_AccountsProbe())
-        await app.workers.wait_for_complete()
+        with contextlib.suppress(WorkerFailed):  # the failure is what we are looking at
+            await app.workers.wait_for_complete()
         await pilot.pause()
         messages = notifications(app)
         assert any(f"127.0.0.1:{closed_port}" in m for m in messages), messages
         assert app.is_running
+
+
+class _FieldScreen(BaseScreen):
+    destination = "field-test"
+
+    def compose_body(self):
+        from textual.widgets import Input
+
+        yield Input(id="field")
+
+    def on_mount(self) -> None:
+        self.query_one("#field").focus()
+
+
+async def test_escape_leaves_a_text_field_before_going_back(sim):
+    app = app_on(sim)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.push_screen(_FieldScreen())
+        await pilot.pause()
+        await pilot.press("4")  # typing: the digit is text here
+        assert app.screen.query_one("#field").value == "4"
+        await pilot.press("escape")
+        assert app.screen.destination == "field-test" and app.screen.focused is None
+        await pilot.press("6")  # not typing: the digit navigates
+        assert app.screen.destination == "profiles"

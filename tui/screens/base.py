@@ -7,8 +7,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, ClassVar
 
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import Footer
+from textual.widgets import Footer, Input, TextArea
 from textual.worker import Worker, WorkerState
 
 from widgets.context_bar import ContextBar
@@ -22,6 +23,9 @@ class BaseScreen(Screen):
     destination: ClassVar[str] = ""
     # Actions that change something at the service: never offered read-only.
     WRITE_ACTIONS: ClassVar[frozenset[str]] = frozenset()
+
+    # esc first leaves a text field (so digits navigate again), then goes back.
+    BINDINGS = [Binding("escape", "leave_field_or_back", "Back", id="screen.back")]
 
     app: GiftdeskApp
 
@@ -37,6 +41,12 @@ class BaseScreen(Screen):
         if action in self.WRITE_ACTIONS and self.app.readonly:
             return None  # hidden from footer and palette, and not run
         return True
+
+    async def action_leave_field_or_back(self) -> None:
+        if isinstance(self.focused, (Input, TextArea)):
+            self.set_focus(None)
+        else:
+            await self.app.action_back()
 
     def accept_jump(self, argument: str) -> None:
         """Handle `:<destination> ARGUMENT`; screens that take one override this."""
