@@ -200,6 +200,10 @@ def build_client(profile: Profile, **client_options: Any) -> ServiceClient:
     from tui.api.client import ServiceClient
     from tui.config import resolve_secret
 
+    if "transport" not in client_options:
+        from tui.api.transport import ThreadedTransport  # a one-shot command need not load anyio
+
+        client_options["transport"] = ThreadedTransport()
     return ServiceClient(profile.base_url, profile.client_id, resolve_secret(profile), on_retry=_say_retry,
                          **client_options)
 
