@@ -15,8 +15,8 @@ import httpx
 
 
 class ThreadedTransport(httpx.AsyncBaseTransport):
-    def __init__(self, **transport_options) -> None:
-        self._blocking = httpx.HTTPTransport(**transport_options)
+    def __init__(self, blocking: httpx.BaseTransport | None = None) -> None:
+        self._blocking = blocking or httpx.HTTPTransport()
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         return await asyncio.to_thread(self._exchange, request)
@@ -24,12 +24,14 @@ class ThreadedTransport(httpx.AsyncBaseTransport):
     def _exchange(self, request: httpx.Request) -> httpx.Response:
         response = self._blocking.handle_request(request)
         try:
-            # Raw bytes, still content-encoded: the async client decodes them once, as usual.
-            body = b"".join(response.iter_raw())
+            body = response.read()  # decoded here, so the encoding headers no longer apply
         finally:
             response.close()
-        return httpx.Response(response.status_code, headers=response.headers, content=body,
-                              extensions={k: v for k, v in response.extensions.items() if k in ("http_version", "reason_phrase")})
+        headers = [(name, value) for name, value in response.headers.multi_items()
+                   if name.lower() not in ("content-encoding", "content-length", "transfer-encoding")]
+        extensions = {key: value for key, value in response.extensions.items()
+                      if key in ("http_version", "reason_phrase")}
+        return httpx.Response(response.status_code, headers=headers, content=body, extensions=extensions)
 
     async def aclose(self) -> None:
         self._blocking.close()
