@@ -291,14 +291,14 @@ async def test_c_copies_the_brand_id_then_the_product_id(sim):
         assert notifications(app)[-1] == "Copied the id of product Acme Books eGift: 102"
 
 
-async def test_enter_on_a_product_opens_a_test_order(sim):
+async def test_enter_on_a_product_opens_a_test_order_for_it(sim):
     app = app_on(sim)
-    opened = []
     async with app.run_test(size=SIZE) as pilot:
-        app.open_test_order = opened.append
         await settle(pilot)
-        await pilot.press("enter", "down", "enter")
-        assert [product.id for product in opened] == [102]
+        await pilot.press("enter", "down", "enter")  # into Acme Books' products, the eGift
+        await settle(pilot)
+        assert type(app.screen).__name__ == "TestOrderScreen"
+        assert app.screen.product.id == 102
 
 
 async def test_out_of_stock_and_read_only_offer_no_test_order(sim):

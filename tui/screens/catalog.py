@@ -415,13 +415,4 @@ class CatalogScreen(BaseScreen):
         if product.count == 0:
             self.notify(f"{product.name} is out of stock.", severity="warning")
             return
-        open_test_order = getattr(self.app, "open_test_order", None)
-        if open_test_order is not None:
-            open_test_order(product)
-            return
-        try:
-            from tui.screens.test_order import TestOrderScreen
-        except ImportError:
-            self.notify("Test orders are not available in this version.", severity="warning")
-            return
-        self.app.push_screen(TestOrderScreen(product=product))
+        self.app.open_test_order(product)
