@@ -130,8 +130,10 @@ class ListenerHub:
         secret = (await (await self.session.client()).get_notifications()).secret_key
         register_secret(secret)
         self._loop = asyncio.get_running_loop()
-        self.listener = await asyncio.to_thread(lambda: CallbackListener(secret).start())
+        # Kept before it starts: a cancelled start must still leave it to stop.
+        self.listener = CallbackListener(secret)
         self.listener.subscribe(self._from_listener_thread)
+        await asyncio.to_thread(self.listener.start)
         self._changed()
 
     async def stop(self) -> None:
@@ -154,6 +156,7 @@ class ListenerHub:
         row = CallbackRow(event)
         self.rows.append(row)
         if isinstance(event, CallbackAccepted):
+            self.app.notify(f"Callback #{event.sequence}: order {event.request_id} {event.status}.", title="Callback")
             self.app.run_worker(self._fetch_order(row), group="callback-orders", exit_on_error=False)
         else:
             self.app.notify(f"Callback #{event.sequence} rejected: {event.reason}. Nothing in it was used.",
@@ -380,8 +383,13 @@ class NotificationsScreen(BaseScreen):
             return
         self.query_one("#sandbox-url", Input).value = self.hub.listener.url
         self.query_one(TabbedContent).active = "config-tab"
-        self.query_one("#save", Button).focus()
-        self._say_state("Sandbox URL set to the listener's: save to use it.", "bold")
+        production = self.query_one("#production-url", Input)
+        if production.value.strip():
+            self.query_one("#save", Button).focus()
+            self._say_state("Sandbox URL set to the listener's: save to use it.", "bold")
+        else:  # with an empty production URL no callback is sent at all
+            production.focus()
+            self._say_state("Sandbox URL set to the listener's. Also set a production https URL, then save.", "bold")
 
     def show_listener(self) -> None:
         hub = self.hub
