@@ -90,9 +90,9 @@ class PayoutScreen(BaseScreen):
             with Horizontal(classes="field"):
                 yield Label("Wallet", classes="field-label")
                 yield RadioSet(*(RadioButton(name, id=f"wallet-{name}") for name in WALLETS), id="wallet", compact=True)
-            with Horizontal(classes="field"):
+            with Horizontal(classes="field", id="kind-row"):
                 yield Label("Recipient", classes="field-label")
-                yield RadioSet(*(RadioButton(label, id=f"kind-{kind}", value=kind == EMAIL) for kind, label in KIND_LABELS.items()), id="kind", compact=True)
+                yield _kind_set(None, EMAIL)
             with Horizontal(classes="field"):
                 yield Label("", classes="field-label")
                 yield Input(id="recipient", compact=True, placeholder=KIND_PLACEHOLDERS[EMAIL])
@@ -130,16 +130,6 @@ class PayoutScreen(BaseScreen):
             value=self.query_one("#recipient", Input).value,
         )
 
-    def _offer_kinds(self) -> None:
-        """Only the recipient kinds the chosen wallet takes (SPEC redeem rules 2-3)."""
-        offered = KINDS_BY_WALLET[self._pressed("#wallet")]
-        for kind in KIND_LABELS:
-            button = self.query_one(f"#kind-{kind}", RadioButton)
-            button.display = kind in offered
-            button.disabled = kind not in offered
-        if self._pressed("#kind") not in offered:
-            self.query_one(f"#kind-{EMAIL}", RadioButton).value = True
-
     def _refresh_form(self) -> None:
         """Validate as typed and set what may be done now."""
         self.form = self._read_form()
@@ -149,6 +139,7 @@ class PayoutScreen(BaseScreen):
         weblink_problem = self.form.weblink_problem()
         shown = self.query_one("#weblink-shown", Static)
         shown.update(Text(weblink_problem, style="italic") if weblink_problem else Text(mask_weblink(self.form.weblink.strip())))
+        self.query_one("#recipient", Input).placeholder = KIND_PLACEHOLDERS[self.form.kind]
         self._show_problem()
         redeem = self.query_one("#redeem", Button)
         redeem.label = "Retry, same recipient…" if self.flow.phase is Phase.RETRY_OFFERED else "Redeem…"
@@ -169,17 +160,18 @@ class PayoutScreen(BaseScreen):
         self._refresh_form()
 
     @on(Input.Changed, "#recipient")
+    @on(RadioSet.Changed, "#kind")
     def recipient_changed(self) -> None:
         self._refresh_form()
 
     @on(RadioSet.Changed, "#wallet")
-    def wallet_changed(self) -> None:
-        self._offer_kinds()
-        self._refresh_form()
-
-    @on(RadioSet.Changed, "#kind")
-    def kind_changed(self) -> None:
-        self.query_one("#recipient", Input).placeholder = KIND_PLACEHOLDERS[self._pressed("#kind") or EMAIL]
+    async def wallet_changed(self) -> None:
+        # A new set rather than pressing a button: RadioSet blocks button messages while
+        # this handler runs, so a pressed-by-code button would not register.
+        kinds = self.query_one("#kind", RadioSet)
+        pressed = self._pressed("#kind")
+        await kinds.remove()
+        await self.query_one("#kind-row").mount(_kind_set(self._pressed("#wallet"), pressed))
         self._refresh_form()
 
     @on(Input.Submitted, "#weblink")
@@ -439,6 +431,13 @@ class PayoutScreen(BaseScreen):
         if ids is not None:
             self.app.copy_to_clipboard(f"transactionId {ids[0]} payoutBatchId {ids[1]}")
             self.notify("Transaction and batch ids copied.")
+
+
+def _kind_set(wallet: str | None, pressed: str | None) -> RadioSet:
+    """The recipient kinds the wallet takes (SPEC redeem rules 2-3), keeping the pressed one if offered."""
+    offered = KINDS_BY_WALLET[wallet]
+    pressed = pressed if pressed in offered else EMAIL
+    return RadioSet(*(RadioButton(KIND_LABELS[kind], id=f"kind-{kind}", value=kind == pressed) for kind in offered), id="kind", compact=True)
 
 
 def _status_text(status: str | None) -> Text:
