@@ -570,3 +570,73 @@ async def test_a_network_failure_keeps_the_request_id_and_the_retry_resends_it(s
         assert app.screen.order.request_id == request_id
     assert sent == [request_id, request_id]
     assert [e.outcome.split(":")[0] for e in AuditLog().entries(action=TEST_ORDER)] == ["already exists", "not confirmed"]
+
+
+# --- snapshots ------------------------------------------------------------------------------
+# A fresh simulator per snapshot (ids and balances start afresh), its clock frozen,
+# fixed RequestIds and a fixed "last checked": nothing on screen depends on today.
+
+
+def showing(request_id: str, status: str):
+    async def run_before(pilot) -> None:
+        await open_order(pilot, request_id, status)
+        await pilot.pause(0.2)
+
+    return run_before
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)], ids=["80x24", "160x48"])
+def test_snapshot_partial_failure(snap_compare, sim_factory, frozen_sim_clock, size):
+    sim = sim_factory()
+    request_id = place(sim, (102, "10.00", 3), (502, "5.13", 1), request_id="SNAP-PARTIAL")
+    wait_final(sim, request_id)
+    assert snap_compare(app_on(sim), terminal_size=size, run_before=showing(request_id, "PartialFailed"))
+
+
+def test_snapshot_pending_with_a_paused_card(snap_compare, sim_factory, frozen_sim_clock):
+    sim = sim_factory(timing=LONG_PAUSE)
+    request_id = place(sim, (102, "10.00", 1), (102, "10.14", 1), request_id="SNAP-PAUSED")
+
+    async def run_before(pilot) -> None:
+        screen = await open_order(pilot, request_id)
+        await until(pilot, lambda: "Paused" in [c.status for c in screen.order.cards])
+        await select_card(pilot, screen, "Paused")
+
+    assert snap_compare(app_on(sim), terminal_size=SIZE, run_before=run_before)
+
+
+def test_snapshot_payout_card(snap_compare, sim_factory, frozen_sim_clock):
+    sim = sim_factory()
+    request_id = place(sim, (201, "25.00", 1), request_id="SNAP-PAYOUT")
+    wait_final(sim, request_id)
+    assert snap_compare(app_on(sim), terminal_size=SIZE, run_before=showing(request_id, "Succeeded"))
+
+
+def test_snapshot_unknown_request_id(snap_compare, sim):
+    async def run_before(pilot) -> None:
+        await pilot.app.navigate("order", "NO-SUCH-ORDER")
+        await until(pilot, lambda: "No order" in static_text(pilot.app.screen, "#order-message"))
+        pilot.app.clear_notifications()
+        await pilot.pause()
+
+    assert snap_compare(app_on(sim), terminal_size=SIZE, run_before=run_before)
+
+
+def test_snapshot_production_confirmation(snap_compare, sim_factory):
+    async def run_before(pilot) -> None:
+        form = await open_form(pilot, product_102(), request_id="SNAP-PROD-0001")
+        await fill(pilot, form, face_value="25", quantity="2")
+        await press_place(pilot)
+        await until(pilot, lambda: isinstance(pilot.app.screen, ConfirmScreen))
+
+    assert snap_compare(app_on(sim_factory(), profile="demo-production"), terminal_size=SIZE, run_before=run_before)
+
+
+def test_snapshot_test_order_form(snap_compare, sim_factory):
+    async def run_before(pilot) -> None:
+        form = await open_form(pilot, product_102(), request_id="SNAP-FORM-0001")
+        await fill(pilot, form, face_value="4")
+        await press_place(pilot)
+        await until(pilot, lambda: "between 5 and 500" in str(form.query_one("#test-order-problem").render()))
+
+    assert snap_compare(app_on(sim_factory()), terminal_size=SIZE, run_before=run_before)

@@ -26,7 +26,7 @@ class MaskedValue(Static):
     MaskedValue.-revealed { text-style: bold; color: $warning; }
     """
 
-    revealed: reactive[bool] = reactive(False)
+    revealed: reactive[bool] = reactive(False, layout=True)  # clear and masked differ in width
 
     def __init__(self, *, mask: Callable[[str], str] = _fully_masked, empty: str = "—", **kwargs) -> None:
         super().__init__(**kwargs)
@@ -47,7 +47,7 @@ class MaskedValue(Static):
         if empty is not None:
             self._empty = empty
         self.revealed = False
-        self.refresh()
+        self.refresh(layout=True)
 
     def reveal(self) -> None:
         self.revealed = self.has_value

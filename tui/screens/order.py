@@ -33,6 +33,9 @@ from widgets.masked import MaskedValue
 from widgets.money import format_amount
 from widgets.status_badge import status_text
 
+ITEM_COLUMNS = ("#", "Product", "Face value", "Qty", "Country", "Currency")
+CARD_COLUMNS = ("", "Serial", "Status", "Code", "PIN", "Expires", "Product")
+
 # When "last checked" was; tests replace it so snapshots show a fixed time.
 clock = datetime.now
 
@@ -95,8 +98,6 @@ class OrderScreen(BaseScreen):
             yield DataTable(id="recent-orders", cursor_type="row")
 
     def on_mount(self) -> None:
-        self.query_one("#order-items", DataTable).add_columns("#", "Product", "Face value", "Qty", "Country", "Currency")
-        self.query_one("#order-cards", DataTable).add_columns("", "Serial", "Status", "Code", "PIN", "Expires", "Product")
         self.query_one("#recent-orders", DataTable).add_columns("RequestId", "Status at last look", "Last look")
         self._show_recent()
 
@@ -183,7 +184,8 @@ class OrderScreen(BaseScreen):
         if delay is None:
             delay = self.backoff.delay(self._unchanged_looks)
             checked = f"{self.last_checked:%H:%M:%S}" if self.last_checked else "never"
-            self._show_checked(f"Not final. Last checked {checked}; next check in {delay:.0f} s.")
+            soon = f"{delay:.0f} s" if delay >= 1 else "under a second"
+            self._show_checked(f"Not final. Last checked {checked}; next check in {soon}.")
         if not self._suspended:  # a hidden screen does not poll; resuming looks at once
             self._timer = self.set_timer(delay, self._look)
 
@@ -228,12 +230,14 @@ class OrderScreen(BaseScreen):
         summary.set_class(bool(order and any(needs_attention(card.status) for card in order.cards)), "-attention")
         if order is None:
             self._show_checked("")
+        self.query("#order-items, #order-cards").set(display=order is not None)
         self._fill_items(order)
         self._fill_cards(order)
 
     def _fill_items(self, order: Order | None) -> None:
         table = self.query_one("#order-items", DataTable)
-        table.clear()
+        table.clear(columns=True)
+        table.add_columns(*ITEM_COLUMNS)
         for number, item in enumerate(order.items if order else [], start=1):
             currency = item.currency_code or ""
             table.add_row(str(number), str(item.product_id), format_amount(item.product_face_value, currency or "USD"),
@@ -242,7 +246,9 @@ class OrderScreen(BaseScreen):
     def _fill_cards(self, order: Order | None) -> None:
         table = self.query_one("#order-cards", DataTable)
         row = table.cursor_row
-        table.clear()
+        # Columns afresh each time: widths fit what is shown now, not the widest status ever seen.
+        table.clear(columns=True)
+        table.add_columns(*CARD_COLUMNS)
         self._cards = {}
         for item in order.items if order else []:
             for card in item.cards:
