@@ -242,7 +242,7 @@ async def test_place_order_callback_arrives_and_order_is_shown_final(own_sim, de
         await until(pilot, lambda: any(row[1] == request_id and row[3] == "Succeeded" for row in callback_rows(screen)))
         rows = callback_rows(screen)
         [good] = [row for row in rows if row[1] == request_id]
-        assert good[2:] == ["✓ Succeeded", "Succeeded", "2 cards: 2 Sold"]  # the simulator says "succeeded"
+        assert good[2:] == ["✓ Succeeded", "Succeeded", "2 of 2 cards sold"]  # the simulator says "succeeded"
         [forged] = [row for row in rows if "secret mismatch" in row[1]]
         assert "forged" not in " ".join(forged)
     with pytest.raises(httpx.TransportError):  # the app stopped the listener on exit

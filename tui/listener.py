@@ -37,7 +37,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from tui.api.models import CallbackPayload, Order
+from tui.api.models import CallbackPayload
 from tui.api.statuses import ORDER_STATUS_MEANING, is_order_final
 
 log = logging.getLogger("giftdesk.listener")
@@ -92,16 +92,6 @@ def secret_matches(received: object, expected: str) -> bool:
     if not isinstance(received, str):
         return False
     return hmac.compare_digest(received.encode("utf-8"), expected.encode("utf-8"))
-
-
-def cards_summary(order: Order) -> str:
-    """"3 cards: 2 Sold, 1 Failed": the order's final state at a glance, no codes."""
-    counts: dict[str, int] = {}
-    for card in order.cards:
-        counts[card.status] = counts.get(card.status, 0) + 1
-    total = sum(counts.values())
-    by_status = ", ".join(f"{count} {status}" for status, count in counts.items())
-    return f"{total} card{'s' if total != 1 else ''}" + (f": {by_status}" if by_status else "")
 
 
 class Malformed(Exception):

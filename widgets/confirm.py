@@ -43,7 +43,7 @@ class ConfirmScreen(ModalScreen[bool]):
             yield Static("\n".join(self.summary), id="summary")
             if self.typed_phrase is not None:
                 yield Label(f"Type [b]{self.typed_phrase}[/b] to confirm:")
-                yield Input(id="phrase", placeholder=self.typed_phrase)
+                yield Input(id="phrase", placeholder="type the phrase above")
             with Horizontal(id="buttons"):
                 yield Button("Cancel", id="cancel")
                 yield Button(self.confirm_label, id="confirm", variant="error" if self.typed_phrase else "primary", disabled=self.typed_phrase is not None)

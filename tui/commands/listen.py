@@ -93,7 +93,7 @@ async def _show_events(session: Session, events: asyncio.Queue) -> None:
 async def _show_order(session: Session, event) -> None:
     """Get order is the source of truth (SPEC Events rule 4); a failure is shown and listening goes on."""
     from tui.api.errors import ServiceError
-    from tui.listener import cards_summary
+    from tui.order_watch import card_summary
 
     record = {"sequence": event.sequence, "verified": True, "requestId": event.request_id,
               "callbackStatus": event.status}
@@ -103,7 +103,7 @@ async def _show_order(session: Session, event) -> None:
         say(f"warning: could not fetch order {event.request_id}: {error}")
         _emit(session.options, {**record, "error": str(error)})
         return
-    summary = cards_summary(order)
+    summary = card_summary(card.status for card in order.cards)
     if session.options.json:
         emit_json({**record, "orderStatus": order.status, "cards": summary, "total": order.total,
                    "errorMessage": order.error_message})

@@ -31,7 +31,8 @@ import styles
 from tui.api.errors import ServiceError
 from tui.api.models import NotificationConfig, Order
 from tui.api.redact import mask_secret, register_secret
-from tui.listener import CallbackAccepted, CallbackListener, ListenerEvent, cards_summary
+from tui.listener import CallbackAccepted, CallbackListener, ListenerEvent
+from tui.order_watch import card_summary
 from tui.screens.base import BaseScreen
 from tui.storage import NOTIFICATION_CHANGE, AuditLog
 from widgets.confirm import ConfirmScreen
@@ -195,7 +196,7 @@ def row_cells(row: CallbackRow) -> tuple:
     elif row.order is None:
         order_cell, cards = Text("fetching…", style="dim"), ""
     else:
-        order_cell, cards = status_text(row.order.status), cards_summary(row.order)
+        order_cell, cards = status_text(row.order.status), card_summary(card.status for card in row.order.cards)
     callback = Text.assemble(("✓ ", "green"), status_text(event.status))
     return (str(event.sequence), event.request_id, callback, order_cell, cards)
 
