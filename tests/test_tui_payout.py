@@ -14,6 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 from textual.widgets import Button, Input, Static
+from textual.widgets.input import Selection
 
 from apps import app_on
 from spec_cases import PAYOUT_CASES, PAYPAL, VENMO, PayoutCase
@@ -111,9 +112,10 @@ async def fill(pilot, screen: PayoutScreen, wallet: str | None, kind: str = "ema
     recipient = screen.query_one("#recipient", Input)
     if typed and value:
         # The last keystroke typed for real (typing every character is slow under load).
-        recipient.value = value[:-1]
         recipient.focus()
-        recipient.cursor_position = len(recipient.value)
+        await pilot.pause()
+        recipient.value = value[:-1]
+        recipient.selection = Selection.cursor(len(recipient.value))  # focus selected the old text
         await pilot.press(value[-1])
     else:
         recipient.value = value
