@@ -148,6 +148,10 @@ class PayoutScreen(BaseScreen):
 
     def _show_problem(self) -> None:
         problem = self.query_one("#problem", Static)
+        if self.flow.form_locked:
+            problem.set_class(False, "-invalid")
+            problem.update(Text("Locked: the attempt in doubt is settled first; a retry reuses it as it was.", style="italic"))
+            return
         text = self.form.recipient_problem()
         problem.set_class(text is not None, "-invalid")
         problem.update(Text(text) if text else Text("✓ Ready to redeem" if self.form.is_valid else ""))
@@ -324,7 +328,7 @@ class PayoutScreen(BaseScreen):
             self.last_check = self.clock.wall()
             if in_doubt:
                 self.flow.checked(payout_exists=False)
-                self._show(Text("No payout recorded", style="bold"), advice="The earlier submit did not reach the wallet provider. Retry with the same recipient: r.", detail=error.message)
+                self._show(Text("No payout recorded", style="bold"), advice="The earlier submit made no payout. Retry with the same recipient: r.", detail=error.message)
             else:
                 self._show(Text("No payout found", style="bold"), advice="Nothing redeemed yet for this weblink, or it belongs to another client or environment.", detail=error.message)
             self._refresh_form()

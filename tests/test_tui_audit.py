@@ -1,0 +1,103 @@
+"""The Audit screen: the log newest first, `/` filters, the highlighted entry in full (issue 7)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from textual.widgets import DataTable, Static
+
+from apps import app_on
+from tui.screens.audit import AuditScreen
+from widgets.filter_bar import RowFilter
+
+SIZE = (80, 24)
+
+# Written as the AuditLog stores them (masked), with fixed times for the snapshot.
+ENTRIES = [
+    {"time": "2026-03-01T09:15:02+00:00", "profile": "demo-sandbox", "environment": "sandbox", "action": "redeem", "subject": "https://payouts.sim.giftdesk.test/redeem/****9A2M", "outcome": "completed", "wallet": "PayPal", "recipient": "a****@****.com", "detail": "HTTP 200; transactionId SIMTX-1; payoutBatchId SIMBATCH-1"},
+    {"time": "2026-03-01T09:16:40+00:00", "profile": "demo-sandbox", "environment": "sandbox", "action": "redeem", "subject": "https://payouts.sim.giftdesk.test/redeem/****9A2M", "outcome": "refused: Recipient ID does not match", "wallet": "PayPal", "recipient": "b****@****.com", "detail": "An earlier attempt used a different recipient: re-submit with that recipient."},
+    {"time": "2026-03-01T10:02:11+00:00", "profile": "demo-production", "environment": "production", "action": "test-order", "subject": "6f1c0a55-order", "outcome": "placed"},
+    {"time": "2026-03-01T10:05:59+00:00", "profile": "demo-production", "environment": "production", "action": "redeem", "subject": "https://payouts.sim.giftdesk.test/redeem/****Q7xw", "outcome": "unknown: POST /api/Integration/v2/payout/redeem/****Q7xw: timed out", "wallet": "Venmo", "recipient": "+****0001", "detail": "status checked before any retry"},
+]
+
+
+@pytest.fixture(autouse=True)
+def audit_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    for name, sub in (("GIFTDESK_CONFIG", "config.toml"), ("GIFTDESK_DATA_DIR", "data"), ("GIFTDESK_LOG_DIR", "log")):
+        monkeypatch.setenv(name, str(tmp_path / sub))
+    path = tmp_path / "data" / "audit.jsonl"
+    path.parent.mkdir()
+    path.write_text("".join(json.dumps(entry) + "\n" for entry in ENTRIES))
+    return path
+
+
+async def open_audit(app, pilot) -> AuditScreen:
+    await app.navigate("audit")
+    await pilot.pause(0.2)
+    assert isinstance(app.screen, AuditScreen)
+    return app.screen
+
+
+def rows(screen: AuditScreen) -> list[str]:
+    table = screen.query_one(DataTable)
+    return [str(table.get_row_at(index)[3]) for index in range(table.row_count)]  # the outcome column
+
+
+async def test_lists_newest_first_and_shows_the_highlighted_entry_in_full(sim):
+    app = app_on(sim)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_audit(app, pilot)
+        assert rows(screen) == [entry["outcome"] for entry in reversed(ENTRIES)]
+        detail = str(screen.query_one("#audit-detail", Static).render())
+        assert "timed out" in detail and "status checked before any retry" in detail and "production" in detail
+        await pilot.press("down")
+        assert "placed" in str(screen.query_one("#audit-detail", Static).render())
+
+
+async def test_slash_filters_on_any_field_and_escape_clears(sim):
+    app = app_on(sim)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_audit(app, pilot)
+        await pilot.press("slash", *"venmo")
+        assert rows(screen) == [ENTRIES[3]["outcome"]]
+        assert "1 of 4" in str(screen.query_one("#audit-summary", Static).render())
+        screen.query_one(RowFilter).value = "REFUSED"
+        await pilot.pause()
+        assert rows(screen) == [ENTRIES[1]["outcome"]]
+        await pilot.press("escape")
+        assert len(rows(screen)) == 4 and screen.query_one(DataTable).has_focus
+        assert app.screen is screen  # escape closed the filter, it did not leave the screen
+
+
+async def test_new_entries_show_on_the_next_visit(sim, audit_file):
+    app = app_on(sim)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_audit(app, pilot)
+        await app.navigate("help")
+        with audit_file.open("a") as log:
+            log.write(json.dumps({**ENTRIES[0], "time": "2026-03-02T08:00:00+00:00", "outcome": "completed (existing payout)"}) + "\n")
+        await pilot.press("escape")
+        await pilot.pause(0.2)
+        assert rows(screen)[0] == "completed (existing payout)"
+
+
+async def test_an_empty_log_says_what_is_recorded(sim, audit_file):
+    audit_file.unlink()
+    app = app_on(sim)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_audit(app, pilot)
+        assert "No audit entries yet" in str(screen.query_one("#audit-summary", Static).render())
+
+
+def test_snapshot_audit(sim, snap_compare, audit_file):
+    app = app_on(sim)
+
+    async def run_before(pilot) -> None:
+        screen = await open_audit(app, pilot)
+        # Filtered, the summary counts matches instead of naming the log's (tmp) path.
+        await pilot.press("slash", *"redeem", "enter")
+        assert len(rows(screen)) == 3
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
