@@ -100,7 +100,7 @@ def giftdesk(sim: SimulatorServer, page_size: int) -> Subject:
 
 def shown_catalog_page(app: App) -> int:
     screen = app.screen
-    return screen.page.index if getattr(screen, "brands", None) else -1
+    return screen.pager.state.index if getattr(screen, "brands", None) else -1
 
 
 def bare(sim: SimulatorServer, page_size: int) -> Subject:

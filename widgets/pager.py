@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal
@@ -52,12 +53,11 @@ def parse_page_number(text: str, pages: int) -> int | str:
 
 
 class Pager(Horizontal):
-    """One line: the page status, a note (e.g. "prices in EUR"), and a go-to box."""
+    """One line: the page status and a note (e.g. "prices in EUR"), then a go-to box."""
 
     DEFAULT_CSS = """
     Pager { height: 1; width: 100%; }
-    Pager #pager-status { width: auto; text-style: bold; padding: 0 1; }
-    Pager #pager-note { width: 1fr; color: $text-accent; }
+    Pager #pager-status { width: 1fr; padding: 0 1; }
     Pager #pager-go { width: auto; color: $text-muted; }
     Pager #pager-jump { width: 9; }
     Pager #pager-error { width: auto; color: $error; padding: 0 1; }
@@ -70,7 +70,7 @@ class Pager(Horizontal):
 
     state: reactive[PageState] = reactive(PageState, init=False)
     note: reactive[str] = reactive("", init=False)
-    loading: reactive[bool] = reactive(False, init=False)
+    busy: reactive[bool] = reactive(False, init=False)  # not `loading`: that is Widget's overlay
 
     def __init__(self, noun: str, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -78,26 +78,30 @@ class Pager(Horizontal):
 
     def compose(self) -> ComposeResult:
         yield Static(self._status(), id="pager-status")
-        yield Label("", id="pager-note")
         yield Label("g: go to page ", id="pager-go")
         yield Input(placeholder=self._range(), id="pager-jump", compact=True, max_length=7)
         yield Label("", id="pager-error")
 
-    def _status(self) -> str:
-        return f"{self.state.describe(self.noun)}{' · loading…' if self.loading else ''}"
+    def _status(self) -> Text:
+        status = Text(self.state.describe(self.noun), style="bold")
+        if self.busy:
+            status.append(" · loading…")
+        if self.note:
+            status.append(f"   {self.note}", style="italic")
+        return status
+
+    def _show_status(self) -> None:
+        # A fixed-width box: no layout pass (a whole-screen reflow) per page.
+        self.query_one("#pager-status", Static).update(self._status(), layout=False)
 
     def _range(self) -> str:
         return f"1–{self.state.pages}"
 
     def watch_state(self) -> None:
-        self.query_one("#pager-status", Static).update(self._status())
+        self._show_status()
         self.query_one("#pager-jump", Input).placeholder = self._range()
 
-    def watch_loading(self) -> None:
-        self.query_one("#pager-status", Static).update(self._status())
-
-    def watch_note(self, note: str) -> None:
-        self.query_one("#pager-note", Label).update(note)
+    watch_busy = watch_note = _show_status
 
     def focus_jump(self) -> None:
         self.query_one("#pager-jump", Input).focus()

@@ -41,7 +41,9 @@ CATALOG_FILTERS = (
     FilterField("page_size", "Per page", str(DEFAULT_PAGE_SIZE), 5, (int_between(1, MAX_PAGE_SIZE),)),
 )
 
-BRAND_COLUMNS = ("Brand", "Ctry", "Cur", "Products", "Price", "Stock")
+# Fixed widths: a new page then only repaints the table, with no layout pass
+# (a whole-screen reflow); the detail pane holds the full name.
+BRAND_COLUMNS = (("Brand", 18), ("Ctry", 4), ("Cur", 3), ("Prods", 5), ("Price", 18), ("Stock", 17))
 PRODUCT_COLUMNS = ("Id", "Product", "Face value", "Client price", "Stock", "Modified")
 TEXT_SECTIONS = (
     ("description", "Description"),
@@ -211,8 +213,10 @@ class CatalogScreen(BaseScreen):
                     yield Static("", id=f"detail-{attribute}", classes="detail-section")
 
     def on_mount(self) -> None:
-        refill(self.query_one("#brands", DataTable), BRAND_COLUMNS, ())
-        self.query_one("#brands", DataTable).focus()
+        table = self.query_one("#brands", DataTable)
+        for label, width in BRAND_COLUMNS:
+            table.add_column(label, width=width)
+        table.focus()
         self.reload()
 
     @property
@@ -223,7 +227,7 @@ class CatalogScreen(BaseScreen):
 
     def reload(self) -> None:
         """Ask for what the current version, filters and page say."""
-        self.pager.loading = True
+        self.pager.busy = True
         if self.version == 1:
             self.fetch_v1()
         else:
@@ -244,14 +248,14 @@ class CatalogScreen(BaseScreen):
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         # BaseScreen's handler runs too (Textual calls each class's) and reports the error.
         if event.worker.group == "catalog" and event.state == WorkerState.ERROR:
-            self.pager.loading = False
+            self.pager.busy = False
             self.query_one("#detail-title", Static).update(Text("The catalog could not be loaded: r tries again.", style="italic"))
 
     # --- showing a page ---------------------------------------------------------------
 
     def show_page(self, page: PageState, brands: list[Brand]) -> None:
         self.page, self.brands = page, brands
-        self.pager.state, self.pager.loading = page, False
+        self.pager.state, self.pager.busy = page, False
         self.fill_brand_table()
 
     def show_v1_page(self, page: PageState) -> None:
@@ -262,19 +266,26 @@ class CatalogScreen(BaseScreen):
     def fill_brand_table(self) -> None:
         needle = self.query_one(RowFilter).value
         self.shown = [brand for brand in self.brands if row_matches(brand, needle)]
-        refill(self.query_one("#brands", DataTable), BRAND_COLUMNS, (brand_row(brand) for brand in self.shown))
-        self.show_detail(self.shown[0] if self.shown else None)
+        table = self.query_one("#brands", DataTable)
+        table.clear()
+        table.add_rows(brand_row(brand) for brand in self.shown)
+        # The rows are drawn first; the detail pane (which changes sizes, so
+        # costs a layout pass) follows a frame later.
+        self.call_after_refresh(self.show_cursor_brand)
 
     @on(DataTable.RowHighlighted, "#brands")
-    def brand_highlighted(self, event: DataTable.RowHighlighted) -> None:
-        if 0 <= event.cursor_row < len(self.shown) and self.shown[event.cursor_row] is not self.detail:
-            self.show_detail(self.shown[event.cursor_row])
+    def show_cursor_brand(self) -> None:
+        row = self.query_one("#brands", DataTable).cursor_row
+        brand = self.shown[row] if 0 <= row < len(self.shown) else None
+        if brand is None or brand is not self.detail:
+            self.show_detail(brand)
 
     def show_detail(self, brand: Brand | None) -> None:
         self.detail = brand
         products = self.query_one("#products", DataTable)
         products.display = bool(brand and brand.products)
-        self.query_one("#detail-title", Static).update(self._detail_title(brand))
+        # One line, fixed height: no whole-screen layout pass for it.
+        self.query_one("#detail-title", Static).update(self._detail_title(brand), layout=False)
         if brand is None:
             products.clear()
             self._show_sections({})
@@ -290,7 +301,7 @@ class CatalogScreen(BaseScreen):
         title = Text(brand.name, style="bold")
         title.append(f"  id {brand.internal_id} · {brand.country_code} · face values in {brand.currency_code}", style="dim")
         if not brand.products:
-            title.append("\nNo products.", style="italic")
+            title.append(" · no products", style="italic")
         return title
 
     def _show_sections(self, texts: dict[str, str | None]) -> None:
@@ -300,8 +311,9 @@ class CatalogScreen(BaseScreen):
             section = self.query_one(f"#detail-{attribute}", Static)
             text = (texts.get(attribute) or "").strip()
             section.display = bool(text)
-            if text:
-                section.update(Text.assemble((f"{title}\n", "bold"), text))
+            shown = Text.assemble((f"{title}\n", "bold"), text)
+            if text and section.content != shown:  # neighbours often share texts: skip a layout pass
+                section.update(shown)
 
     # --- filters and paging ------------------------------------------------------------
 
@@ -310,7 +322,7 @@ class CatalogScreen(BaseScreen):
         self.filters = event.values
         self.page = PageState(0, int(event.values.get("page_size", DEFAULT_PAGE_SIZE)), self.page.count)
         target = self.filters.get("target_currency")
-        self.pager.note = f"prices in {target.upper()} (target currency)" if target else ""
+        self.pager.note = f"prices in {target.upper()}" if target else ""
         self.query_one("#brands", DataTable).focus()
         self.reload()
 
