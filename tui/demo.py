@@ -1,7 +1,8 @@
 """`giftdesk --demo`: the simulator in a background thread and two demo profiles on it.
 
-The simulator starts while the first frame draws (the catalog's first request
-waits for it), so the demo opens as fast as the app does. Demo profiles hold
+The simulator is imported, built and started in its own thread while the
+first frame draws (the catalog's first request waits for it), so the demo
+opens as fast as the app does: Starlette and uvicorn never load on the main thread. Demo profiles hold
 their secrets in memory only; the config file is never touched. No Textual.
 """
 
@@ -11,7 +12,13 @@ import asyncio
 import socket
 import threading
 
-from tui.config import Profile, demo_profile
+from typing import TYPE_CHECKING
+
+from tui.config import demo_profile
+
+if TYPE_CHECKING:
+    from tui.config import Profile
+    from tui.simulator import SimulatorServer
 
 # The demo credentials giftdesk opens with, by the simulator's names.
 _DEMO_PROFILES = {"demo-sandbox": "acme-sandbox", "demo-production": "acme-production"}
@@ -27,10 +34,8 @@ class DemoBackend:
     default_profile_name = "demo-sandbox"
 
     def __init__(self, port: int) -> None:
-        from tui.simulator import SimulatorServer, SimulatorSettings
-
         self.port = port
-        self.server = SimulatorServer(SimulatorSettings(port=port, timing="fast"))
+        self.server: SimulatorServer | None = None  # built in the simulator's thread
         self._ready = threading.Event()
         self._error: BaseException | None = None
 
@@ -42,6 +47,9 @@ class DemoBackend:
 
     def _run(self) -> None:
         try:
+            from tui.simulator import SimulatorServer, SimulatorSettings
+
+            self.server = SimulatorServer(SimulatorSettings(port=self.port, timing="fast"))
             self.server.start()
         except BaseException as error:  # reported to whoever waits for the server
             self._error = error
@@ -59,7 +67,7 @@ class DemoBackend:
             raise RuntimeError(f"the demo simulator did not start: {self._error}")
 
     def profiles(self) -> dict[str, Profile]:
-        from tui.simulator import DEMO_CREDENTIALS
+        from tui.simulator.credentials import DEMO_CREDENTIALS
 
         by_name = {credential.name: credential for credential in DEMO_CREDENTIALS}
         return {
@@ -75,4 +83,5 @@ class DemoBackend:
 
     def stop(self) -> None:
         self._ready.wait(timeout=10)
-        self.server.stop()
+        if self.server is not None:
+            self.server.stop()

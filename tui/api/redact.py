@@ -9,8 +9,10 @@ from __future__ import annotations
 import logging
 import re
 import threading
+from typing import TYPE_CHECKING
 
-from pydantic import SecretStr
+if TYPE_CHECKING:  # pydantic is not loaded for this: `giftdesk --demo` imports it on start
+    from pydantic import SecretStr
 
 MASK = "****"
 _MIN_REGISTERED = 4  # shorter values would mask ordinary words
@@ -21,7 +23,7 @@ _registered_lock = threading.Lock()
 
 def register_secret(value: str | SecretStr | None) -> None:
     """Remember a secret so that mask_text and the log filter hide it wherever it appears."""
-    text = value.get_secret_value() if isinstance(value, SecretStr) else value
+    text = value.get_secret_value() if hasattr(value, "get_secret_value") else value
     if text and len(text) >= _MIN_REGISTERED:
         with _registered_lock:
             _registered.add(text)

@@ -1,0 +1,64 @@
+"""Figure 1: launching `giftdesk --demo` to its first catalog rows on screen,
+against a bare Textual app (Header, DataTable, Footer) showing its first row.
+
+    .venv/bin/python -m bench.demo_launch [--quick] [--runs N]
+
+Both are measured the same way: a fresh interpreter per launch, from spawning
+it to the moment it reports the first frame drawn after a DataTable rendered
+rows; the parent reads that report from a pipe and the child exits at once.
+Both run Textual's headless driver (TEXTUAL_DRIVER), so no terminal is needed
+and neither pays for drawing to one. giftdesk starts through its real entry
+point (`tui.cli.main(["--demo"])`): simulator, client, first request and all.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import time
+
+from bench.common import Figure, ROOT, interleaved, load_average, median, module_command, private_dirs
+from bench.first_rows import SHOWN, SUBJECTS
+
+HEADLESS = "textual.drivers.headless_driver:HeadlessDriver"
+TARGET = 1.5  # issue 9
+
+
+def launch(subject: str) -> float:
+    """Seconds from spawn to the child's report of its first rows on screen."""
+    env = {**os.environ, "TEXTUAL_DRIVER": HEADLESS}
+    start = time.perf_counter()
+    child = subprocess.Popen(module_command("bench.first_rows", subject), cwd=ROOT, env=env,
+                             stdout=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    line = child.stdout.readline()
+    shown = time.perf_counter()
+    child.wait(timeout=30)
+    if line != SHOWN:
+        raise RuntimeError(f"{subject}: the launch did not report its first rows (exit {child.returncode})")
+    return shown - start
+
+
+def figures(quick: bool = False, runs: int | None = None) -> list[Figure]:
+    runs = runs or (3 if quick else 9)
+    with private_dirs():
+        launch("giftdesk")  # warm the file cache (and .pyc files) once for both
+        launch("bare")
+        times = interleaved(runs, {subject: (lambda s=subject: launch(s)) for subject in SUBJECTS})
+    ours, bare = (median(times[s]) * 1000 for s in SUBJECTS)
+    return [Figure(1, f"launch `giftdesk --demo` to first catalog rows (median of {runs})", ours,
+                   bare, "bare Textual app", "ms", TARGET)]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer launches")
+    parser.add_argument("--runs", type=int)
+    args = parser.parse_args()
+    print(load_average())
+    for figure in figures(args.quick, args.runs):
+        print(figure.line())
+
+
+if __name__ == "__main__":
+    main()
