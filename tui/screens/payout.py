@@ -142,7 +142,7 @@ class PayoutScreen(BaseScreen):
         self.query_one("#recipient", Input).placeholder = KIND_PLACEHOLDERS[self.form.kind]
         self._show_problem()
         redeem = self.query_one("#redeem", Button)
-        redeem.label = "Retry, same recipient…" if self.flow.phase is Phase.RETRY_OFFERED else "Redeem…"
+        redeem.label = "Retry…" if self.flow.phase is Phase.RETRY_OFFERED else "Redeem…"
         redeem.disabled = self.app.readonly or not self.flow.can_submit(self.form)
         self.refresh_bindings()
 
@@ -150,7 +150,7 @@ class PayoutScreen(BaseScreen):
         problem = self.query_one("#problem", Static)
         if self.flow.form_locked:
             problem.set_class(False, "-invalid")
-            problem.update(Text("Locked: the attempt in doubt is settled first; a retry reuses it as it was.", style="italic"))
+            problem.update(Text("Locked: a retry reuses the earlier attempt exactly.", style="italic"))
             return
         text = self.form.recipient_problem()
         problem.set_class(text is not None, "-invalid")
