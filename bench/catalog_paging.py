@@ -1,10 +1,10 @@
-"""Catalog screen paging: keypress "next page" -> new rows drawn, and memory while paging.
+"""Figures 3 and 4: catalog "next page", keypress to rows drawn (p50, p95), and peak memory while paging.
 
-    .venv/bin/python bench/catalog_paging.py [--brands 20000] [--pages 100] [--page-size 50]
+    .venv/bin/python -m bench.catalog_paging [--quick] [--brands 22000] [--pages 100] [--page-size 50]
 
-The simulator (20,000 brands, ~100,000 products) runs in this process on
-loopback; each app runs headless under Pilot at 160x48. Figures only, no
-pass/fail (issue 5 asks for p95 <= 40 ms and memory bounded while paging).
+The simulator (22,000 brands, about 100,000 products) runs in this process on
+loopback; each app runs headless under Pilot at 160x48. Targets (issue 9):
+p95 at most 40 ms; peak memory at most 1.5x the bare app's.
 
 Latency: from the key event handed to the app (as the terminal driver does)
 until the first frame composed after the new page's rows are in the table. Memory: tracemalloc (a separate
@@ -18,64 +18,27 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
-import statistics
 import sys
-import tempfile
 import time
 import tracemalloc
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
-from textual import events, work
-from textual.app import App, ComposeResult
-from textual.widgets import DataTable, Footer, Header
+from textual import events
+from textual.app import App
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # tests/apps.py
+from bench.bare_app import BareApp
+from bench.common import ROOT, SCALE_BRANDS, Figure, load_average, median, p95, private_dirs
+
+sys.path.insert(0, str(ROOT / "tests"))  # tests/apps.py
 
 from apps import app_on  # noqa: E402
-from tui.api.client import ServiceClient  # noqa: E402
-from tui.api.models import CatalogQuery  # noqa: E402
-from tui.simulator import SimulatorServer, SimulatorSettings, demo_credential  # noqa: E402
+from tui.simulator import SimulatorServer, SimulatorSettings  # noqa: E402
 from widgets.filter_bar import FilterBar  # noqa: E402
 
 SIZE = (160, 48)
-
-
-class BareApp(App[None]):
-    """The least a paged brand table can be: the yardstick."""
-
-    BINDINGS = [("n", "next_page", "Next page")]
-
-    def __init__(self, base_url: str, page_size: int) -> None:
-        super().__init__()
-        credential = demo_credential("acme-sandbox")
-        self.client = ServiceClient(base_url, credential.client_id, credential.client_secret)
-        self.page_size = page_size
-        self.wanted = 0
-        self.shown = -1
-
-    def compose(self) -> ComposeResult:
-        yield Header()
-        yield DataTable(cursor_type="row")
-        yield Footer()
-
-    def on_mount(self) -> None:
-        self.query_one(DataTable).add_columns("Brand", "Country", "Currency", "Products")
-        self.load(0)
-
-    def action_next_page(self) -> None:
-        self.wanted += 1
-        self.load(self.wanted)
-
-    @work(exclusive=True)
-    async def load(self, index: int) -> None:
-        page = await self.client.catalog(CatalogQuery(page_size=self.page_size, page_index=index))
-        table = self.query_one(DataTable)
-        table.clear()
-        table.add_rows((b.name, b.country_code, b.currency_code, str(len(b.products))) for b in page.items)
-        self.shown = index
+P95_TARGET_MS = 40.0
+MEMORY_TARGET = 1.5
 
 
 @dataclass
@@ -193,40 +156,38 @@ async def memory(subject: Subject, pages: int) -> dict[str, float]:
     return figures
 
 
-def p95(values: list[float]) -> float:
-    ordered = sorted(values)
-    return ordered[max(0, int(len(ordered) * 0.95) - 1)]
+def figures(quick: bool = False, brands: int = SCALE_BRANDS, pages: int | None = None, page_size: int = 50) -> list[Figure]:
+    pages = pages or (30 if quick else 100)
+    with private_dirs(), SimulatorServer(SimulatorSettings(brands=brands)) as sim:
+        products = len(sim.state.catalog.product_by_id)
+        subjects = [giftdesk(sim, page_size), bare(sim, page_size)]
+        timing = {s.name: asyncio.run(latencies(s, pages)) for s in subjects}
+        memory_use = {s.name: asyncio.run(memory(s, pages)) for s in subjects}
+    (ours, yardstick), (ours_mem, bare_mem) = timing.values(), memory_use.values()
+    for name, figures_ in memory_use.items():
+        print(f"  {name:<17} memory over the first page: peak {figures_['peak'] / 1e6:5.2f} MB, after 10 pages "
+              f"{figures_['after 10'] / 1e6:5.2f} MB, after {pages} {figures_['after all'] / 1e6:5.2f} MB")
+    where = f"{pages} pages of {page_size} brands, {products:,} products"
+    return [
+        Figure(3, f"catalog next page, keypress to rows drawn, p50 ({where})", median(ours), median(yardstick),
+               "bare app", "ms"),
+        Figure(3, f"catalog next page, keypress to rows drawn, p95 ({where})", p95(ours), p95(yardstick),
+               "bare app", "ms", P95_TARGET_MS, "value"),
+        Figure(4, f"peak memory (tracemalloc, over the first page) paging {where}", ours_mem["peak"] / 1e6,
+               bare_mem["peak"] / 1e6, "bare app", "MB", MEMORY_TARGET),
+    ]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--brands", type=int, default=20_000)
-    parser.add_argument("--pages", type=int, default=100)
+    parser.add_argument("--quick", action="store_true", help="30 pages instead of 100")
+    parser.add_argument("--brands", type=int, default=SCALE_BRANDS)
+    parser.add_argument("--pages", type=int)
     parser.add_argument("--page-size", type=int, default=50)
     args = parser.parse_args()
-
-    with tempfile.TemporaryDirectory() as private:  # never the user's dirs
-        for variable in ("GIFTDESK_DATA_DIR", "GIFTDESK_LOG_DIR"):
-            os.environ[variable] = private
-        os.environ["GIFTDESK_CONFIG"] = str(Path(private) / "config.toml")
-        with SimulatorServer(SimulatorSettings(brands=args.brands)) as sim:
-            subjects = [giftdesk(sim, args.page_size), bare(sim, args.page_size)]
-            timing = {s.name: asyncio.run(latencies(s, args.pages)) for s in subjects}
-            memory_use = {s.name: asyncio.run(memory(s, args.pages)) for s in subjects}
-
-    print(f"{args.pages} x 'next page', {args.page_size} brands a page, {args.brands:,} brands, {SIZE[0]}x{SIZE[1]}")
-    for name, times in timing.items():
-        print(f"  {name:<17} keypress -> rows drawn: p50 {statistics.median(times):5.1f} ms  p95 {p95(times):5.1f} ms  max {max(times):5.1f} ms")
-    for name, figures in memory_use.items():
-        print(f"  {name:<17} memory over the first page: peak {figures['peak'] / 1e6:5.2f} MB, "
-              f"after 10 pages {figures['after 10'] / 1e6:5.2f} MB, after {args.pages} {figures['after all'] / 1e6:5.2f} MB")
-    ours, yardstick = (timing[s.name] for s in subjects)
-    ours_mem, yard_mem = (memory_use[s.name] for s in subjects)
-    print("ratios giftdesk / bare:")
-    print(f"  p50 {statistics.median(ours) / statistics.median(yardstick):.2f}  p95 {p95(ours) / p95(yardstick):.2f}  "
-          f"peak memory {ours_mem['peak'] / yard_mem['peak']:.2f}  memory after {args.pages} pages "
-          f"{ours_mem['after all'] / max(yard_mem['after all'], 1):.2f}")
-    print(f"  giftdesk growth from page 10 to page {args.pages}: {(ours_mem['after all'] - ours_mem['after 10']) / 1e6:+.2f} MB")
+    print(load_average())
+    for figure in figures(args.quick, args.brands, args.pages, args.page_size):
+        print(figure.line())
 
 
 if __name__ == "__main__":

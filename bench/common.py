@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+SCALE_BRANDS = 22_000  # the simulator's catalog at about 100,000 products (issues 5 and 9)
 
 
 @dataclass(frozen=True)
