@@ -378,6 +378,22 @@ async def test_redeem_retries_on_429_and_connection_failure_with_the_same_reques
     assert {(r.url.raw_path, r.content) for r in service.requests} == {(service.last.url.raw_path, service.last.content)}
 
 
+@pytest.mark.parametrize("lost", [httpx.ReadError("reset"), httpx.ReadTimeout("slow"), httpx.RemoteProtocolError("closed")], ids=type)
+async def test_redeem_sent_then_lost_is_not_re_sent_blindly(connect, lost):
+    # The payout may exist: the caller must ask for its status before any retry (issue 7).
+    client, service = connect(lost, httpx.Response(202, json=REDEEMED))
+    with pytest.raises(UnreachableError, match="outcome is unknown") as caught:
+        await client.redeem_payout(CARD_CODE, PAYPAL_ANN)
+    assert len(service.requests) == 1
+    assert "before sending it again" in caught.value.hint
+
+
+async def test_a_read_lost_in_flight_is_retried(connect, sleeps):
+    client, service = connect(httpx.ReadError("reset"), httpx.Response(200, json={"accounts": []}))
+    assert await client.accounts() == []
+    assert len(service.requests) == 2
+
+
 async def test_redeem_does_not_retry_a_400_or_a_5xx(connect):
     client, service = connect(httpx.Response(400, json="Failed to redeem weblink"), REDEEMED)
     with pytest.raises(RefusedError, match="^Failed to redeem weblink$"):

@@ -12,7 +12,6 @@ Waits grow exponentially with jitter, are capped, and honour Retry-After.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import random
 import time
@@ -68,12 +67,25 @@ Sleep = Callable[[float], Awaitable[None]]
 M = TypeVar("M", bound=BaseModel)
 
 
+OUTCOME_UNKNOWN_HINT = "The request may have been carried out: look it up (order show / payout status) before sending it again."
+
+
+async def event_loop_sleep(seconds: float) -> None:
+    """asyncio.sleep, imported on first use: a command driven without a loop never loads asyncio."""
+    import asyncio
+
+    await asyncio.sleep(seconds)
+
+
 class RetryOn(Flag):
-    TRANSPORT = auto()  # connection failures and timeouts
+    CONNECT = auto()  # the request never left: connection refused, connect timeout
+    IN_FLIGHT = auto()  # sent, then the connection broke or timed out: the outcome is unknown
     RATE_LIMIT = auto()  # 429
     SERVER = auto()  # 5xx
-    READ = TRANSPORT | RATE_LIMIT | SERVER
-    REDEEM = TRANSPORT | RATE_LIMIT
+    READ = CONNECT | IN_FLIGHT | RATE_LIMIT | SERVER
+    # A redeem whose outcome is unknown is never re-sent blindly: the caller
+    # asks for the payout's status first (issue 7), then decides.
+    REDEEM = CONNECT | RATE_LIMIT
 
 
 @dataclass(frozen=True)
@@ -127,7 +139,7 @@ class ServiceClient:
         retry: RetryPolicy = RetryPolicy(),
         transport: httpx.AsyncBaseTransport | None = None,
         on_retry: OnRetry | None = None,
-        sleep: Sleep = asyncio.sleep,
+        sleep: Sleep = event_loop_sleep,
         rand: Callable[[], float] = random.random,
     ) -> None:
         secret = client_secret if isinstance(client_secret, SecretStr) else SecretStr(client_secret)
@@ -236,11 +248,18 @@ class ServiceClient:
             response = await self._http.request(method, path, **request)
         except (httpx.UnsupportedProtocol, httpx.InvalidURL) as exc:
             raise UnreachableError(f"{where}: the base URL {self.base_url!r} is not usable ({exc})") from None
-        except httpx.TimeoutException:
-            return _Failure(UnreachableError(f"{where}: timed out"), RetryOn.TRANSPORT, "timed out")
-        except httpx.TransportError as exc:
+        except (httpx.ConnectTimeout, httpx.PoolTimeout):
+            return _Failure(UnreachableError(f"{where}: timed out connecting to {self.base_url}"), RetryOn.CONNECT, "timed out connecting")
+        except httpx.ConnectError as exc:
             reason = f"connection failed ({type(exc).__name__})"
-            return _Failure(UnreachableError(f"{where}: {reason} at {self.base_url}"), RetryOn.TRANSPORT, reason)
+            return _Failure(UnreachableError(f"{where}: {reason} at {self.base_url}"), RetryOn.CONNECT, reason)
+        except httpx.TimeoutException:
+            error = UnreachableError(f"{where}: timed out after sending; the outcome is unknown", hint=OUTCOME_UNKNOWN_HINT)
+            return _Failure(error, RetryOn.IN_FLIGHT, "timed out")
+        except httpx.TransportError as exc:
+            reason = f"connection lost after sending ({type(exc).__name__})"
+            error = UnreachableError(f"{where}: {reason} at {self.base_url}; the outcome is unknown", hint=OUTCOME_UNKNOWN_HINT)
+            return _Failure(error, RetryOn.IN_FLIGHT, reason)
         status = response.status_code
         log.debug("%s -> %d", where, status)
         if status < 300:
