@@ -1,15 +1,18 @@
-"""ThreadedTransport: httpx's blocking transport, run in worker threads, for one-shot commands.
+"""httpx's blocking transport behind the async client, for one-shot commands.
 
 Why: httpx's async transport imports anyio on its first request, which costs
-a one-shot command tens of milliseconds of a few hundred. Threads keep
-concurrent requests concurrent (`catalog --all`). The TUI keeps the default
-async transport: a request in a thread cannot be cancelled, only waited for
-(up to its timeout), which a long-lived interactive app must not do.
+a one-shot command tens of milliseconds of a few hundred.
+- ThreadedTransport runs each request in a worker thread, so concurrent
+  requests stay concurrent (`catalog --all`).
+- InlineTransport runs it in the caller: the request never suspends the
+  coroutine, so a command can drive the client without an event loop at all
+  (tui/commands/common.py `run_inline`) and need not import asyncio.
+The TUI keeps the default async transport: a request in a thread cannot be
+cancelled, only waited for (up to its timeout), which a long-lived
+interactive app must not do.
 """
 
 from __future__ import annotations
-
-import asyncio
 
 import httpx
 
@@ -19,6 +22,8 @@ class ThreadedTransport(httpx.AsyncBaseTransport):
         self._blocking = blocking or httpx.HTTPTransport()
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        import asyncio
+
         return await asyncio.to_thread(self._exchange, request)
 
     def _exchange(self, request: httpx.Request) -> httpx.Response:
@@ -35,3 +40,10 @@ class ThreadedTransport(httpx.AsyncBaseTransport):
 
     async def aclose(self) -> None:
         self._blocking.close()
+
+
+class InlineTransport(ThreadedTransport):
+    """The same exchange, in the calling thread: the awaiting coroutine never suspends."""
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        return self._exchange(request)

@@ -70,7 +70,7 @@ def command(options: Options, v1: bool, **filters) -> None:
         else:
             _print_products(brands)
 
-    run(options, work)
+    run(options, work, concurrent=True)
 
 
 def _query(filters: dict, page_index: int | None = None):

@@ -6,15 +6,17 @@ other than 401/429); 4 authentication failed; 5 the service could not be
 reached or failed (timeouts, 5xx, 429 after retries, a malformed answer).
 
 httpx, pydantic and the client are imported inside the functions that need
-them, so `--help` stays fast.
+them, so `--help` stays fast. Most commands make their requests one after the
+other; they drive the async client without an event loop (`run_inline`), so
+asyncio is never imported: a one-shot command pays for it in full.
 """
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import json
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+import time
+from collections.abc import Awaitable, Callable, Coroutine, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -141,13 +143,22 @@ def opened_profile(options: Options) -> Iterator[Profile]:
     yield env_profile or choose_profile(ProfileStore().load(), options.profile)
 
 
+Sleep = Callable[[float], Awaitable[None]]
+
+
+async def blocking_sleep(seconds: float) -> None:
+    """The wait of a command run without an event loop: nothing else runs meanwhile."""
+    time.sleep(seconds)
+
+
 @dataclass
 class Session:
-    """One command's connection: the profile, its client, and the flags."""
+    """One command's connection: the profile, its client, the flags, and how it waits."""
 
     profile: Profile
     client: ServiceClient
     options: Options
+    sleep: Sleep = blocking_sleep
 
     @property
     def readonly(self) -> bool:
@@ -195,33 +206,64 @@ def _say_retry(attempt: int, delay: float, reason: str) -> None:
     say(f"{reason}; retrying in {delay:.1f} s (attempt {attempt + 1})")
 
 
-def build_client(profile: Profile, **client_options: Any) -> ServiceClient:
-    """The client for a profile; `client_options` (transport, sleep, retry) are for tests."""
+def build_client(profile: Profile, *, concurrent: bool = False, **client_options: Any) -> ServiceClient:
+    """The client for a profile; `client_options` (transport, sleep, retry) are for tests.
+
+    httpx's blocking transport either way (a one-shot command need not load anyio):
+    in worker threads for a `concurrent` command, else inline, with blocking retry waits.
+    """
     from tui.api.client import ServiceClient
+    from tui.api.transport import InlineTransport, ThreadedTransport
     from tui.config import resolve_secret
 
-    if "transport" not in client_options:
-        from tui.api.transport import ThreadedTransport  # a one-shot command need not load anyio
-
-        client_options["transport"] = ThreadedTransport()
+    if concurrent:
+        client_options.setdefault("transport", ThreadedTransport())
+    else:
+        client_options.setdefault("transport", InlineTransport())
+        client_options.setdefault("sleep", blocking_sleep)
     return ServiceClient(profile.base_url, profile.client_id, resolve_secret(profile), on_retry=_say_retry,
                          **client_options)
 
 
-def run(options: Options, work: Callable[[Session], Awaitable[None]]) -> None:
-    """Open the profile and a client, run `work`, and turn failures into the contract's exit codes."""
+def run(options: Options, work: Callable[[Session], Awaitable[None]], *, concurrent: bool = False) -> None:
+    """Open the profile and a client, run `work`, and turn failures into the contract's exit codes.
+
+    `concurrent`: the command runs requests side by side (or serves), so it gets an
+    asyncio loop; the others run without one.
+    """
 
     async def session_main(profile: Profile) -> None:
-        async with build_client(profile) as client:
-            await work(Session(profile, client, options))
+        async with build_client(profile, concurrent=concurrent) as client:
+            await work(Session(profile, client, options, sleep=_loop_sleep() if concurrent else blocking_sleep))
 
     try:
         with opened_profile(options) as profile:
-            asyncio.run(session_main(profile))
+            if concurrent:
+                import asyncio
+
+                asyncio.run(session_main(profile))
+            else:
+                run_inline(session_main(profile))
     except _handled_errors() as error:
         fail(str(error), exit_code_for(error), getattr(error, "hint", None))
     except KeyboardInterrupt:
         fail("interrupted", EXIT_INTERRUPTED)
+
+
+def run_inline(coroutine: Coroutine[Any, Any, Any]) -> Any:
+    """Run a coroutine that never suspends (inline transport, blocking waits), without an event loop."""
+    try:
+        coroutine.send(None)
+    except StopIteration as finished:
+        return finished.value
+    coroutine.close()
+    raise RuntimeError("the command waited for an event loop; run it with concurrent=True")
+
+
+def _loop_sleep() -> Sleep:
+    from tui.api.client import event_loop_sleep
+
+    return event_loop_sleep
 
 
 # --- output ------------------------------------------------------------------------------
@@ -257,7 +299,7 @@ def money(amount: float | None, currency: str | None = None) -> str:
 
 
 async def watch(fetch: Callable[[], Awaitable[Any]], is_final: Callable[[Any], bool],
-                describe: Callable[[Any], str], interval: float) -> Any:
+                describe: Callable[[Any], str], interval: float, sleep: Sleep) -> Any:
     """Poll until final, telling a person on stderr each time the state changes."""
     last = None
     while True:
@@ -268,4 +310,4 @@ async def watch(fetch: Callable[[], Awaitable[Any]], is_final: Callable[[Any], b
             last = text
         if is_final(current):
             return current
-        await asyncio.sleep(interval)
+        await sleep(interval)

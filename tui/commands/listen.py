@@ -56,7 +56,7 @@ def command(options: Options, port: int, secret_env: str | None) -> None:
         finally:
             shower.cancel()
 
-    run(options, work)
+    run(options, work, concurrent=True)
 
 
 def _secret_from_env(variable: str | None) -> str | None:

@@ -55,7 +55,7 @@ def show(options: Options, request_id: str, watch_: bool, interval: float, revea
             return session.client.get_order(request_id)
 
         if watch_:
-            order = await watch(fetch, lambda o: is_order_final(o.status), _progress, interval)
+            order = await watch(fetch, lambda o: is_order_final(o.status), _progress, interval, session.sleep)
         else:
             order = await fetch()
         if options.json:

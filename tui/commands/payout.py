@@ -138,7 +138,7 @@ def status(options: Options, weblink_or_card_code: str, watch_: bool, interval: 
             return session.client.payout_status(token)
 
         if watch_:
-            payout = await watch(fetch, lambda p: is_payout_final(p.status), lambda p: p.status, interval)
+            payout = await watch(fetch, lambda p: is_payout_final(p.status), lambda p: p.status, interval, session.sleep)
         else:
             payout = await fetch()
         if options.json:
