@@ -274,3 +274,13 @@ async def test_escape_leaves_a_text_field_before_going_back(sim):
         assert app.screen.destination == "field-test" and app.screen.focused is None
         await pilot.press("6")  # not typing: the digit navigates
         assert app.screen.destination == "profiles"
+
+
+async def test_help_lists_the_keys_of_the_screen_it_was_opened_from(sim):
+    app = app_on(sim)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("question_mark")
+        await pilot.pause()
+        keys = app.screen.query_one("#help-screen-keys")._markdown
+        assert "On the Catalog screen" in keys and "| `n` | Next page |" in keys
+        assert "Focus Next" not in keys  # Textual's own bindings are not ours to explain

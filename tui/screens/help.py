@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
+from textual.screen import Screen
 from textual.widgets import Markdown
 
 from tui.jump import usage
@@ -37,9 +38,30 @@ Anything that moves money there asks you to type a confirmation.
 """
 
 
+def screen_keys_markdown(screen: Screen) -> str:
+    """The keys of one screen, from its own bindings (the same registry as its footer)."""
+    rows = []
+    for active in screen.active_bindings.values():
+        binding = active.binding
+        # Our bindings all carry an id; Textual's built-in ones (tab, copy) do not.
+        if active.node is screen and binding.id and screen.check_action(binding.action, ()) is not None:
+            rows.append(f"| `{binding.key_display or _KEY_NAMES.get(binding.key, binding.key)}` | {binding.description} |")
+    if not rows:
+        return ""
+    title = getattr(screen, "destination", "") or "this screen"
+    return f"| Key | On the {title.title()} screen |\n|---|---|\n" + "\n".join(rows) + "\n"
+
+
 class HelpScreen(BaseScreen):
     destination = "help"
 
     def compose_body(self) -> ComposeResult:
         with VerticalScroll():
+            yield Markdown(id="help-screen-keys")
             yield Markdown(help_markdown())
+
+    def on_mount(self) -> None:
+        # The screen help was opened from is the one below it.
+        below = self.app.screen_stack[-2] if len(self.app.screen_stack) > 1 else None
+        keys = screen_keys_markdown(below) if isinstance(below, BaseScreen) else ""
+        self.query_one("#help-screen-keys", Markdown).update(keys)
