@@ -55,6 +55,7 @@ async def settle(pilot) -> None:
     with contextlib.suppress(WorkerFailed):
         await pilot.app.workers.wait_for_complete()
     await pilot.pause()
+    await pilot.pause()  # the detail pane fills in the frame after the rows
 
 
 async def apply_filters(pilot, **values: str) -> None:
@@ -102,6 +103,7 @@ def test_first_page(sim, snap_compare, size):
         assert pager_text(screen) == "page 1 of 6 · 300 brands"
         assert rows(brands(screen))[0] == ["Acme Books", "US", "USD", "2", "5.00–500.00 USD", "in stock"]
         assert screen.detail.name == "Acme Books"
+        assert screen.query_one("#products").size.height == 4  # header, both products, scrollbar room
 
     assert snap_compare(app_on(sim), terminal_size=size, run_before=check)
 

@@ -159,6 +159,9 @@ def catalog_query(filters: dict[str, str], page: PageState) -> CatalogQuery:
     )
 
 
+MAX_PRODUCT_ROWS = 11  # more scroll inside the table
+
+
 def refill(table: DataTable, columns: tuple[str, ...], rows: Iterable[tuple[str | Text, ...]]) -> None:
     """Replace every row in one go. Columns are re-added so their widths fit
     this page (a cleared DataTable keeps the widest cell it ever had)."""
@@ -291,6 +294,10 @@ class CatalogScreen(BaseScreen):
             self._show_sections({})
             return
         refill(products, PRODUCT_COLUMNS, (product_row(product, brand.currency_code) for product in brand.products))
+        # An explicit height: DataTable measures its rows on idle and does not
+        # re-lay out an "auto" height, so it could stay 0 rows tall.
+        # + the header, + a line for the horizontal scrollbar narrow screens need.
+        products.styles.height = min(len(brand.products), MAX_PRODUCT_ROWS) + 2
         sections = {attribute: getattr(brand, attribute) for attribute, _ in TEXT_SECTIONS}
         sections["categories"] = ", ".join(category.name for category in brand.categories)
         self._show_sections(sections)
