@@ -54,7 +54,6 @@ class AccountsScreen(BaseScreen):
     destination = "accounts"
     CSS_PATH = Path(styles.__file__).parent / "accounts.tcss"
     BINDINGS = [
-        Binding("enter", "choose", "Choose", id="accounts.choose"),
         Binding("r", "refresh", "Refresh", id="accounts.refresh"),
         Binding("c", "copy_id", "Copy id", id="accounts.copy"),
     ]
@@ -123,6 +122,10 @@ class AccountsScreen(BaseScreen):
         return self.accounts[min(self.table.cursor_row, len(self.accounts) - 1)]
 
     @on(DataTable.RowSelected, "#accounts")
+    def on_data_table_row_selected(self) -> None:
+        # enter on a row: the table's own selection key, so no binding competes with it.
+        self.action_choose()
+
     def action_choose(self) -> None:
         account = self._selected()
         if account is None:
