@@ -76,6 +76,8 @@ class PayoutScreen(BaseScreen):
         self.watch_since: float | None = None
         self.last_check: str | None = None
         self.next_check_at: float | None = None
+        self._timing_line = ""  # what #payout-timing shows, to skip identical updates
+        self._panel: tuple[Text, Text, Text] | None = None  # what the status panel shows, likewise
 
     # --- layout ----------------------------------------------------------------
 
@@ -83,7 +85,11 @@ class PayoutScreen(BaseScreen):
         with VerticalScroll(id="payout-body"):
             with Horizontal(classes="field"):
                 yield Label("Weblink", classes="field-label")
-                yield Input(id="weblink", password=True, compact=True, placeholder="payout card code URL or weblink token; enter looks up its status")
+                weblink = Input(id="weblink", password=True, compact=True, placeholder="payout card code URL or weblink token; enter looks up its status")
+                # Pasted, not typed, and often left focused while a payout is watched:
+                # a blinking cursor there would redraw the screen twice a second.
+                weblink.cursor_blink = False
+                yield weblink
             with Horizontal(classes="field"):
                 yield Label("", classes="field-label")
                 yield Static(id="weblink-shown")
@@ -380,10 +386,13 @@ class PayoutScreen(BaseScreen):
     # --- the panel -------------------------------------------------------------------
 
     def _show(self, status: Text, *, advice: str = "", detail: str | None = None, ids: Text | None = None) -> None:
-        self.query_one("#payout-status", Static).update(status)
-        self.query_one("#payout-ids", Static).update(ids or (Text(detail, style="italic") if detail else Text("")))
-        self.query_one("#payout-advice", Static).update(Text(advice))
+        panel = (status, ids or (Text(detail, style="italic") if detail else Text("")), Text(advice))
         self._show_timing()
+        if panel == self._panel:
+            return  # a poll that changed nothing costs no layout and no footer rebuild
+        self._panel = panel
+        for widget_id, content in zip(("#payout-status", "#payout-ids", "#payout-advice"), panel):
+            self.query_one(widget_id, Static).update(content)
         self.refresh_bindings()
 
     def _show_status(self, status: PayoutStatus, *, note: str = "") -> None:
@@ -428,7 +437,11 @@ class PayoutScreen(BaseScreen):
             parts.append(f"last check {self.last_check}")
         if self.next_check_at is not None:
             parts.append(f"next in {max(0, round(self.next_check_at - self.clock.monotonic()))} s")
-        self.query_one("#payout-timing", Static).update(" · ".join(parts))
+        line = " · ".join(parts)
+        if line != self._timing_line:
+            # One line of fixed height (see payout.tcss): no layout pass every second.
+            self._timing_line = line
+            self.query_one("#payout-timing", Static).update(line, layout=False)
 
     def action_copy_ids(self) -> None:
         ids = self._ids()
