@@ -284,3 +284,14 @@ async def test_help_lists_the_keys_of_the_screen_it_was_opened_from(sim):
         keys = app.screen.query_one("#help-screen-keys")._markdown
         assert "On the Catalog screen" in keys and "| `n` | Next page |" in keys
         assert "Focus Next" not in keys  # Textual's own bindings are not ours to explain
+
+
+def test_unknown_profile_for_the_tui_is_a_plain_error_with_exit_2(tmp_path: Path):
+    from click.testing import CliRunner
+
+    from tui.cli import main
+
+    result = CliRunner().invoke(main, ["--profile", "nope"])
+    assert result.exit_code == 2
+    assert "no profile named 'nope'" in result.output
+    assert "Traceback" not in result.output

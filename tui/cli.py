@@ -82,5 +82,10 @@ def main(ctx: click.Context, profile: str | None, demo: bool, readonly: bool, or
     if demo and profile:
         raise click.UsageError("use either --demo or --profile, not both")
     from tui.app import run_tui  # Textual only for the TUI
+    from tui.commands.common import EXIT_BAD_INPUT, fail
+    from tui.config import ConfigError
 
-    run_tui(profile_name=profile, demo=demo, readonly=readonly, order=order, debug=debug)
+    try:
+        run_tui(profile_name=profile, demo=demo, readonly=readonly, order=order, debug=debug)
+    except ConfigError as error:  # e.g. an unknown --profile: said plainly, before any screen
+        fail(str(error), EXIT_BAD_INPUT)
