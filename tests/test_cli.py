@@ -241,12 +241,12 @@ def test_notifications_set_and_read_back(giftdesk, use_sim, monkeypatch):
     use_sim("other-sandbox")  # a client of its own: the shared simulator's acme stays untouched
     monkeypatch.setenv("CB_SECRET", "cb-secret-123")
     result = giftdesk("notifications", "set", "--url", "https://hooks.example.test/cb",
-                      "--sandbox-url", "http://localhost:8080/cb", "--secret-env", "CB_SECRET")
+                      "--sandbox-url", "http://127.0.0.1:9/cb", "--secret-env", "CB_SECRET")
     assert result.exit_code == 0, result.stderr
     assert "cb-secret-123" not in result.stdout
     stored = json.loads(giftdesk("notifications", "get", "--json").stdout)
     assert stored == {"notificationUrl": "https://hooks.example.test/cb",
-                      "notificationUrlSandbox": "http://localhost:8080/cb", "secretKey": "cb-secret-123"}
+                      "notificationUrlSandbox": "http://127.0.0.1:9/cb", "secretKey": "cb-secret-123"}
 
 
 @pytest.mark.parametrize("args", [["--url", "http://hooks.example.test/cb"], ["--sandbox-url", "ftp://x"],

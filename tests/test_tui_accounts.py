@@ -56,7 +56,8 @@ def notifications(app) -> list[str]:
 
 
 @pytest.mark.parametrize("size", [SIZE, WIDE], ids=["80x24", "160x48"])
-def test_every_account_with_balance_and_flags(sim, snap_compare, size):
+def test_every_account_with_balance_and_flags(sim_factory, snap_compare, size):
+    sim = sim_factory()  # its own simulator: other tests' orders move the shared one's balances
     async def check(pilot):
         table = await open_accounts(pilot)
         assert table.row_count == 5
@@ -67,7 +68,8 @@ def test_every_account_with_balance_and_flags(sim, snap_compare, size):
     assert snap_compare(app_on(sim), terminal_size=size, run_before=check)
 
 
-def test_mismatched_and_inactive_accounts_cannot_be_chosen(sim, snap_compare):
+def test_mismatched_and_inactive_accounts_cannot_be_chosen(sim_factory, snap_compare):
+    sim = sim_factory()  # its own simulator: other tests' orders move the shared one's balances
     async def check(pilot):
         app = pilot.app
         table = await open_accounts(pilot)
