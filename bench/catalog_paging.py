@@ -28,7 +28,7 @@ from textual import events
 from textual.app import App
 
 from bench.bare_app import BareApp
-from bench.common import ROOT, SCALE_BRANDS, Figure, load_average, median, p95, private_dirs
+from bench.common import Figure, ROOT, SCALE_BRANDS, median, p95, print_figures, private_dirs
 
 sys.path.insert(0, str(ROOT / "tests"))  # tests/apps.py
 
@@ -185,9 +185,7 @@ def main() -> None:
     parser.add_argument("--pages", type=int)
     parser.add_argument("--page-size", type=int, default=50)
     args = parser.parse_args()
-    print(load_average())
-    for figure in figures(args.quick, args.brands, args.pages, args.page_size):
-        print(figure.line())
+    print_figures(figures(args.quick, args.brands, args.pages, args.page_size))
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ import sys
 import uuid
 from pathlib import Path
 
-from bench.common import Figure, interleaved, load_average, median, private_dirs, timed_process
+from bench.common import Figure, interleaved, median, print_figures, private_dirs, timed_process
 
 TARGET = 1.3  # issue 9 (issue 2 asks for 1.4)
 
@@ -56,9 +56,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="5 runs each instead of 15")
     parser.add_argument("--runs", type=int)
     args = parser.parse_args()
-    print(load_average())
-    for figure in figures(args.quick, args.runs):
-        print(figure.line())
+    print_figures(figures(args.quick, args.runs))
 
 
 if __name__ == "__main__":

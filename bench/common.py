@@ -8,7 +8,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -65,6 +65,13 @@ class Figure:
 def load_average() -> str:
     one, five, fifteen = os.getloadavg()
     return f"load average {one:.2f} {five:.2f} {fifteen:.2f} on {os.cpu_count()} CPUs"
+
+
+def print_figures(figures: Iterable[Figure]) -> None:
+    """A script's figures, one line each, after the load they were measured under."""
+    print(load_average())
+    for figure in figures:
+        print(figure.line())
 
 
 def median(values: Sequence[float]) -> float:

@@ -20,7 +20,7 @@ import sys
 import time
 import uuid
 
-from bench.common import ROOT, Figure, load_average, module_command, private_dirs
+from bench.common import Figure, ROOT, module_command, print_figures, private_dirs
 
 SIZE = (160, 48)
 SETTLE_SECONDS = 1.0
@@ -117,9 +117,7 @@ def main() -> None:
         subject, base_url, weblink, seconds = args.child
         print(f"{asyncio.run(idle_share(subject, base_url, weblink, float(seconds))):.3f}")
         return
-    print(load_average())
-    for figure in figures(args.quick, args.seconds):
-        print(figure.line())
+    print_figures(figures(args.quick, args.seconds))
 
 
 if __name__ == "__main__":

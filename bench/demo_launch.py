@@ -18,7 +18,7 @@ import os
 import subprocess
 import time
 
-from bench.common import Figure, ROOT, interleaved, load_average, median, module_command, private_dirs
+from bench.common import Figure, ROOT, interleaved, median, module_command, print_figures, private_dirs
 from bench.first_rows import SHOWN, SUBJECTS
 
 HEADLESS = "textual.drivers.headless_driver:HeadlessDriver"
@@ -55,9 +55,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="fewer launches")
     parser.add_argument("--runs", type=int)
     args = parser.parse_args()
-    print(load_average())
-    for figure in figures(args.quick, args.runs):
-        print(figure.line())
+    print_figures(figures(args.quick, args.runs))
 
 
 if __name__ == "__main__":
