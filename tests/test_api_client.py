@@ -442,3 +442,14 @@ def test_card_codes_pins_and_recipients_stay_out_of_reprs():
     text = repr(card) + str(card) + repr(request) + repr(config)
     for secret in ("CODE-9999-XYZ", "4321", "@ann_smith", "k-123"):
         assert secret not in text
+
+
+@pytest.mark.parametrize(("base_url", "verified"), [
+    ("https://api.example.test", True),
+    ("HTTPS://api.example.test/base", True),
+    ("http://127.0.0.1:8080", False),  # plain HTTP: no TLS to verify, no CA bundle to build
+])
+def test_tls_is_verified_for_every_https_service(base_url, verified):
+    from tui.api.client import tls_verify
+
+    assert tls_verify(base_url) is verified

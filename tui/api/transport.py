@@ -18,8 +18,8 @@ import httpx
 
 
 class ThreadedTransport(httpx.AsyncBaseTransport):
-    def __init__(self, blocking: httpx.BaseTransport | None = None) -> None:
-        self._blocking = blocking or httpx.HTTPTransport()
+    def __init__(self, blocking: httpx.BaseTransport | None = None, *, verify: bool = True) -> None:
+        self._blocking = blocking or httpx.HTTPTransport(verify=verify)
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         import asyncio

@@ -212,14 +212,15 @@ def build_client(profile: Profile, *, concurrent: bool = False, **client_options
     httpx's blocking transport either way (a one-shot command need not load anyio):
     in worker threads for a `concurrent` command, else inline, with blocking retry waits.
     """
-    from tui.api.client import ServiceClient
+    from tui.api.client import ServiceClient, tls_verify
     from tui.api.transport import InlineTransport, ThreadedTransport
     from tui.config import resolve_secret
 
+    verify = tls_verify(profile.base_url)
     if concurrent:
-        client_options.setdefault("transport", ThreadedTransport())
+        client_options.setdefault("transport", ThreadedTransport(verify=verify))
     else:
-        client_options.setdefault("transport", InlineTransport())
+        client_options.setdefault("transport", InlineTransport(verify=verify))
         client_options.setdefault("sleep", blocking_sleep)
     return ServiceClient(profile.base_url, profile.client_id, resolve_secret(profile), on_retry=_say_retry,
                          **client_options)
