@@ -21,7 +21,8 @@ async def test_requests_and_encoded_answers_pass_through_unchanged():
                               content=body)
 
     transport = ThreadedTransport(httpx.MockTransport(handler))
-    async with ServiceClient("http://svc.test", "id", "secret", transport=transport) as client:
+    # A realistic secret: it joins the process-wide redaction list, and a common word there would mask other tests' text.
+    async with ServiceClient("http://svc.test", "id", "transport-test-secret-7", transport=transport) as client:
         payout = await client.payout_status("https://pay.example.test/payout/tok12%3D")
     assert payout.status == "Pending" and payout.model_extra == {"note": "é"}
     assert seen[0].url.raw_path == b"/api/Integration/v2/payout/status/tok12%3D"
