@@ -615,7 +615,8 @@ def test_snapshot_payout_card(snap_compare, sim_factory, frozen_sim_clock):
 def test_snapshot_unknown_request_id(snap_compare, sim):
     async def run_before(pilot) -> None:
         await pilot.app.navigate("order", "NO-SUCH-ORDER")
-        await until(pilot, lambda: "No order" in static_text(pilot.app.screen, "#order-message"))
+        # The message and its toast both arrive before the toast is cleared (it would cover the screen).
+        await until(pilot, lambda: "No order" in static_text(pilot.app.screen, "#order-message") and len(pilot.app._notifications) > 0)
         pilot.app.clear_notifications()
         await pilot.pause()
 
