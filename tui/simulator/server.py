@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import socket
 import threading
 import time
@@ -32,6 +33,10 @@ class SimulatorServer:
             self.settings.resolved_timing(),
             self.settings.seed,
         )
+        # The catalog never changes: keep its (up to ~100,000 products') objects out of
+        # the collector's full passes, which would otherwise pause the whole process,
+        # the TUI beside it included, for every one of them.
+        gc.freeze()
         app = build_app(self.state)
         if faults.active:
             app = FaultInjector(app, faults, self.settings.seed)
