@@ -6,6 +6,12 @@ Profiles are the demo ones (secrets in memory only): "demo-sandbox",
 
 from __future__ import annotations
 
+import contextlib
+import time
+from collections.abc import Callable
+
+from textual.worker import WorkerFailed
+
 from tui.app import AppSettings, GiftdeskApp, build_app
 from tui.config import demo_profile
 from tui.simulator import DEMO_CREDENTIALS
@@ -27,3 +33,30 @@ def demo_profiles(base_url: str, *, readonly_profiles: frozenset[str] = frozense
 def app_on(sim, profile: str = "demo-sandbox", *, readonly: bool = False, order: str | None = None, **settings) -> GiftdeskApp:
     """The app on `sim` (a SimulatorServer), opened on `profile`."""
     return build_app(AppSettings(profiles=demo_profiles(sim.base_url, **settings.pop("profile_options", {})), profile_name=profile, readonly=readonly, order=order, **settings))
+
+
+# --- waiting for and reading the screen, shared by the Pilot tests ----------------------
+
+
+async def settle(pilot) -> None:
+    """Every request answered (or failed: the screen reports that itself) and drawn."""
+    with contextlib.suppress(WorkerFailed):
+        await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+    await pilot.pause()  # what a screen fills in the frame after (e.g. the catalog's detail pane)
+
+
+async def until(pilot, condition: Callable[[], object], timeout: float = 15.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out waiting for the screen"
+        await pilot.pause(0.05)
+
+
+def notifications(app) -> list[str]:
+    return [n.message for n in app._notifications]
+
+
+def rendered(screen, selector: str) -> str:
+    """What a Static (or any simple widget) shows, as text."""
+    return str(screen.query_one(selector).render())

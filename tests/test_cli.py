@@ -24,12 +24,8 @@ SANDBOX_ACCOUNT = 1001
 
 
 @pytest.fixture
-def giftdesk(monkeypatch, tmp_path):
+def giftdesk():
     """giftdesk(*args, input=None) -> click Result, with no stored profiles and no GIFTDESK_* set."""
-    for variable in ("GIFTDESK_BASE_URL", "GIFTDESK_CLIENT_ID", "GIFTDESK_CLIENT_SECRET", "GIFTDESK_ENVIRONMENT"):
-        monkeypatch.delenv(variable, raising=False)
-    monkeypatch.setenv("GIFTDESK_CONFIG", str(tmp_path / "config.toml"))
-    monkeypatch.setenv("GIFTDESK_DATA_DIR", str(tmp_path / "data"))
     runner = CliRunner()
 
     def invoke(*args: str, input: str | None = None):

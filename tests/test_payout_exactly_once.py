@@ -10,16 +10,15 @@ from __future__ import annotations
 import asyncio
 
 from apps import app_on
+from apps import until as wait_until
 from spec_cases import PAYPAL, VENMO
-from test_tui_payout import (  # noqa: F401  (private_dirs, quick_polls: autouse fixtures shared with that module)
+from test_tui_payout import (  # noqa: F401  (quick_polls: an autouse fixture shared with that module)
     fill,
     fresh_form,
     payout_cards,
-    private_dirs,
     quick_polls,
     redeem,
     token_of,
-    wait_until,
 )
 from tui.api.client import RetryPolicy, ServiceClient
 from tui.api.errors import ServiceError

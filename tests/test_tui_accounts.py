@@ -7,25 +7,16 @@ account on a sandbox profile).
 
 from __future__ import annotations
 
-import contextlib
 
 import pytest
 from textual.widgets import DataTable
-from textual.worker import WorkerFailed
 
-from apps import app_on, demo_profiles
+from apps import app_on, demo_profiles, notifications, settle
 from tui.api.client import ServiceClient
 from tui.app import AppSettings, build_app
 
 SIZE = (80, 24)
 WIDE = (160, 48)
-
-
-@pytest.fixture(autouse=True)
-def private_dirs(tmp_path, monkeypatch):
-    monkeypatch.setenv("GIFTDESK_CONFIG", str(tmp_path / "config.toml"))
-    monkeypatch.setenv("GIFTDESK_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("GIFTDESK_LOG_DIR", str(tmp_path / "logs"))
 
 
 async def open_accounts(pilot) -> DataTable:
@@ -34,10 +25,6 @@ async def open_accounts(pilot) -> DataTable:
     return pilot.app.screen.query_one("#accounts", DataTable)
 
 
-async def settle(pilot) -> None:
-    with contextlib.suppress(WorkerFailed):
-        await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
 
 
 async def choose(pilot, table: DataTable, account_id: int) -> None:
@@ -51,8 +38,6 @@ def row_of(table: DataTable, account_id: int) -> list[str]:
     return next(cells for i in range(table.row_count) if (cells := [str(c) for c in table.get_row_at(i)])[1] == str(account_id))
 
 
-def notifications(app) -> list[str]:
-    return [n.message for n in app._notifications]
 
 
 @pytest.mark.parametrize("size", [SIZE, WIDE], ids=["80x24", "160x48"])

@@ -24,10 +24,8 @@ ENTRIES = [
 
 
 @pytest.fixture(autouse=True)
-def audit_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    for name, sub in (("GIFTDESK_CONFIG", "config.toml"), ("GIFTDESK_DATA_DIR", "data"), ("GIFTDESK_LOG_DIR", "log")):
-        monkeypatch.setenv(name, str(tmp_path / sub))
-    path = tmp_path / "data" / "audit.jsonl"
+def audit_file(tmp_path: Path) -> Path:
+    path = tmp_path / "data" / "audit.jsonl"  # conftest's isolated_dirs: the data dir
     path.parent.mkdir()
     path.write_text("".join(json.dumps(entry) + "\n" for entry in ENTRIES))
     return path

@@ -8,13 +8,11 @@ Showcase data (docs/simulator.md): brand 1 Acme Books (fixed 101, range 102),
 
 from __future__ import annotations
 
-import contextlib
 
 import pytest
 from textual.widgets import DataTable
-from textual.worker import WorkerFailed
 
-from apps import app_on, demo_profiles
+from apps import app_on, demo_profiles, notifications, settle
 from tui.api.client import RetryPolicy, ServiceClient
 from tui.app import AppSettings, build_app
 from tui.config import SecretSource
@@ -24,13 +22,6 @@ from widgets.pager import Pager
 SIZE = (80, 24)
 WIDE = (160, 48)
 SIM_BRANDS = 300  # the `sim` fixture's catalog
-
-
-@pytest.fixture(autouse=True)
-def private_dirs(tmp_path, monkeypatch):
-    monkeypatch.setenv("GIFTDESK_CONFIG", str(tmp_path / "config.toml"))
-    monkeypatch.setenv("GIFTDESK_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("GIFTDESK_LOG_DIR", str(tmp_path / "logs"))
 
 
 @pytest.fixture
@@ -50,12 +41,6 @@ def catalog_requests(monkeypatch) -> list:
 # --- helpers -----------------------------------------------------------------------
 
 
-async def settle(pilot) -> None:
-    """Every request answered (or failed: the screen reports that itself) and drawn."""
-    with contextlib.suppress(WorkerFailed):
-        await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
-    await pilot.pause()  # the detail pane fills in the frame after the rows
 
 
 async def apply_filters(pilot, **values: str) -> None:
@@ -77,8 +62,6 @@ def pager_text(screen) -> str:
     return str(screen.query_one("#pager-status").render())
 
 
-def notifications(app) -> list[str]:
-    return [n.message for n in app._notifications]
 
 
 def brands(screen) -> DataTable:

@@ -3,14 +3,14 @@ listener panel end to end (place order -> callback -> order shown final)."""
 
 from __future__ import annotations
 
-import time
 import uuid
 
 import httpx
 import pytest
-from textual.widgets import Button, DataTable, Input, Static
+from textual.widgets import Button, DataTable, Input
 
-from apps import app_on
+from apps import app_on, until
+from apps import rendered as text_of
 from tui.api.models import NotificationConfig, OrderLine, PlaceOrder
 from tui.screens.notifications import (
     CALLBACKS_OFF,
@@ -25,14 +25,6 @@ from widgets.confirm import ConfirmScreen
 SECRET = "stored-secret-value-0123"
 NOTIFICATION_PATH = "/api/Integration/v1/notification"
 SANDBOX_ACCOUNT, FIXED_PRODUCT, FIXED_VALUE = 1001, 101, 25.0  # the simulator's showcase product
-WAIT_SECONDS = 15.0
-
-
-@pytest.fixture(autouse=True)
-def private_dirs(tmp_path, monkeypatch):
-    monkeypatch.setenv("GIFTDESK_CONFIG", str(tmp_path / "config.toml"))
-    monkeypatch.setenv("GIFTDESK_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("GIFTDESK_LOG_DIR", str(tmp_path / "log"))
 
 
 @pytest.fixture
@@ -52,11 +44,6 @@ def stored(sim, demo_credentials) -> dict:
     return httpx.get(sim.base_url + NOTIFICATION_PATH, auth=demo_credentials["acme-sandbox"].auth).json()
 
 
-async def until(pilot, condition, seconds: float = WAIT_SECONDS) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, "timed out waiting"
-        await pilot.pause(0.05)
 
 
 async def open_screen(pilot) -> NotificationsScreen:
@@ -68,8 +55,6 @@ async def open_screen(pilot) -> NotificationsScreen:
     return screen
 
 
-def text_of(screen, selector: str) -> str:
-    return str(screen.query_one(selector, Static).render())
 
 
 async def type_into(pilot, screen, selector: str, text: str) -> None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Callable
 from datetime import datetime
 
 import httpx
@@ -18,7 +17,9 @@ import pytest
 
 import tui.screens.order as order_screen
 import tui.simulator.orders as sim_orders
-from apps import app_on
+from apps import app_on, until
+from apps import notifications as notes
+from apps import rendered as static_text
 from tui.api.client import RetryPolicy
 from tui.api.statuses import is_order_final
 from tui.order_watch import Backoff
@@ -88,11 +89,6 @@ def wait_final(sim, request_id: str) -> None:
         time.sleep(0.1)
 
 
-async def until(pilot, condition: Callable[[], object], timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "timed out waiting for the screen"
-        await pilot.pause(0.05)
 
 
 async def open_order(pilot, request_id: str, status: str | None = None) -> OrderScreen:
@@ -104,8 +100,6 @@ async def open_order(pilot, request_id: str, status: str | None = None) -> Order
     return screen
 
 
-def notes(app) -> list[str]:
-    return [n.message for n in app._notifications]
 
 
 def cell_texts(screen, table_id: str) -> list[list[str]]:
@@ -113,8 +107,6 @@ def cell_texts(screen, table_id: str) -> list[list[str]]:
     return [[str(cell) for cell in table.get_row_at(i)] for i in range(table.row_count)]
 
 
-def static_text(screen, selector: str) -> str:
-    return str(screen.query_one(selector).render())
 
 
 async def select_card(pilot, screen, status: str) -> None:

@@ -8,7 +8,7 @@ import json
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -17,6 +17,8 @@ from textual.widgets import Button, Input, Static
 from textual.widgets.input import Selection
 
 from apps import app_on
+from apps import rendered as text
+from apps import until as wait_until
 from spec_cases import PAYOUT_CASES, PAYPAL, VENMO, PayoutCase
 from tui.api.client import NO_RETRY
 from tui.payout_flow import Phase, poll_delays
@@ -30,10 +32,9 @@ ACCOUNTS = {"acme-sandbox": 1001, "acme-production": 2001, "other-sandbox": 3001
 FIELDS = {"recipientEmail": "email", "recipientPhone": "phone", "recipientHandle": "handle"}
 
 
-@pytest.fixture(autouse=True)
-def private_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    for name, sub in (("GIFTDESK_CONFIG", "config.toml"), ("GIFTDESK_DATA_DIR", "data"), ("GIFTDESK_LOG_DIR", "log")):
-        monkeypatch.setenv(name, str(tmp_path / sub))
+@pytest.fixture
+def private_dirs(tmp_path: Path) -> Path:
+    """The data dir (audit log) that conftest's isolated_dirs points giftdesk at."""
     return tmp_path / "data"
 
 
@@ -87,11 +88,6 @@ def token_of(card_code: str) -> str:
 # --- driving the screen --------------------------------------------------------------
 
 
-async def wait_until(pilot, condition: Callable[[], bool], timeout: float = 8.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "timed out waiting for the screen"
-        await pilot.pause(0.05)
 
 
 async def open_payout(app, pilot, card_code: str | None = None) -> PayoutScreen:
@@ -101,8 +97,6 @@ async def open_payout(app, pilot, card_code: str | None = None) -> PayoutScreen:
     return app.screen
 
 
-def text(screen, selector: str) -> str:
-    return str(screen.query_one(selector, Static).render())
 
 
 async def fill(pilot, screen: PayoutScreen, wallet: str | None, kind: str = "email", value: str = "", *, typed: bool = False) -> None:

@@ -11,7 +11,7 @@ from textual.binding import Binding
 from textual.widgets import Static
 from textual.worker import WorkerFailed
 
-from apps import app_on, demo_profiles
+from apps import app_on, demo_profiles, notifications
 from tui.app import AppSettings, build_app, load_settings
 from tui.api.client import RetryPolicy
 from tui.config import Config, ConfigError
@@ -20,10 +20,6 @@ from tui.screens.base import BaseScreen
 from widgets.context_bar import ContextBar
 
 SIZE = (80, 24)
-
-
-def notifications(app) -> list[str]:
-    return [n.message for n in app._notifications]
 
 
 async def test_keys_open_screens_and_escape_goes_back(sim):
