@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from tui.api.models import Product
-from tui.order_watch import Backoff, DraftInvalid, card_summary, needs_attention, order_line, readable_time
+from tui.order_watch import DraftInvalid, card_summary, needs_attention, order_line, readable_time
+from tui.polling import Backoff
 
 
 @pytest.mark.parametrize(
@@ -68,3 +69,8 @@ def test_a_valid_line():
 def test_invalid_lines_say_which_field_and_why(product, value, quantity, problem):
     with pytest.raises(DraftInvalid, match=problem):
         order_line(product, value, quantity)
+
+
+def test_backoff_never_overflows_however_long_nothing_moves():
+    # A stuck order watched for days: the wait stays at the cap, never an OverflowError.
+    assert Backoff().delay(100_000) == 30.0

@@ -22,7 +22,7 @@ from apps import notifications as notes
 from apps import rendered as static_text
 from tui.api.client import RetryPolicy
 from tui.api.statuses import is_order_final
-from tui.order_watch import Backoff
+from tui.polling import Backoff
 from tui.screens.order import OrderScreen
 from tui.screens.test_order import PRODUCTION_PHRASE, TestOrderScreen
 from tui.simulator import TIMING_PRESETS, demo_credential

@@ -21,7 +21,8 @@ from apps import rendered as text
 from apps import until as wait_until
 from spec_cases import PAYOUT_CASES, PAYPAL, VENMO, PayoutCase
 from tui.api.client import NO_RETRY
-from tui.payout_flow import Phase, poll_delays
+from tui.payout_flow import Phase
+from tui.polling import Backoff
 from tui.screens.payout import PayoutScreen
 from tui.simulator import TIMING_PRESETS, demo_credential
 from widgets.confirm import ConfirmScreen
@@ -41,7 +42,7 @@ def private_dirs(tmp_path: Path) -> Path:
 @pytest.fixture(autouse=True)
 def quick_polls(monkeypatch: pytest.MonkeyPatch) -> None:
     # The real schedule (1 s doubling to 30 s) is pinned in test_poll_schedule; tests poll faster.
-    monkeypatch.setattr(PayoutScreen, "poll_schedule", staticmethod(lambda: poll_delays(0.25, 1.0)))
+    monkeypatch.setattr(PayoutScreen, "backoff", Backoff(first=0.25, cap=1.0))
 
 
 class FrozenClock:
@@ -541,7 +542,7 @@ async def test_production_requires_the_typed_confirmation(sim):
 
 
 def test_poll_schedule_backs_off_from_1_to_30_seconds():
-    schedule: Iterator[float] = poll_delays()
+    schedule: Iterator[float] = Backoff().delays()
     assert [next(schedule) for _ in range(8)] == [1, 2, 4, 8, 16, 30, 30, 30]
 
 

@@ -9,29 +9,12 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal, InvalidOperation
 
 from tui.api.models import OrderLine, Product
 
 MAX_CARDS_PER_ORDER = 500  # DESIGN: CardsLimitExceeded above this
-
-# --- polling --------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Backoff:
-    """Seconds between looks at an order that is not final: first, then growing to a cap."""
-
-    first: float = 1.0
-    factor: float = 2.0
-    cap: float = 30.0
-
-    def delay(self, unchanged_looks: int) -> float:
-        """The wait after `unchanged_looks` looks in a row that saw nothing new (0: it just moved)."""
-        return min(self.cap, self.first * self.factor**unchanged_looks)
-
 
 # --- cards ----------------------------------------------------------------------------
 

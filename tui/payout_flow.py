@@ -10,7 +10,6 @@ only way forward is a status check, then a retry of the very same request.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import Enum
@@ -33,18 +32,6 @@ KIND_PLACEHOLDERS = {EMAIL: "name@example.com", PHONE: "+15551234567 (7 to 15 di
 KINDS_BY_WALLET: dict[str | None, tuple[str, ...]] = {PAYPAL: (EMAIL,), VENMO: (EMAIL, PHONE, HANDLE), None: (EMAIL,)}
 
 WEBLINK_MISSING = "Paste the payout card's code URL or its weblink token."
-
-POLL_FIRST_DELAY = 1.0
-POLL_MAX_DELAY = 30.0
-
-
-def poll_delays(first: float = POLL_FIRST_DELAY, cap: float = POLL_MAX_DELAY) -> Iterator[float]:
-    """Seconds to wait before each status check: doubling from `first`, then `cap` for ever."""
-    delay = first
-    while True:
-        yield delay
-        delay = min(cap, delay * 2)
-
 
 # --- the form ----------------------------------------------------------------
 

@@ -13,7 +13,6 @@ leaves here, so (tui/payout_flow.py has the rules):
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterator
 from typing import ClassVar
 
 from rich.text import Text
@@ -41,9 +40,9 @@ from tui.payout_flow import (
     Phase,
     RedeemFlow,
     format_elapsed,
-    poll_delays,
     status_advice,
 )
+from tui.polling import Backoff
 from tui.screens.base import BaseScreen
 from tui.storage import REDEEM, AuditLog
 from widgets.confirm import ConfirmScreen
@@ -64,7 +63,7 @@ class PayoutScreen(BaseScreen):
 
     # Replaced in tests: a frozen clock for snapshots, a faster schedule for speed.
     clock: ClassVar[Clock] = Clock()
-    poll_schedule: ClassVar[Callable[[], Iterator[float]]] = staticmethod(poll_delays)
+    backoff: ClassVar[Backoff] = Backoff()
 
     def __init__(self) -> None:
         super().__init__()
@@ -309,7 +308,7 @@ class PayoutScreen(BaseScreen):
     async def _watch(self, token: str, *, wait_first: bool) -> None:
         """Check the status until it is final; one watch at a time (a new one replaces it)."""
         self.live_token = token
-        delays = self.poll_schedule()
+        delays = self.backoff.delays()
         if wait_first:
             await self._wait(next(delays))
         while await self._check(token):
