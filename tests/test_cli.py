@@ -103,6 +103,12 @@ def test_accounts_table(giftdesk, use_sim):
     assert re.search(r"^1001\s+USD\s+[\d,]+\.\d\d\s+yes\s+sandbox$", result.stdout, re.MULTILINE)
 
 
+def test_money_has_the_currency_s_own_decimals(giftdesk, use_sim):
+    use_sim("acme-production")
+    result = giftdesk("accounts")
+    assert re.search(r"^2004\s+JPY\s+500,000\s+no\s+production$", result.stdout, re.MULTILINE)  # no ".00" for yen
+
+
 def test_catalog_flags_become_the_wire_parameters(giftdesk, fake_service):
     requests = fake_service(lambda request: httpx.Response(
         200, json={"pageIndex": 2, "pageSize": 5, "count": 0, "items": []}))

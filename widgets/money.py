@@ -3,7 +3,7 @@
 The wire carries JSON numbers (floats in the models). Going through `str`
 into Decimal keeps what the service sent (0.1 stays 0.1, not
 0.1000000000000000055...), and rounding is done once, here, half up.
-No Textual here: the CLI formats money the same way.
+No Textual here: the CLI formats money with it too (tui/commands).
 """
 
 from __future__ import annotations

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import click
 
-from tui.commands.common import Options, Session, emit_json, money, print_table, run, service_options
+from tui.commands.common import Options, Session, emit_json, print_table, run, service_options
+from widgets.money import format_amount
 
 
 @click.command("accounts")
@@ -25,7 +26,7 @@ def command(options: Options) -> None:
         print_table(
             ["ID", "CURRENCY", "BALANCE", "ACTIVE", "ENVIRONMENT"],
             [
-                [a.id, a.currency, money(a.balance), "yes" if a.is_active else "no",
+                [a.id, a.currency, format_amount(a.balance, a.currency), "yes" if a.is_active else "no",
                  "sandbox" if a.sandbox_mode else "production"]
                 for a in accounts
             ],

@@ -8,7 +8,8 @@ from datetime import datetime
 
 import click
 
-from tui.commands.common import Options, Session, emit_json, money, print_table, run, say, service_options
+from tui.commands.common import Options, Session, emit_json, print_table, run, say, service_options
+from widgets.money import format_range
 
 MAX_PAGE_SIZE = 100  # DESIGN: the maximum is not published; cap at 100
 PAGE_FETCH_CONCURRENCY = 4  # --all: pages in flight at once, kind to the service
@@ -116,11 +117,7 @@ def _print_products(brands) -> None:
     rows = []
     for brand in brands:
         for product in brand.products:
-            face = money(product.min_face_value) if product.is_fixed_value else (
-                f"{money(product.min_face_value)}-{money(product.max_face_value)}")
-            price = money(product.price.min) if product.price.min == product.price.max else (
-                f"{money(product.price.min)}-{money(product.price.max)}")
-            rows.append([brand.name, brand.country_code, product.id, product.name,
-                         f"{face} {brand.currency_code}", f"{price} {product.price.currency_code}",
-                         _stock(product.count)])
+            face = format_range(product.min_face_value, product.max_face_value, brand.currency_code)
+            price = format_range(product.price.min, product.price.max, product.price.currency_code)
+            rows.append([brand.name, brand.country_code, product.id, product.name, face, price, _stock(product.count)])
     print_table(["BRAND", "COUNTRY", "PRODUCT", "NAME", "FACE VALUE", "PRICE", "STOCK"], rows)

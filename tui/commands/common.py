@@ -293,10 +293,11 @@ def print_fields(fields: Sequence[tuple[str, Any]]) -> None:
         click.echo(f"{label + ':':<{width + 1}}  {'' if value is None else value}")
 
 
-def money(amount: float | None, currency: str | None = None) -> str:
-    if amount is None:
-        return ""
-    return f"{amount:,.2f}" + (f" {currency}" if currency else "")
+def money(amount: float | None, currency: str) -> str:
+    """As the TUI shows it: the currency's own decimals (JPY none), then its code."""
+    from widgets.money import format_money
+
+    return "" if amount is None else format_money(amount, currency)
 
 
 async def watch(fetch: Callable[[], Awaitable[Any]], is_final: Callable[[Any], bool],
