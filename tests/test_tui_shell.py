@@ -291,3 +291,12 @@ def test_unknown_profile_for_the_tui_is_a_plain_error_with_exit_2(tmp_path: Path
     assert result.exit_code == 2
     assert "no profile named 'nope'" in result.output
     assert "Traceback" not in result.output
+
+
+async def test_what_a_session_started_ends_with_it_on_a_switch(sim):
+    app = app_on(sim)
+    async with app.run_test(size=SIZE):
+        stopped = []
+        app.session.when_closed(lambda: stopped.append("listener"))
+        await app.switch_profile("demo-production")
+        assert stopped == ["listener"]

@@ -134,7 +134,6 @@ class GiftdeskApp(App[None]):
             self.notify(f"No profile named '{name}'. Known: {', '.join(self.profiles) or 'none'}.", severity="error")
             return
         if self.session is not None:
-            self._stop_session_listener()
             await self.session.close()
         self.session = self._new_session(profile)
         self._apply_context()
@@ -163,13 +162,7 @@ class GiftdeskApp(App[None]):
 
     def on_unmount(self) -> None:
         if self.session is not None:
-            self._stop_session_listener()
-
-    def _stop_session_listener(self) -> None:
-        """The callback listener belongs to the session: it stops (and frees its port) with it."""
-        from tui.screens.notifications import stop_session_listener
-
-        stop_session_listener(self.session)
+            self.session.release()  # e.g. a callback listener's port
 
     def _start_screen(self) -> Screen:
         if self.session is None:

@@ -39,6 +39,7 @@ class Session:
         self._on_retry = on_retry
         self._client_options = client_options or {}
         self._client: ServiceClient | None = None
+        self._cleanups: list[Callable[[], None]] = []
         self._client_lock = asyncio.Lock()
         self.account_id: int | None = self._remembered_account()
 
@@ -83,7 +84,17 @@ class Session:
             **self._client_options,
         )
 
+    def when_closed(self, cleanup: Callable[[], None]) -> None:
+        """Run `cleanup` when the session ends (e.g. stop a listener it started, freeing its port)."""
+        self._cleanups.append(cleanup)
+
+    def release(self) -> None:
+        """Stop what the session started besides its client; safe to call more than once."""
+        while self._cleanups:
+            self._cleanups.pop()()
+
     async def close(self) -> None:
+        self.release()
         if self._client is not None:
             await self._client.aclose()
             self._client = None

@@ -120,6 +120,7 @@ class ListenerHub:
         hub = session.cache.get(LISTENER_CACHE_KEY)
         if hub is None:
             hub = session.cache[LISTENER_CACHE_KEY] = cls(app, session)
+            session.when_closed(hub.stop_now)  # the listener ends with the session, freeing its port
         return hub
 
     @property
@@ -142,6 +143,12 @@ class ListenerHub:
         self._changed()
         if listener is not None:
             await asyncio.to_thread(listener.stop)  # joins the listener's thread: not on the app's loop
+
+    def stop_now(self) -> None:
+        """Stop at once, from the app's thread (the session is ending; nothing awaits this)."""
+        listener, self.listener = self.listener, None
+        if listener is not None:
+            listener.stop()
 
     def expect_secret(self, secret: str) -> None:
         """After a save, callbacks carry the new secret."""
@@ -175,13 +182,6 @@ class ListenerHub:
     def _changed(self) -> None:
         if self.on_change is not None:
             self.on_change()
-
-
-def stop_session_listener(session: Session) -> None:
-    """For the app: a session that ends stops its listener (and frees its port)."""
-    hub = session.cache.pop(LISTENER_CACHE_KEY, None)
-    if hub is not None and hub.listener is not None:
-        hub.listener.stop()
 
 
 CALLBACK_COLUMNS = ("#", "RequestId", "Callback", "Order (Get order)", "Cards")
