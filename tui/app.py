@@ -6,7 +6,6 @@ Built by `build_app(settings)` so tests construct it with injected settings
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from importlib import import_module
@@ -28,8 +27,6 @@ if TYPE_CHECKING:
     from tui.demo import DemoBackend
     from tui.jump import Jump
     from tui.session import Session
-
-log = logging.getLogger("giftdesk.app")
 
 STYLES = Path(styles.__file__).parent
 
@@ -104,7 +101,6 @@ class GiftdeskApp(App[None]):
             demo=self.settings.demo is not None,
         )
         self.theme = PRODUCTION_THEME.name if session.is_production else SANDBOX_THEME.name
-        self.sub_title = f"{session.profile.name} · {session.environment}"
 
     def choose_account(self, account_id: int, label: str) -> None:
         assert self.session is not None
