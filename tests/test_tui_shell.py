@@ -300,3 +300,45 @@ async def test_what_a_session_started_ends_with_it_on_a_switch(sim):
         app.session.when_closed(lambda: stopped.append("listener"))
         await app.switch_profile("demo-production")
         assert stopped == ["listener"]
+
+
+class _BrokenProbe(BaseScreen):
+    """A screen whose request fails in a way nobody planned for."""
+
+    destination = "broken"
+
+    def compose_body(self):
+        yield Static("broken")
+
+    def on_mount(self) -> None:
+        self.run_worker(self.load(), exclusive=True, exit_on_error=False)
+
+    async def load(self) -> None:
+        raise RuntimeError("card https://payouts.sim.giftdesk.test/redeem/SECRETtoken42%3D went wrong")
+
+
+async def test_an_unexpected_error_is_shown_logged_redacted_and_the_app_carries_on(sim, tmp_path):
+    import logging
+
+    from tui.logs import setup_logging
+
+    root = logging.getLogger()
+    handlers = list(root.handlers)
+    log_file = setup_logging()
+    try:
+        app = app_on(sim)
+        async with app.run_test(size=SIZE) as pilot:
+            await app.push_screen(_BrokenProbe())
+            with contextlib.suppress(WorkerFailed):
+                await app.workers.wait_for_complete()
+            await pilot.pause()
+            assert any("Unexpected error (RuntimeError)" in m and str(log_file) in m for m in notifications(app))
+            assert app.is_running
+        logged = log_file.read_text()
+        assert "RuntimeError" in logged and "Traceback" in logged
+        assert "SECRETtoken42" not in logged  # the weblink token is masked in the traceback too
+    finally:
+        for handler in root.handlers:
+            if handler not in handlers:
+                root.removeHandler(handler)
+                handler.close()

@@ -242,10 +242,10 @@ class GiftdeskApp(App[None]):
         elif isinstance(error, ConfigError):
             message = str(error)
         else:
-            from tui.logs import log_unexpected
+            from tui.logs import current_log_file, log_unexpected
 
             log_unexpected(error)
-            message = f"Unexpected error ({type(error).__name__}). The app carries on; details are in the log."
+            message = f"Unexpected error ({type(error).__name__}). The app carries on; details are in {current_log_file() or 'the log'}."
         self.notify(message, title="Error", severity="error", timeout=10)
 
     def _fatal_error(self) -> None:

@@ -28,14 +28,6 @@ class PageState:
     def pages(self) -> int:
         return max(1, -(-self.count // self.size))
 
-    @property
-    def is_first(self) -> bool:
-        return self.index == 0
-
-    @property
-    def is_last(self) -> bool:
-        return self.index >= self.pages - 1
-
     def at(self, index: int) -> PageState:
         """This state moved to `index`, kept inside the known pages."""
         return replace(self, index=min(max(index, 0), self.pages - 1))
