@@ -342,3 +342,24 @@ async def test_an_unexpected_error_is_shown_logged_redacted_and_the_app_carries_
             if handler not in handlers:
                 root.removeHandler(handler)
                 handler.close()
+
+
+async def test_digits_keep_navigating_through_screens_with_forms(sim):
+    # The Order and Payout screens open on a table or nothing, not in their text fields.
+    app = app_on(sim)
+    async with app.run_test(size=SIZE) as pilot:
+        for key, destination in (("3", "order"), ("4", "payout"), ("5", "notifications"), ("7", "audit")):
+            await pilot.press(key)
+            await pilot.pause()
+            assert app.screen.destination == destination
+
+
+async def test_the_start_screen_offers_no_back(sim):
+    app = app_on(sim)
+    async with app.run_test(size=SIZE) as pilot:
+        def offers_back() -> bool:
+            return any(b.binding.key == "escape" and app.screen.check_action(b.binding.action, ()) for b in app.screen.active_bindings.values())
+
+        assert not offers_back()
+        await pilot.press("6")
+        assert offers_back()

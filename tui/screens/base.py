@@ -24,6 +24,9 @@ class BaseScreen(Screen):
     # Actions that change something at the service: never offered read-only.
     WRITE_ACTIONS: ClassVar[frozenset[str]] = frozenset()
 
+    # A screen opens on its table, never in a text field: the digit keys that
+    # move between screens must not be typed into a form (its own key focuses it).
+    AUTO_FOCUS = "DataTable"
     # esc first leaves a text field (so digits navigate again), then goes back.
     BINDINGS = [Binding("escape", "leave_field_or_back", "Back", id="screen.back")]
 
@@ -40,10 +43,16 @@ class BaseScreen(Screen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in self.WRITE_ACTIONS and self.app.readonly:
             return None  # hidden from footer and palette, and not run
+        stack = self.app.screen_stack
+        if action == "leave_field_or_back" and not self._in_text_field() and self in stack[:2]:
+            return None  # the start screen: nothing to go back to
         return True
 
+    def _in_text_field(self) -> bool:
+        return isinstance(self.focused, (Input, TextArea))
+
     async def action_leave_field_or_back(self) -> None:
-        if isinstance(self.focused, (Input, TextArea)):
+        if self._in_text_field():
             self.set_focus(None)
         else:
             await self.app.action_back()

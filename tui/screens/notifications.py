@@ -209,6 +209,7 @@ class NotificationsScreen(BaseScreen):
     CSS_PATH = Path(styles.__file__).parent / "notifications.tcss"
     # Generating only edits the form, but a form that cannot be saved should not be edited.
     WRITE_ACTIONS = frozenset({"save", "generate_secret", "use_listener_url"})
+    AUTO_FOCUS = "Tabs"  # opens on Configuration; a table would pull the Listener tab forward
     BINDINGS = [
         Binding("ctrl+s", "save", "Save", id="notifications.save"),
         Binding("ctrl+r", "reload", "Reload", id="notifications.reload", show=False),

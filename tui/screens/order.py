@@ -51,7 +51,7 @@ class OrderScreen(BaseScreen):
     CSS_PATH = Path(styles.__file__).parent / "order.tcss"
     WRITE_ACTIONS = frozenset({"new_test_order"})
     BINDINGS = [
-        Binding("i", "focus_lookup", "RequestId", id="order.lookup", show=False),
+        Binding("i", "focus_lookup", "RequestId", id="order.lookup", show=False),  # said in the field itself
         Binding("r", "toggle_recent", "Recent", id="order.recent"),
         Binding("v", "reveal", "Reveal", id="order.reveal"),
         Binding("c", "copy('code')", "Copy code", id="order.copy-code"),
@@ -79,7 +79,7 @@ class OrderScreen(BaseScreen):
     def compose_body(self) -> ComposeResult:
         with Horizontal(id="order-lookup"):
             yield Label("RequestId ")
-            yield Input(placeholder="paste a RequestId, then enter", id="request-id", compact=True)
+            yield Input(placeholder="press i, paste a RequestId, then enter", id="request-id", compact=True)
         yield Static(id="order-message")
         with ContentSwitcher(initial="recent-orders", id="order-views"):
             with VerticalScroll(id="order-view"):

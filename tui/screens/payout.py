@@ -56,6 +56,7 @@ class PayoutScreen(BaseScreen):
     CSS_PATH = STYLES / "payout.tcss"
     WRITE_ACTIONS = frozenset({"redeem"})
     BINDINGS = [
+        Binding("w", "focus_weblink", "Weblink", id="payout.weblink"),
         Binding("r", "redeem", "Redeem…", id="payout.redeem"),
         Binding("s", "lookup", "Status", id="payout.lookup"),
         Binding("c", "copy_ids", "Copy ids", id="payout.copy"),
@@ -119,6 +120,8 @@ class PayoutScreen(BaseScreen):
         if self.app.readonly:
             self.query_one("#readonly-note", Static).update("Read-only: redeeming is off; status lookups work.")
         self._refresh_form()
+
+    def action_focus_weblink(self) -> None:
         self.query_one("#weblink", Input).focus()
 
     # --- the form ----------------------------------------------------------------
