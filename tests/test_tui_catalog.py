@@ -294,7 +294,7 @@ async def test_out_of_stock_and_read_only_offer_no_test_order(sim):
         await settle(pilot)
         await pilot.press("enter", "enter")
         assert opened == [] and notifications(app)[-1] == "Read-only: no test orders."
-        assert pilot.app.screen.check_action("new_test_order", ()) is None
+        assert pilot.app.screen.check_action("new_test_order", ()) is False  # not offered: hidden
 
 
 # --- errors and catalog v1 --------------------------------------------------------------

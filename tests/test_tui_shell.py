@@ -128,7 +128,7 @@ async def test_readonly_hides_and_refuses_write_actions(sim, readonly):
         await app.push_screen(screen)
         await pilot.press("p")
         palette = {command.title for command in app.get_system_commands(screen)}
-        footer_actions = {b.binding.action for b in screen.active_bindings.values() if b.enabled and screen.check_action(b.binding.action, ()) is not None}
+        footer_actions = {b.binding.action for b in screen.active_bindings.values()}  # what the footer shows
         assert ("Place order" in palette) is (not readonly)
         assert ("place" in footer_actions) is (not readonly)
         assert screen.placed == (0 if readonly else 1)
@@ -357,8 +357,8 @@ async def test_digits_keep_navigating_through_screens_with_forms(sim):
 async def test_the_start_screen_offers_no_back(sim):
     app = app_on(sim)
     async with app.run_test(size=SIZE) as pilot:
-        def offers_back() -> bool:
-            return any(b.binding.key == "escape" and app.screen.check_action(b.binding.action, ()) for b in app.screen.active_bindings.values())
+        def offers_back() -> bool:  # what the footer shows: Textual leaves hidden bindings out
+            return "escape" in app.screen.active_bindings
 
         assert not offers_back()
         await pilot.press("6")

@@ -59,7 +59,6 @@ class GiftdeskApp(App[None]):
     BINDINGS = [
         *navigation_bindings(),
         Binding("colon", "jump", "Jump", id="jump"),
-        Binding("escape", "back", "Back", id="back"),
         Binding("ctrl+q", "quit", "Quit", id="quit"),
     ]
 
@@ -208,6 +207,7 @@ class GiftdeskApp(App[None]):
         self.push_screen(JumpScreen(), go)
 
     async def action_back(self) -> None:
+        """esc on a screen goes here (BaseScreen binds it, so the footer knows when it applies)."""
         if len(self.screen_stack) > 2:  # the blank base and the start screen stay
             await self.pop_screen()
 
@@ -220,8 +220,8 @@ class GiftdeskApp(App[None]):
             binding = active.binding
             if not isinstance(active.node, (App, Screen)) or not binding.description or binding.action in seen:
                 continue
-            if screen.check_action(binding.action, ()) is None:
-                continue  # hidden here, e.g. a write action in read-only
+            if not screen.check_action(binding.action, ()):
+                continue  # hidden here (a write action in read-only) or not possible now
             seen.add(binding.action)
             yield SystemCommand(binding.description, f"Key: {binding.key_display or binding.key}", lambda n=active.node, a=binding.action: self.run_action(a, n))
 

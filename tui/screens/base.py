@@ -41,11 +41,12 @@ class BaseScreen(Screen):
         raise NotImplementedError
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Textual: False hides a binding (footer, palette) and refuses it; None only dims it.
         if action in self.WRITE_ACTIONS and self.app.readonly:
-            return None  # hidden from footer and palette, and not run
+            return False  # read-only: not offered at all
         stack = self.app.screen_stack
         if action == "leave_field_or_back" and not self._in_text_field() and self in stack[:2]:
-            return None  # the start screen: nothing to go back to
+            return False  # the start screen: nothing to go back to
         return True
 
     def _in_text_field(self) -> bool:

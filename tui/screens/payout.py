@@ -201,10 +201,11 @@ class PayoutScreen(BaseScreen):
         allowed = super().check_action(action, parameters)
         if not allowed:
             return allowed
+        # Not possible yet: shown dimmed (None), so a person sees the key exists.
         if action == "redeem":
-            return self.flow.can_submit(self.form)
+            return self.flow.can_submit(self.form) or None
         if action == "copy_ids":
-            return self._ids() is not None
+            return (self._ids() is not None) or None
         return True
 
     # --- jump-to (the order inspector hands a payout card here) -------------------
