@@ -13,7 +13,7 @@ from collections.abc import Callable
 from textual.worker import WorkerFailed
 
 from tui.app import AppSettings, GiftdeskApp, build_app
-from tui.config import demo_profile
+from tui.local.config import demo_profile
 from tui.simulator import DEMO_CREDENTIALS
 
 PROFILE_FOR_CREDENTIAL = {"acme-sandbox": "demo-sandbox", "acme-production": "demo-production", "other-sandbox": "demo-other"}

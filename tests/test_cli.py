@@ -364,7 +364,7 @@ def test_each_command_help_names_its_options(giftdesk, args, options):
 
 
 def test_writes_are_audited_with_masked_values(giftdesk, use_sim, tmp_path):
-    from tui.storage import AuditLog
+    from tui.local.storage import AuditLog
 
     order = order_json(giftdesk, place_order(giftdesk), "--watch", "--interval", "0.2")
     code = order["items"][0]["cards"][0]["cardCode"]

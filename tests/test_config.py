@@ -12,8 +12,8 @@ import keyring
 import pytest
 from memory_keyring import MemoryKeyring, memory_keyring  # noqa: F401 (fixture)
 
-from tui import config as config_module
-from tui.config import (
+from tui.local import config as config_module
+from tui.local.config import (
     Config,
     ConfigError,
     ProfileStore,
@@ -343,7 +343,7 @@ def test_updated_profile_keeps_an_in_memory_secret() -> None:
 
 def test_data_layer_never_imports_textual() -> None:
     code = (
-        "import sys, tui.config, tui.storage, tui.logs, tui.commands.profiles\n"
+        "import sys, tui.local.config, tui.local.storage, tui.local.logs, tui.commands.profiles\n"
         "assert 'textual' not in sys.modules, 'textual imported'\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, env={**os.environ})

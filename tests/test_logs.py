@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from tui import logs
+from tui.local import logs
 from tui.api.redact import register_secret
-from tui.logs import current_log_file, log_unexpected, setup_logging
+from tui.local.logs import current_log_file, log_unexpected, setup_logging
 
 CLIENT_SECRET = "cl1ent-s3cret-for-logs"
 WEBLINK_TOKEN = "Zm9vYmFyYmF6cXV4cXV1eA"

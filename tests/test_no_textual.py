@@ -17,7 +17,7 @@ def run_python(code: str) -> subprocess.CompletedProcess:
 
 
 @pytest.mark.parametrize("module", ["tui.api", "tui.api.client", "tui.api.models", "tui.api.redact",
-                                    "tui.config", "tui.simulator", "tui.cli", "tui.commands.common"])
+                                    "tui.local.config", "tui.simulator", "tui.cli", "tui.commands.common"])
 def test_importing_does_not_import_textual(module):
     result = run_python(f"import {module}")
     assert result.returncode == 0, result.stderr

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from tui.api.models import Product
-from tui.order_watch import DraftInvalid, card_summary, needs_attention, order_line, readable_time
-from tui.polling import Backoff
+from tui.core.order_watch import DraftInvalid, card_summary, needs_attention, order_line, readable_time
+from tui.core.polling import Backoff
 
 
 @pytest.mark.parametrize(

@@ -23,7 +23,7 @@ from test_tui_payout import (  # noqa: F401  (quick_polls: an autouse fixture sh
 from tui.api.client import RetryPolicy, ServiceClient
 from tui.api.errors import ServiceError
 from tui.api.models import RedeemRequest
-from tui.payout_flow import Phase
+from tui.core.payout_flow import Phase
 from tui.simulator import demo_credential
 
 FAULTS = "drop=0.2,429=0.2"

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tui.api.redact import register_secret
-from tui.storage import (
+from tui.local.storage import (
     CARD_REVEAL,
     REDEEM,
     TEST_ORDER,

@@ -15,7 +15,7 @@ from textual.widgets import DataTable
 from apps import app_on, demo_profiles, notifications, settle
 from tui.api.client import RetryPolicy, ServiceClient
 from tui.app import AppSettings, build_app
-from tui.config import SecretSource
+from tui.local.config import SecretSource
 from widgets.filter_bar import FilterBar
 from widgets.pager import Pager
 

@@ -19,7 +19,7 @@ from tui.screens.notifications import (
     differing_fields,
     url_problem,
 )
-from tui.storage import NOTIFICATION_CHANGE, AuditLog
+from tui.local.storage import NOTIFICATION_CHANGE, AuditLog
 from widgets.confirm import ConfirmScreen
 
 SECRET = "stored-secret-value-0123"

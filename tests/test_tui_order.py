@@ -22,11 +22,11 @@ from apps import notifications as notes
 from apps import rendered as static_text
 from tui.api.client import RetryPolicy
 from tui.api.statuses import is_order_final
-from tui.polling import Backoff
+from tui.core.polling import Backoff
 from tui.screens.order import OrderScreen
 from tui.screens.test_order import PRODUCTION_PHRASE, TestOrderScreen
 from tui.simulator import TIMING_PRESETS, demo_credential
-from tui.storage import CARD_COPY, CARD_REVEAL, TEST_ORDER, AuditLog, RecentOrders
+from tui.local.storage import CARD_COPY, CARD_REVEAL, TEST_ORDER, AuditLog, RecentOrders
 from widgets.confirm import ConfirmScreen
 from widgets.masked import MaskedValue
 
@@ -377,7 +377,7 @@ async def test_unknown_request_id_is_said_clearly_and_the_screen_stays_usable(si
 
 
 async def test_401_names_the_profile_to_check(sim):
-    from tui.config import SecretSource
+    from tui.local.config import SecretSource
 
     app = app_on(sim, client_options=QUICK_RETRIES)
     app.session.profile = app.session.profile.model_copy(update={"secret": SecretSource.inline_demo("wrong")})

@@ -21,8 +21,8 @@ from apps import rendered as text
 from apps import until as wait_until
 from spec_cases import PAYOUT_CASES, PAYPAL, VENMO, PayoutCase
 from tui.api.client import NO_RETRY
-from tui.payout_flow import Phase
-from tui.polling import Backoff
+from tui.core.payout_flow import Phase
+from tui.core.polling import Backoff
 from tui.screens.payout import PayoutScreen
 from tui.simulator import TIMING_PRESETS, demo_credential
 from widgets.confirm import ConfirmScreen
@@ -547,7 +547,7 @@ def test_poll_schedule_backs_off_from_1_to_30_seconds():
 
 
 def test_flow_refuses_a_second_submit_and_retries_only_the_same_attempt():
-    from tui.payout_flow import PayoutForm, RedeemFlow
+    from tui.core.payout_flow import PayoutForm, RedeemFlow
 
     flow = RedeemFlow()
     form = PayoutForm(weblink="abcDEF123%3D", wallet=PAYPAL, value="ann@example.com")

@@ -14,8 +14,8 @@ from textual.worker import WorkerFailed
 from apps import app_on, demo_profiles, notifications
 from tui.app import AppSettings, build_app, load_settings
 from tui.api.client import RetryPolicy
-from tui.config import Config, ConfigError
-from tui.navigation import DESTINATIONS
+from tui.local.config import Config, ConfigError
+from tui.core.navigation import DESTINATIONS
 from tui.screens.base import BaseScreen
 from widgets.context_bar import ContextBar
 
@@ -189,7 +189,7 @@ def test_unknown_profile_on_the_command_line_names_the_known_ones(tmp_path: Path
 
 
 def _env_profile():
-    from tui.config import make_profile
+    from tui.local.config import make_profile
 
     return make_profile(name="support", environment="sandbox", base_url="https://api.example.test", client_id="id", secret={"kind": "env", "ref": "SUPPORT_SECRET"})
 
@@ -218,7 +218,7 @@ def _app_with(sim, **changes):
 
 
 async def test_401_says_which_profile_to_check(sim):
-    from tui.config import SecretSource
+    from tui.local.config import SecretSource
 
     app = _app_with(sim, secret=SecretSource.inline_demo("wrong-secret"))
     async with app.run_test(size=SIZE) as pilot:
@@ -320,7 +320,7 @@ class _BrokenProbe(BaseScreen):
 async def test_an_unexpected_error_is_shown_logged_redacted_and_the_app_carries_on(sim, tmp_path):
     import logging
 
-    from tui.logs import setup_logging
+    from tui.local.logs import setup_logging
 
     root = logging.getLogger()
     handlers = list(root.handlers)

@@ -19,13 +19,13 @@ from textual.screen import Screen
 from textual.theme import Theme
 
 import styles
-from tui.navigation import BY_NAME, DESTINATIONS, HOME
+from tui.core.navigation import BY_NAME, DESTINATIONS, HOME
 from widgets.context_bar import Context
 
 if TYPE_CHECKING:
-    from tui.config import Profile, ProfileStore
+    from tui.local.config import Profile, ProfileStore
     from tui.demo import DemoBackend
-    from tui.jump import Jump
+    from tui.core.jump import Jump
     from tui.session import Session
 
 STYLES = Path(styles.__file__).parent
@@ -111,7 +111,7 @@ class GiftdeskApp(App[None]):
 
     def _new_session(self, profile: Profile) -> Session:
         from tui.session import Session
-        from tui.storage import ChosenAccounts
+        from tui.local.storage import ChosenAccounts
 
         return Session(
             profile,
@@ -233,7 +233,7 @@ class GiftdeskApp(App[None]):
     def report_error(self, error: BaseException) -> None:
         """Say what happened and what to do; never a secret, never a crash."""
         from tui.api.errors import AuthenticationError, ServiceError
-        from tui.config import ConfigError
+        from tui.local.config import ConfigError
 
         if isinstance(error, AuthenticationError) and self.session is not None:
             message = f"Authentication failed (401). Check profile {self.session.profile.name}'s client id and secret."
@@ -242,7 +242,7 @@ class GiftdeskApp(App[None]):
         elif isinstance(error, ConfigError):
             message = str(error)
         else:
-            from tui.logs import current_log_file, log_unexpected
+            from tui.local.logs import current_log_file, log_unexpected
 
             log_unexpected(error)
             message = f"Unexpected error ({type(error).__name__}). The app carries on; details are in {current_log_file() or 'the log'}."
@@ -253,7 +253,7 @@ class GiftdeskApp(App[None]):
         # codes or recipients: log a redacted traceback and say so instead.
         import sys
 
-        from tui.logs import log_unexpected
+        from tui.local.logs import log_unexpected
 
         error = sys.exc_info()[1]
         if error is not None:
@@ -269,7 +269,7 @@ def build_app(settings: AppSettings) -> GiftdeskApp:
 
 def load_settings(profile_name: str | None, *, demo: bool, readonly: bool, order: str | None) -> AppSettings:
     """Settings for a real run. A config that cannot be read is reported, not replaced."""
-    from tui.config import ConfigError, ProfileStore, profile_from_env
+    from tui.local.config import ConfigError, ProfileStore, profile_from_env
 
     if demo:
         from tui.demo import DemoBackend
@@ -297,7 +297,7 @@ def load_settings(profile_name: str | None, *, demo: bool, readonly: bool, order
 
 
 def run_tui(profile_name: str | None = None, *, demo: bool = False, readonly: bool = False, order: str | None = None, debug: bool = False) -> None:
-    from tui.logs import setup_logging
+    from tui.local.logs import setup_logging
 
     setup_logging(debug=debug)
     settings = load_settings(profile_name, demo=demo, readonly=readonly, order=order)

@@ -83,7 +83,7 @@ def main(ctx: click.Context, profile: str | None, demo: bool, readonly: bool, or
         raise click.UsageError("use either --demo or --profile, not both")
     from tui.app import run_tui  # Textual only for the TUI
     from tui.commands.common import EXIT_BAD_INPUT, fail
-    from tui.config import ConfigError
+    from tui.local.config import ConfigError
 
     try:
         run_tui(profile_name=profile, demo=demo, readonly=readonly, order=order, debug=debug)

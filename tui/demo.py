@@ -14,10 +14,10 @@ import threading
 
 from typing import TYPE_CHECKING
 
-from tui.config import demo_profile
+from tui.local.config import demo_profile
 
 if TYPE_CHECKING:
-    from tui.config import Profile
+    from tui.local.config import Profile
     from tui.simulator import SimulatorServer
 
 # The demo credentials giftdesk opens with, by the simulator's names.

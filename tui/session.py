@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from tui.api.client import ServiceClient
-    from tui.config import Profile
-    from tui.storage import ChosenAccounts
+    from tui.local.config import Profile
+    from tui.local.storage import ChosenAccounts
 
 RetryNotice = Callable[[int, float, str], None]  # attempt, delay in s, reason
 
@@ -74,7 +74,7 @@ class Session:
 
     def _build_client(self) -> ServiceClient:
         from tui.api.client import ServiceClient
-        from tui.config import resolve_secret
+        from tui.local.config import resolve_secret
 
         return ServiceClient(
             self.profile.base_url,

@@ -25,7 +25,7 @@ import click
 
 if TYPE_CHECKING:
     from tui.api.client import ServiceClient
-    from tui.config import Profile
+    from tui.local.config import Profile
 
 EXIT_OK = 0
 EXIT_BAD_INPUT = 2
@@ -102,7 +102,7 @@ def exit_code_for(error: BaseException) -> int:
     from tui.api import errors
     from tui.api.payout_rules import RecipientInvalid
     from tui.api.weblink import WeblinkError
-    from tui.config import ConfigError
+    from tui.local.config import ConfigError
 
     if isinstance(error, (RecipientInvalid, WeblinkError, ConfigError, click.UsageError)):
         return EXIT_BAD_INPUT
@@ -117,7 +117,7 @@ def _handled_errors() -> tuple[type[BaseException], ...]:
     from tui.api.errors import ServiceError
     from tui.api.payout_rules import RecipientInvalid
     from tui.api.weblink import WeblinkError
-    from tui.config import ConfigError
+    from tui.local.config import ConfigError
 
     return ServiceError, RecipientInvalid, WeblinkError, ConfigError
 
@@ -128,7 +128,7 @@ def _handled_errors() -> tuple[type[BaseException], ...]:
 @contextmanager
 def opened_profile(options: Options) -> Iterator[Profile]:
     """The profile to talk to: --demo (a simulator for the duration), --profile, GIFTDESK_*, current."""
-    from tui.config import ProfileStore, choose_profile, demo_profile, profile_from_env
+    from tui.local.config import ProfileStore, choose_profile, demo_profile, profile_from_env
 
     if options.demo:
         from tui.simulator import DEMO_CREDENTIALS, SimulatorServer, SimulatorSettings
@@ -162,7 +162,7 @@ class Session:
 
     @property
     def readonly(self) -> bool:
-        from tui.config import effective_readonly
+        from tui.local.config import effective_readonly
 
         return effective_readonly(self.options.readonly, self.profile)
 
@@ -184,7 +184,7 @@ class Session:
 
     @contextmanager
     def audited(self, action: str, subject: str, **fields: str | None) -> Iterator[None]:
-        """Record a write in the audit log (tui.storage) with its outcome, success or failure."""
+        """Record a write in the audit log (tui.local.storage) with its outcome, success or failure."""
         try:
             yield
         except Exception as error:
@@ -193,7 +193,7 @@ class Session:
         self._audit(action, subject, "done", fields)
 
     def _audit(self, action: str, subject: str, outcome: str, fields: dict[str, str | None]) -> None:
-        from tui.storage import AuditLog
+        from tui.local.storage import AuditLog
 
         try:
             AuditLog().record(profile=self.profile.name, environment=self.profile.environment, action=action,
@@ -214,7 +214,7 @@ def build_client(profile: Profile, *, concurrent: bool = False, **client_options
     """
     from tui.api.client import ServiceClient, tls_verify
     from tui.api.transport import InlineTransport, ThreadedTransport
-    from tui.config import resolve_secret
+    from tui.local.config import resolve_secret
 
     verify = tls_verify(profile.base_url)
     if concurrent:

@@ -93,7 +93,7 @@ async def _show_events(session: Session, events: asyncio.Queue) -> None:
 async def _show_order(session: Session, event) -> None:
     """Get order is the source of truth (SPEC Events rule 4); a failure is shown and listening goes on."""
     from tui.api.errors import ServiceError
-    from tui.order_watch import card_summary
+    from tui.core.order_watch import card_summary
 
     record = {"sequence": event.sequence, "verified": True, "requestId": event.request_id,
               "callbackStatus": event.status}

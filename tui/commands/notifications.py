@@ -84,7 +84,7 @@ def set_(options: Options, url: str | None, sandbox_url: str | None, secret_env:
 
     async def work(session: Session) -> None:
         from tui.api.models import NotificationConfig
-        from tui.storage import NOTIFICATION_CHANGE
+        from tui.local.storage import NOTIFICATION_CHANGE
 
         current = await session.client.get_notifications()
         wanted = NotificationConfig(

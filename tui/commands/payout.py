@@ -95,7 +95,7 @@ def redeem(options: Options, weblink_or_card_code: str, wallet, email, phone, ha
     async def work(session: Session) -> None:
         from tui.api.models import to_wire
         from tui.api.redact import mask_recipient, mask_weblink
-        from tui.storage import REDEEM
+        from tui.local.storage import REDEEM
 
         session.confirm_write(
             f"pay out weblink {mask_weblink(token)} to {request.wallet} {mask_recipient(request.recipient)}", yes)

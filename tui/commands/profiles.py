@@ -1,6 +1,6 @@
 """`giftdesk profiles list|add|use|remove|show`: the stored profiles, from the shell.
 
-Never prints a secret: only where it comes from. tui.config (and pydantic)
+Never prints a secret: only where it comes from. tui.local.config (and pydantic)
 load inside the commands, so `giftdesk profiles --help` stays fast.
 """
 
@@ -17,9 +17,9 @@ import click
 from tui.commands.common import EXIT_BAD_INPUT, emit_json, fail, print_fields, print_table, say
 
 if TYPE_CHECKING:
-    from tui.config import Config, Profile, ProfileStore
+    from tui.local.config import Config, Profile, ProfileStore
 
-# The same two names tui.config.ENVIRONMENTS holds; written here to keep --help free of pydantic.
+# The same two names tui.local.config.ENVIRONMENTS holds; written here to keep --help free of pydantic.
 _ENVIRONMENT_CHOICE = click.Choice(["sandbox", "production"])
 _ENV_PROFILE_VARIABLES = ("GIFTDESK_BASE_URL", "GIFTDESK_CLIENT_ID", "GIFTDESK_CLIENT_SECRET")
 
@@ -27,7 +27,7 @@ _ENV_PROFILE_VARIABLES = ("GIFTDESK_BASE_URL", "GIFTDESK_CLIENT_ID", "GIFTDESK_C
 @contextmanager
 def _config_errors() -> Iterator[None]:
     """A ConfigError is bad input (exit 2), its message on stderr."""
-    from tui.config import ConfigError
+    from tui.local.config import ConfigError
 
     try:
         yield
@@ -45,7 +45,7 @@ def _handles_config_errors(function: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _store() -> ProfileStore:
-    from tui.config import ProfileStore
+    from tui.local.config import ProfileStore
 
     return ProfileStore()
 
@@ -113,7 +113,7 @@ def add_profile(
     readonly: bool,
 ) -> None:
     """Add a profile. The secret itself is never written to the config file."""
-    from tui.config import SecretSource, make_profile
+    from tui.local.config import SecretSource, make_profile
 
     chosen = [flag for flag, given in (("--secret-env", secret_env), ("--secret-command", secret_command),
                                        ("--secret-keyring", secret_keyring)) if given]
@@ -139,7 +139,7 @@ def add_profile(
 
 def _store_in_keyring(name: str, save: Callable[[], Any]) -> None:
     """Prompts for the secret, keeps it in the keyring, and takes it out again if saving fails."""
-    from tui.config import ConfigError, delete_keyring_secret, store_keyring_secret
+    from tui.local.config import ConfigError, delete_keyring_secret, store_keyring_secret
 
     value = click.prompt(f"client secret for {name}", hide_input=True, err=True).strip()
     if not value:
@@ -166,7 +166,7 @@ def use_profile(name: str) -> None:
 @_handles_config_errors
 def remove_profile(name: str) -> None:
     """Remove a profile (and its secret from the keyring, if it was kept there)."""
-    from tui.config import delete_keyring_secret
+    from tui.local.config import delete_keyring_secret
 
     store = _store()
     profile = store.load().get(name)
@@ -184,7 +184,7 @@ def remove_profile(name: str) -> None:
 @_handles_config_errors
 def show_profile(name: str | None, as_json: bool) -> None:
     """One profile's settings (NAME, or the current profile)."""
-    from tui.config import ConfigError
+    from tui.local.config import ConfigError
 
     config = _store().load()
     if name is None:

@@ -1,6 +1,6 @@
 """Audit: the local log of redeems, test orders, notification changes and card reveals.
 
-Read-only view of tui.storage.AuditLog, newest first. `/` filters the rows
+Read-only view of tui.local.storage.AuditLog, newest first. `/` filters the rows
 on any field; the line under the table shows the highlighted entry in full
 (the table crops long outcomes at 80 columns). Values are stored masked, so
 nothing here needs masking again.
@@ -18,7 +18,7 @@ from textual.widgets import DataTable, Static
 
 from tui.app import STYLES
 from tui.screens.base import BaseScreen
-from tui.storage import AuditEntry, AuditLog
+from tui.local.storage import AuditEntry, AuditLog
 from widgets.filter_bar import RowFilter
 
 # Widths chosen so that what matters in an incident (when, where, what, how it ended) fits 80 columns.

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 
 class BaseScreen(Screen):
-    # The name of this screen in tui.navigation.DESTINATIONS.
+    # The name of this screen in tui.core.navigation.DESTINATIONS.
     destination: ClassVar[str] = ""
     # Actions that change something at the service: never offered read-only.
     WRITE_ACTIONS: ClassVar[frozenset[str]] = frozenset()

@@ -7,8 +7,8 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Markdown
 
-from tui.jump import usage
-from tui.navigation import DESTINATIONS
+from tui.core.jump import usage
+from tui.core.navigation import DESTINATIONS
 from tui.screens.base import BaseScreen
 
 _KEY_NAMES = {"question_mark": "?", "colon": ":", "escape": "esc", "slash": "/"}

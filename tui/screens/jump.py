@@ -9,7 +9,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label
 
-from tui.jump import Jump, JumpError, parse_jump, usage
+from tui.core.jump import Jump, JumpError, parse_jump, usage
 
 
 class JumpScreen(ModalScreen[Jump | None]):

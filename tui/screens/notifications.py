@@ -32,9 +32,9 @@ from tui.api.errors import ServiceError
 from tui.api.models import NotificationConfig, Order
 from tui.api.redact import mask_secret, register_secret
 from tui.listener import CallbackAccepted, CallbackListener, ListenerEvent
-from tui.order_watch import card_summary
+from tui.core.order_watch import card_summary
 from tui.screens.base import BaseScreen
-from tui.storage import NOTIFICATION_CHANGE, AuditLog
+from tui.local.storage import NOTIFICATION_CHANGE, AuditLog
 from widgets.confirm import ConfirmScreen
 from widgets.status_badge import status_text
 

@@ -26,10 +26,10 @@ from tui.api.models import Card, Order
 from tui.api.redact import mask_card_code, mask_pin
 from tui.api.statuses import card_code_releasable, is_order_final, order_status_meaning
 from tui.api.weblink import is_payout_url
-from tui.order_watch import card_summary, needs_attention, readable_time
-from tui.polling import Backoff
+from tui.core.order_watch import card_summary, needs_attention, readable_time
+from tui.core.polling import Backoff
 from tui.screens.base import BaseScreen
-from tui.storage import CARD_COPY, CARD_REVEAL, AuditLog, RecentOrders
+from tui.local.storage import CARD_COPY, CARD_REVEAL, AuditLog, RecentOrders
 from widgets.masked import MaskedValue
 from widgets.money import format_amount
 from widgets.status_badge import status_text

@@ -28,7 +28,7 @@ from tui.api.payout_rules import RecipientInvalid
 from tui.api.redact import mask_weblink
 from tui.api.statuses import is_payout_final, payout_status_meaning
 from tui.app import STYLES
-from tui.payout_flow import (
+from tui.core.payout_flow import (
     EMAIL,
     KIND_LABELS,
     KIND_PLACEHOLDERS,
@@ -42,9 +42,9 @@ from tui.payout_flow import (
     format_elapsed,
     status_advice,
 )
-from tui.polling import Backoff
+from tui.core.polling import Backoff
 from tui.screens.base import BaseScreen
-from tui.storage import REDEEM, AuditLog
+from tui.local.storage import REDEEM, AuditLog
 from widgets.confirm import ConfirmScreen
 from widgets.status_badge import status_text
 

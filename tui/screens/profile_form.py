@@ -9,7 +9,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Label, Select
 
-from tui.config import ConfigError, Profile, make_profile, store_keyring_secret
+from tui.local.config import ConfigError, Profile, make_profile, store_keyring_secret
 
 _SECRET_KINDS = [
     ("Environment variable (name)", "env"),

@@ -6,7 +6,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import DataTable, Static
 
-from tui.config import Config, ConfigError, Profile
+from tui.local.config import Config, ConfigError, Profile
 from tui.screens.base import BaseScreen
 from tui.screens.profile_form import ProfileForm
 from widgets.confirm import ConfirmScreen

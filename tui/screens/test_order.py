@@ -23,8 +23,8 @@ from textual.widgets import Button, Input, Label, Select, Static
 import styles
 from tui.api.errors import RefusedError, ServiceError
 from tui.api.models import Account, CatalogQuery, PlaceOrder, Product
-from tui.order_watch import DraftInvalid, order_line, plain_amount
-from tui.storage import TEST_ORDER, AuditLog
+from tui.core.order_watch import DraftInvalid, order_line, plain_amount
+from tui.local.storage import TEST_ORDER, AuditLog
 from widgets.confirm import ConfirmScreen
 from widgets.money import format_money
 

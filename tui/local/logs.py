@@ -11,8 +11,8 @@ from logging.handlers import RotatingFileHandler
 from pathlib import Path
 
 from tui.api.redact import RedactionFilter
-from tui.fileio import PRIVATE_FILE_MODE, ensure_private_dir
-from tui.fileio import log_dir as default_log_dir
+from tui.local.fileio import PRIVATE_FILE_MODE, ensure_private_dir
+from tui.local.fileio import log_dir as default_log_dir
 
 LOG_FILE = "giftdesk.log"
 MAX_BYTES = 1_000_000

@@ -1,6 +1,6 @@
 """Where giftdesk keeps its local files, and how it writes them safely.
 
-Shared by tui.config, tui.storage and tui.logs so that there is one atomic
+Shared by tui.local.config, tui.local.storage and tui.local.logs so that there is one atomic
 writer and one place that knows the directories. No Textual, no pydantic:
 this module is imported on every command's start.
 """

@@ -31,7 +31,7 @@ from pydantic import (
 )
 
 from tui.api.redact import register_secret
-from tui.fileio import atomic_write, config_path
+from tui.local.fileio import atomic_write, config_path
 
 Environment = Literal["sandbox", "production"]
 SecretKind = Literal["keyring", "env", "command", "inline-demo"]

@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from tui.api.redact import MASK, mask_recipient, mask_text
-from tui.fileio import append_line, atomic_write, data_dir
+from tui.local.fileio import append_line, atomic_write, data_dir
 
 log = logging.getLogger(__name__)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tui.navigation import BY_NAME
+from tui.core.navigation import BY_NAME
 
 # Screens whose jump takes an argument: an order's RequestId, a payout
 # weblink or card code, a profile name.
@@ -29,7 +29,7 @@ class JumpError(ValueError):
 
 @dataclass(frozen=True)
 class Jump:
-    destination: str  # a name in tui.navigation.DESTINATIONS
+    destination: str  # a name in tui.core.navigation.DESTINATIONS
     argument: str | None = None
 
 

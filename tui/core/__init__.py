@@ -1,0 +1,1 @@
+"""Rules and state machines that need neither the wire nor a screen (no Textual)."""

@@ -1,0 +1,1 @@
+"""What giftdesk keeps on this machine: profiles, audit log, recent orders, logs, files (no Textual)."""
