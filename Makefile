@@ -4,20 +4,26 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench clean
+.PHONY: demo test lint bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
 $(STAMP): $(BIN)/python pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,bench]'
+	$(BIN)/python -m pip install --quiet -e '.[test,bench,lint]'
 	touch $(STAMP)
 
 demo: $(STAMP)
 	$(BIN)/giftdesk --demo
 
-test: $(STAMP)
+# Lint first: a broken layer contract or a type error fails fast, naming the import or the line.
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/lint-imports
+	$(BIN)/mypy
+
+test: lint
 	$(BIN)/python -m pytest -q -n 2
 
 bench: $(STAMP)

@@ -28,13 +28,14 @@ from textual import events
 from textual.app import App
 
 from bench.bare_app import BareApp
-from bench.common import Figure, ROOT, SCALE_BRANDS, median, p95, print_figures, private_dirs
+from bench.common import ROOT, SCALE_BRANDS, Figure, median, p95, print_figures, private_dirs
 
 sys.path.insert(0, str(ROOT / "tests"))  # tests/apps.py
 
-from apps import app_on  # noqa: E402
-from tui.simulator import SimulatorServer, SimulatorSettings  # noqa: E402
-from widgets.filter_bar import FilterBar  # noqa: E402
+from apps import app_on
+
+from tui.simulator import SimulatorServer, SimulatorSettings
+from widgets.filter_bar import FilterBar
 
 SIZE = (160, 48)
 P95_TARGET_MS = 40.0

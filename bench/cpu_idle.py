@@ -20,7 +20,7 @@ import sys
 import time
 import uuid
 
-from bench.common import Figure, ROOT, module_command, print_figures, private_dirs
+from bench.common import ROOT, Figure, module_command, print_figures, private_dirs
 
 SIZE = (160, 48)
 SETTLE_SECONDS = 1.0

@@ -18,7 +18,7 @@ import os
 import subprocess
 import time
 
-from bench.common import Figure, ROOT, interleaved, median, module_command, print_figures, private_dirs
+from bench.common import ROOT, Figure, interleaved, median, module_command, print_figures, private_dirs
 from bench.first_rows import SHOWN, SUBJECTS
 
 HEADLESS = "textual.drivers.headless_driver:HeadlessDriver"

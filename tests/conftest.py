@@ -28,6 +28,8 @@ import pytest
 
 from tui.simulator import DEMO_CREDENTIALS, DemoCredential, SimulatorServer, SimulatorSettings
 
+pytest_plugins = ["memory_keyring"]  # the in-memory keyring fixture, for every test module
+
 
 @pytest.fixture(autouse=True)
 def isolated_dirs(tmp_path, monkeypatch) -> None:

@@ -92,10 +92,10 @@ def connect(sleeps):
     """connect(*answers) -> (client, service); no jitter, so waits are exact."""
     clients = []
 
-    def make(*answers, retry: RetryPolicy = RetryPolicy(), **kwargs):
+    def make(*answers, retry: RetryPolicy | None = None, **kwargs):
         service = FakeService(*answers)
         client = ServiceClient("http://svc.test/base", "client-1", SECRET, transport=httpx.MockTransport(service),
-                               retry=retry, sleep=sleeps, rand=lambda: 0.0, **kwargs)
+                               retry=retry or RetryPolicy(), sleep=sleeps, rand=lambda: 0.0, **kwargs)
         clients.append(client)
         return client, service
 
@@ -239,7 +239,7 @@ async def test_weblink_goes_on_the_wire_exactly(connect, case):
 @pytest.mark.parametrize("status, text, cause", REDEEM_ERRORS, ids=[row[2] for row in REDEEM_ERRORS])
 async def test_every_redeem_error_row_maps_to_its_type_and_message(connect, status, text, cause):
     answer = httpx.Response(status, json=text) if text is not None else httpx.Response(status)
-    client, service = connect(answer, retry=RetryPolicy(attempts=1))
+    client, _service = connect(answer, retry=RetryPolicy(attempts=1))
     expected = {400: RefusedError, 401: AuthenticationError, 429: RateLimitedError}[status]
     with pytest.raises(expected) as caught:
         await client.redeem_payout(CARD_CODE, PAYPAL_ANN)
@@ -252,17 +252,17 @@ async def test_every_redeem_error_row_maps_to_its_type_and_message(connect, stat
 
 async def test_refusal_text_may_also_come_as_an_object_or_plain_text(connect):
     client, _ = connect(httpx.Response(400, json={"message": "InsufficientBalance"}))
-    with pytest.raises(RefusedError, match="^InsufficientBalance$") as caught:
+    with pytest.raises(RefusedError, match=r"^InsufficientBalance$") as caught:
         await client.place_order(PlaceOrder("r", 1, [OrderLine(501, 1, 25)]))
     assert "balance" in caught.value.hint
     client, _ = connect(httpx.Response(404, text="Not Found"))
-    with pytest.raises(RefusedError, match="^Not Found$"):
+    with pytest.raises(RefusedError, match=r"^Not Found$"):
         await client.get_order("nope")
 
 
 async def test_local_validation_stops_a_bad_redeem_before_sending(connect):
     client, service = connect(REDEEMED)
-    with pytest.raises(RecipientInvalid, match="^PayPal payouts support only a recipient email.$"):
+    with pytest.raises(RecipientInvalid, match=r"^PayPal payouts support only a recipient email\.$"):
         await client.redeem_payout(TOKEN, RedeemRequest("PayPal", recipient_phone="+15551234567"))
     assert service.requests == []
 
@@ -396,7 +396,7 @@ async def test_a_read_lost_in_flight_is_retried(connect, sleeps):
 
 async def test_redeem_does_not_retry_a_400_or_a_5xx(connect):
     client, service = connect(httpx.Response(400, json="Failed to redeem weblink"), REDEEMED)
-    with pytest.raises(RefusedError, match="^Failed to redeem weblink$"):
+    with pytest.raises(RefusedError, match=r"^Failed to redeem weblink$"):
         await client.redeem_payout(CARD_CODE, PAYPAL_ANN)
     assert len(service.requests) == 1
     client, service = connect(httpx.Response(503), REDEEMED)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import keyring
 import pytest
-from memory_keyring import MemoryKeyring, memory_keyring  # noqa: F401 (fixture)
+from memory_keyring import MemoryKeyring
 
 from tui.local import config as config_module
 from tui.local.config import (
@@ -266,7 +266,7 @@ def test_secret_command_printing_nothing_is_an_error() -> None:
 
 def test_secret_command_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(config_module, "SECRET_COMMAND_TIMEOUT", 0.2)
-    with pytest.raises(ConfigError, match="did not finish within 0.2 s"):
+    with pytest.raises(ConfigError, match=r"did not finish within 0\.2 s"):
         resolve_secret(sandbox_profile(secret=SecretSource(kind="command", ref="sleep 5")))
 
 

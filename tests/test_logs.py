@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tui.local import logs
 from tui.api.redact import register_secret
+from tui.local import logs
 from tui.local.logs import current_log_file, log_unexpected, setup_logging
 
 CLIENT_SECRET = "cl1ent-s3cret-for-logs"

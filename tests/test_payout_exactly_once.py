@@ -20,6 +20,7 @@ from test_tui_payout import (  # noqa: F401  (quick_polls: an autouse fixture sh
     redeem,
     token_of,
 )
+
 from tui.api.client import RetryPolicy, ServiceClient
 from tui.api.errors import ServiceError
 from tui.api.models import RedeemRequest
@@ -41,7 +42,7 @@ async def test_the_screen_records_one_payout_per_weblink_through_faults(sim_fact
             for _ in range(3):  # the first redeem, then repeats: none may add a payout
                 await redeem(pilot, app)
                 for _ in range(20):  # settle whatever the faults left in doubt, the screen's way
-                    await wait_until(pilot, lambda: screen.flow.phase not in (Phase.SUBMITTING, Phase.CHECKING), timeout=20)
+                    await wait_until(pilot, lambda screen=screen: screen.flow.phase not in (Phase.SUBMITTING, Phase.CHECKING), timeout=20)
                     if screen.flow.phase is Phase.RETRY_OFFERED:
                         await redeem(pilot, app)
                     elif screen.flow.phase is Phase.UNKNOWN:

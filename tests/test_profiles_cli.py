@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from memory_keyring import MemoryKeyring, memory_keyring  # noqa: F401 (fixture)
+from memory_keyring import MemoryKeyring
 
 from tui.commands.profiles import command
 from tui.local.config import ProfileStore

@@ -19,8 +19,8 @@ from click.testing import CliRunner
 
 from tui.app import build_app, load_settings
 from tui.cli import main
-from tui.local.logs import setup_logging
 from tui.core.navigation import DESTINATIONS
+from tui.local.logs import setup_logging
 from tui.simulator import DEMO_CREDENTIALS
 
 

@@ -20,8 +20,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import httpx
 import pytest
-
 import spec_cases as spec
+
 from tui.simulator import DEMO_CREDENTIALS, TIMING_PRESETS, FaultSpec, SimulatorServer, SimulatorSettings
 
 QUICK = TIMING_PRESETS["fast"].replace(
@@ -516,10 +516,7 @@ def test_callbacks_retry_with_backoff_until_2xx(sim_factory, receiver):
 def test_redeem_validation_follows_the_shared_table(sim, case):
     # An unknown weblink: validation comes first, so a valid body reaches the lookup and fails there.
     with http(sim) as client:
-        if case.body is None:
-            response = client.post(REDEEM + "unknownToken%3D")
-        else:
-            response = client.post(REDEEM + "unknownToken%3D", json=case.body)
+        response = client.post(REDEEM + "unknownToken%3D", json=case.body) if case.body is not None else client.post(REDEEM + "unknownToken%3D")
     assert response.status_code == 400
     assert response.json() == (case.error or spec.REDEEM_FAILED)
 

@@ -7,11 +7,10 @@ account on a sandbox profile).
 
 from __future__ import annotations
 
-
 import pytest
+from apps import app_on, demo_profiles, notifications, settle
 from textual.widgets import DataTable
 
-from apps import app_on, demo_profiles, notifications, settle
 from tui.api.client import ServiceClient
 from tui.app import AppSettings, build_app
 

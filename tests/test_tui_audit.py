@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
+from apps import app_on
 from textual.widgets import DataTable, Static
 
-from apps import app_on
 from tui.screens.audit import AuditScreen
 from widgets.filter_bar import RowFilter
 

@@ -8,11 +8,10 @@ Showcase data (docs/simulator.md): brand 1 Acme Books (fixed 101, range 102),
 
 from __future__ import annotations
 
-
 import pytest
+from apps import app_on, demo_profiles, notifications, settle
 from textual.widgets import DataTable
 
-from apps import app_on, demo_profiles, notifications, settle
 from tui.api.client import RetryPolicy, ServiceClient
 from tui.app import AppSettings, build_app
 from tui.local.config import SecretSource

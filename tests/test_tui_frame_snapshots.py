@@ -7,7 +7,6 @@ the frame (context bar, footer, production colours) and nothing that moves.
 from __future__ import annotations
 
 import pytest
-
 from apps import app_on
 
 CASES = {

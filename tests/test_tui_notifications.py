@@ -7,11 +7,12 @@ import uuid
 
 import httpx
 import pytest
-from textual.widgets import Button, DataTable, Input
-
 from apps import app_on, until
 from apps import rendered as text_of
+from textual.widgets import Button, DataTable, Input
+
 from tui.api.models import NotificationConfig, OrderLine, PlaceOrder
+from tui.local.storage import NOTIFICATION_CHANGE, AuditLog
 from tui.screens.notifications import (
     CALLBACKS_OFF,
     PRODUCTION_PHRASE,
@@ -19,7 +20,6 @@ from tui.screens.notifications import (
     differing_fields,
     url_problem,
 )
-from tui.local.storage import NOTIFICATION_CHANGE, AuditLog
 from widgets.confirm import ConfirmScreen
 
 SECRET = "stored-secret-value-0123"

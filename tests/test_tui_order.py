@@ -14,19 +14,19 @@ from datetime import datetime
 
 import httpx
 import pytest
-
-import tui.screens.order as order_screen
-import tui.simulator.orders as sim_orders
 from apps import app_on, until
 from apps import notifications as notes
 from apps import rendered as static_text
+
+import tui.screens.order as order_screen
+import tui.simulator.orders as sim_orders
 from tui.api.client import RetryPolicy
 from tui.api.statuses import is_order_final
 from tui.core.polling import Backoff
+from tui.local.storage import CARD_COPY, CARD_REVEAL, TEST_ORDER, AuditLog, RecentOrders
 from tui.screens.order import OrderScreen
 from tui.screens.test_order import PRODUCTION_PHRASE, TestOrderScreen
 from tui.simulator import TIMING_PRESETS, demo_credential
-from tui.local.storage import CARD_COPY, CARD_REVEAL, TEST_ORDER, AuditLog, RecentOrders
 from widgets.confirm import ConfirmScreen
 from widgets.masked import MaskedValue
 

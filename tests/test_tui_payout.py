@@ -13,13 +13,13 @@ from pathlib import Path
 
 import httpx
 import pytest
-from textual.widgets import Button, Input, Static
-from textual.widgets.input import Selection
-
 from apps import app_on
 from apps import rendered as text
 from apps import until as wait_until
 from spec_cases import PAYOUT_CASES, PAYPAL, VENMO, PayoutCase
+from textual.widgets import Button, Input, Static
+from textual.widgets.input import Selection
+
 from tui.api.client import NO_RETRY
 from tui.core.payout_flow import Phase
 from tui.core.polling import Backoff

@@ -7,15 +7,15 @@ import contextlib
 from pathlib import Path
 
 import pytest
+from apps import app_on, demo_profiles, notifications
 from textual.binding import Binding
 from textual.widgets import Static
 from textual.worker import WorkerFailed
 
-from apps import app_on, demo_profiles, notifications
-from tui.app import AppSettings, build_app, load_settings
 from tui.api.client import RetryPolicy
-from tui.local.config import Config, ConfigError
+from tui.app import AppSettings, build_app, load_settings
 from tui.core.navigation import DESTINATIONS
+from tui.local.config import Config, ConfigError
 from tui.screens.base import BaseScreen
 from widgets.context_bar import ContextBar
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from importlib import import_module
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from textual.app import App, SystemCommand
@@ -18,17 +17,17 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.theme import Theme
 
-import styles
+from styles import STYLES
 from tui.core.navigation import BY_NAME, DESTINATIONS, HOME
+from tui.screens.host import GiftdeskHost
 from widgets.context_bar import Context
 
 if TYPE_CHECKING:
-    from tui.local.config import Profile, ProfileStore
-    from tui.demo import DemoBackend
     from tui.core.jump import Jump
+    from tui.demo import DemoBackend
+    from tui.local.config import Profile, ProfileStore
     from tui.session import Session
 
-STYLES = Path(styles.__file__).parent
 
 SANDBOX_THEME = Theme(name="giftdesk-sandbox", primary="#2f7fbf", secondary="#3aa39a", accent="#e0a030", error="#d04040", warning="#e0a030", success="#4caf50", dark=True)
 # Production: a red cast over everything, not just the bar (DESIGN rule 7).
@@ -53,7 +52,7 @@ def navigation_bindings() -> list[Binding]:
     return [Binding(d.key, f"go('{d.name}')", d.title, show=False, id=f"go.{d.name}") for d in DESTINATIONS]
 
 
-class GiftdeskApp(App[None]):
+class GiftdeskApp(GiftdeskHost):
     TITLE = "giftdesk"
     CSS_PATH = [STYLES / "app.tcss"]
     BINDINGS = [
@@ -68,25 +67,33 @@ class GiftdeskApp(App[None]):
         super().__init__()
         self.settings = settings
         self.profiles = dict(settings.profiles)
-        self.session: Session | None = None
+        self.current_session: Session | None = None
         self.register_theme(SANDBOX_THEME)
         self.register_theme(PRODUCTION_THEME)
         if settings.profile_name in self.profiles:
-            self.session = self._new_session(self.profiles[settings.profile_name])
+            self.current_session = self._new_session(self.profiles[settings.profile_name])
         self._apply_context()
 
     # --- state shown in the frame -------------------------------------------
 
     @property
     def readonly(self) -> bool:
-        return self.session.readonly if self.session else self.settings.readonly
+        return self.current_session.readonly if self.current_session else self.settings.readonly
 
     @property
     def is_production(self) -> bool:
-        return bool(self.session and self.session.is_production)
+        return bool(self.current_session and self.current_session.is_production)
+
+    @property
+    def profile_store(self) -> ProfileStore | None:
+        return self.settings.store
+
+    @property
+    def config_problem(self) -> str | None:
+        return self.settings.config_problem
 
     def _apply_context(self) -> None:
-        session = self.session
+        session = self.current_session
         if session is None:
             self.context = Context(demo=self.settings.demo is not None)
             self.theme = SANDBOX_THEME.name
@@ -102,7 +109,6 @@ class GiftdeskApp(App[None]):
         self.theme = PRODUCTION_THEME.name if session.is_production else SANDBOX_THEME.name
 
     def choose_account(self, account_id: int, label: str) -> None:
-        assert self.session is not None
         self.session.choose_account(account_id)
         self.session.cache["account_label"] = label
         self._apply_context()
@@ -110,8 +116,8 @@ class GiftdeskApp(App[None]):
     # --- sessions and profiles -----------------------------------------------
 
     def _new_session(self, profile: Profile) -> Session:
-        from tui.session import Session
         from tui.local.storage import ChosenAccounts
+        from tui.session import Session
 
         return Session(
             profile,
@@ -128,9 +134,9 @@ class GiftdeskApp(App[None]):
         if profile is None:
             self.notify(f"No profile named '{name}'. Known: {', '.join(self.profiles) or 'none'}.", severity="error")
             return
-        if self.session is not None:
-            await self.session.close()
-        self.session = self._new_session(profile)
+        if self.current_session is not None:
+            await self.current_session.close()
+        self.current_session = self._new_session(profile)
         self._apply_context()
         while len(self.screen_stack) > 1:
             await self.pop_screen()
@@ -152,15 +158,15 @@ class GiftdeskApp(App[None]):
         # The default screen stays a blank base under everything, so that a
         # profile switch can drop every screen above it and start afresh.
         self.push_screen(self._start_screen())
-        if self.settings.order and self.session is not None:
+        if self.settings.order and self.current_session is not None:
             self.call_later(self.navigate, "order", self.settings.order)
 
     def on_unmount(self) -> None:
-        if self.session is not None:
-            self.session.release()  # e.g. a callback listener's port
+        if self.current_session is not None:
+            self.current_session.release()  # e.g. a callback listener's port
 
     def _start_screen(self) -> Screen:
-        if self.session is None:
+        if self.current_session is None:
             from tui.screens.first_run import FirstRunScreen
 
             return FirstRunScreen()
@@ -172,7 +178,7 @@ class GiftdeskApp(App[None]):
 
     async def navigate(self, name: str, argument: str | None = None) -> None:
         """Go to a screen: back down the stack if it is open, else open it."""
-        if self.session is None and name not in ("help", "profiles"):
+        if self.current_session is None and name not in ("help", "profiles"):
             self.notify("No profile yet: add one on the Profiles screen (6) or start the demo.", severity="warning")
             return
         if name == "profiles" and argument:
@@ -235,8 +241,8 @@ class GiftdeskApp(App[None]):
         from tui.api.errors import AuthenticationError, ServiceError
         from tui.local.config import ConfigError
 
-        if isinstance(error, AuthenticationError) and self.session is not None:
-            message = f"Authentication failed (401). Check profile {self.session.profile.name}'s client id and secret."
+        if isinstance(error, AuthenticationError) and self.current_session is not None:
+            message = f"Authentication failed (401). Check profile {self.current_session.profile.name}'s client id and secret."
         elif isinstance(error, ServiceError):
             message = f"{error}\n{error.hint}"
         elif isinstance(error, ConfigError):

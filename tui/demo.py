@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import socket
 import threading
-
 from typing import TYPE_CHECKING
 
 from tui.local.config import demo_profile

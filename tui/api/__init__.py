@@ -27,14 +27,7 @@ _EXPORTS = {
     "weblink_token": "weblink",
     "is_payout_url": "weblink",
     "WeblinkError": "weblink",
-    **{
-        name: "models"
-        for name in (
-            "Account", "Brand", "CallbackPayload", "Card", "CatalogPage", "CatalogQuery", "Category",
-            "NotificationConfig", "Order", "OrderItem", "OrderLine", "PayoutStatus", "PlaceOrder",
-            "Price", "Product", "RedeemRequest", "RedeemResult", "to_wire",
-        )
-    },
+    **dict.fromkeys(("Account", "Brand", "CallbackPayload", "Card", "CatalogPage", "CatalogQuery", "Category", "NotificationConfig", "Order", "OrderItem", "OrderLine", "PayoutStatus", "PlaceOrder", "Price", "Product", "RedeemRequest", "RedeemResult", "to_wire"), "models"),
 }
 
 __all__ = sorted(_EXPORTS)

@@ -184,7 +184,8 @@ class ServiceClient:
         data = await self._get_json(ACCOUNTS_PATH)
         return _parse_list(Account, _field(data, "accounts", ACCOUNTS_PATH), ACCOUNTS_PATH)
 
-    async def catalog(self, query: CatalogQuery = CatalogQuery()) -> CatalogPage:
+    async def catalog(self, query: CatalogQuery | None = None) -> CatalogPage:
+        query = query or CatalogQuery()
         data = await self._get_json(CATALOG_V2_PATH, params=query.to_wire())
         return _parse(CatalogPage, data, CATALOG_V2_PATH)
 

@@ -279,7 +279,7 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     cells = [[("" if value is None else str(value)) for value in row] for row in rows]
     widths = [max([len(header)] + [len(row[i]) for row in cells]) for i, header in enumerate(headers)]
     lines = [headers, ["-" * width for width in widths], *cells]
-    return "\n".join("  ".join(cell.ljust(width) for cell, width in zip(line, widths)).rstrip() for line in lines)
+    return "\n".join("  ".join(cell.ljust(width) for cell, width in zip(line, widths, strict=True)).rstrip() for line in lines)
 
 
 def print_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:

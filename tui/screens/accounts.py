@@ -8,8 +8,6 @@ remembers it per profile and environment and shows it in the context bar.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -17,7 +15,7 @@ from textual.binding import Binding
 from textual.widgets import DataTable, Static
 from textual.worker import Worker, WorkerState
 
-import styles
+from styles import STYLES
 from tui.api.models import Account
 from tui.screens.base import BaseScreen
 from widgets.money import format_money
@@ -52,7 +50,7 @@ def account_label(account: Account) -> str:
 
 class AccountsScreen(BaseScreen):
     destination = "accounts"
-    CSS_PATH = Path(styles.__file__).parent / "accounts.tcss"
+    CSS_PATH = STYLES / "accounts.tcss"
     BINDINGS = [
         Binding("r", "refresh", "Refresh", id="accounts.refresh"),
         Binding("c", "copy_id", "Copy id", id="accounts.copy"),

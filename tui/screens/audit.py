@@ -16,9 +16,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import DataTable, Static
 
-from tui.app import STYLES
-from tui.screens.base import BaseScreen
+from styles import STYLES
 from tui.local.storage import AuditEntry, AuditLog
+from tui.screens.base import BaseScreen
 from widgets.filter_bar import RowFilter
 
 # Widths chosen so that what matters in an incident (when, where, what, how it ended) fits 80 columns.

@@ -15,7 +15,7 @@ from textual.worker import Worker, WorkerState
 from widgets.context_bar import ContextBar
 
 if TYPE_CHECKING:
-    from tui.app import GiftdeskApp
+    from tui.screens.host import GiftdeskHost
 
 
 class BaseScreen(Screen):
@@ -30,7 +30,7 @@ class BaseScreen(Screen):
     # esc first leaves a text field (so digits navigate again), then goes back.
     BINDINGS = [Binding("escape", "leave_field_or_back", "Back", id="screen.back")]
 
-    app: GiftdeskApp
+    app: GiftdeskHost
 
     def compose(self) -> ComposeResult:
         yield ContextBar()
@@ -45,9 +45,8 @@ class BaseScreen(Screen):
         if action in self.WRITE_ACTIONS and self.app.readonly:
             return False  # read-only: not offered at all
         stack = self.app.screen_stack
-        if action == "leave_field_or_back" and not self._in_text_field() and self in stack[:2]:
-            return False  # the start screen: nothing to go back to
-        return True
+        at_start = action == "leave_field_or_back" and not self._in_text_field() and self in stack[:2]
+        return not at_start  # the start screen: nothing to go back to
 
     def _in_text_field(self) -> bool:
         return isinstance(self.focused, (Input, TextArea))

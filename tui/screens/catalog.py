@@ -10,7 +10,6 @@ has no paging at the service; it is paged here with the same pager.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from pathlib import Path
 
 from rich.text import Text
 from textual import on, work
@@ -20,7 +19,7 @@ from textual.containers import Container, VerticalScroll
 from textual.widgets import DataTable, Static
 from textual.worker import Worker, WorkerState
 
-import styles
+from styles import STYLES
 from tui.api.models import Brand, CatalogQuery, Product
 from tui.screens.base import BaseScreen
 from widgets.filter_bar import FilterBar, FilterField, RowFilter, int_between, letters, positive_int, real_date
@@ -175,7 +174,7 @@ def refill(table: DataTable, columns: tuple[str, ...], rows: Iterable[tuple[str 
 
 class CatalogScreen(BaseScreen):
     destination = "catalog"
-    CSS_PATH = Path(styles.__file__).parent / "catalog.tcss"
+    CSS_PATH = STYLES / "catalog.tcss"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
     WRITE_ACTIONS = frozenset({"new_test_order"})
     BINDINGS = [

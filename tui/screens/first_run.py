@@ -37,7 +37,7 @@ class FirstRunScreen(BaseScreen):
 
     def compose_body(self) -> ComposeResult:
         with VerticalScroll(id="first-run"):
-            problem = self.app.settings.config_problem
+            problem = self.app.config_problem
             if problem:
                 yield Markdown(f"> **The config file could not be read, and was left as it is.**\n>\n> {problem}")
             yield Markdown(_TEXT)

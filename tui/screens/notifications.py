@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import secrets
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
@@ -27,19 +26,19 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, DataTable, Input, Label, Static, TabbedContent, TabPane
 
-import styles
+from styles import STYLES
 from tui.api.errors import ServiceError
 from tui.api.models import NotificationConfig, Order
 from tui.api.redact import mask_secret, register_secret
-from tui.listener import CallbackAccepted, CallbackListener, ListenerEvent
 from tui.core.order_watch import card_summary
-from tui.screens.base import BaseScreen
+from tui.listener import CallbackAccepted, CallbackListener, ListenerEvent
 from tui.local.storage import NOTIFICATION_CHANGE, AuditLog
+from tui.screens.base import BaseScreen
 from widgets.confirm import ConfirmScreen
 from widgets.status_badge import status_text
 
 if TYPE_CHECKING:
-    from tui.app import GiftdeskApp
+    from tui.screens.host import GiftdeskHost
     from tui.session import Session
 
 PRODUCTION_PHRASE = "change production callbacks"
@@ -106,7 +105,7 @@ class ListenerHub:
     """The session's listener and everything it received. Events arrive on the listener's
     thread and are handed to the app's loop without waiting (stopping never deadlocks)."""
 
-    def __init__(self, app: GiftdeskApp, session: Session) -> None:
+    def __init__(self, app: GiftdeskHost, session: Session) -> None:
         self.app = app
         self.session = session
         self.listener: CallbackListener | None = None
@@ -115,7 +114,7 @@ class ListenerHub:
         self._loop: asyncio.AbstractEventLoop | None = None
 
     @classmethod
-    def of(cls, app: GiftdeskApp) -> ListenerHub:
+    def of(cls, app: GiftdeskHost) -> ListenerHub:
         session = app.session
         hub = session.cache.get(LISTENER_CACHE_KEY)
         if hub is None:
@@ -206,7 +205,7 @@ def row_cells(row: CallbackRow) -> tuple:
 
 class NotificationsScreen(BaseScreen):
     destination = "notifications"
-    CSS_PATH = Path(styles.__file__).parent / "notifications.tcss"
+    CSS_PATH = STYLES / "notifications.tcss"
     # Generating only edits the form, but a form that cannot be saved should not be edited.
     WRITE_ACTIONS = frozenset({"save", "generate_secret", "use_listener_url"})
     AUTO_FOCUS = "Tabs"  # opens on Configuration; a table would pull the Listener tab forward
@@ -227,23 +226,22 @@ class NotificationsScreen(BaseScreen):
     def compose_body(self) -> ComposeResult:
         readonly = self.app.readonly
         with TabbedContent(id="notifications-tabs"):
-            with TabPane("Configuration", id="config-tab"):
-                with Vertical(id="config-form"):
-                    yield Static("Reading the configuration…", id="config-state")
-                    yield from _field("Production URL", Input(id="production-url", disabled=readonly,
-                                                              placeholder="https://… (empty: callbacks off)"))
-                    yield from _field("Sandbox URL", Input(id="sandbox-url", disabled=readonly,
-                                                           placeholder="http(s)://…"))
-                    with Horizontal(classes="field"):
-                        yield Label("Secret key", classes="field-label")
-                        yield Input(id="secret", password=True, disabled=readonly, placeholder="(none)")
-                        yield Button("Show", id="reveal")
-                        if not readonly:
-                            yield Button("Generate", id="generate")
-                    yield Static("", id="verdict")
+            with TabPane("Configuration", id="config-tab"), Vertical(id="config-form"):
+                yield Static("Reading the configuration…", id="config-state")
+                yield from _field("Production URL", Input(id="production-url", disabled=readonly,
+                                                          placeholder="https://… (empty: callbacks off)"))
+                yield from _field("Sandbox URL", Input(id="sandbox-url", disabled=readonly,
+                                                       placeholder="http(s)://…"))
+                with Horizontal(classes="field"):
+                    yield Label("Secret key", classes="field-label")
+                    yield Input(id="secret", password=True, disabled=readonly, placeholder="(none)")
+                    yield Button("Show", id="reveal")
                     if not readonly:
-                        with Horizontal(classes="actions"):
-                            yield Button("Save", id="save", variant="primary")
+                        yield Button("Generate", id="generate")
+                yield Static("", id="verdict")
+                if not readonly:
+                    with Horizontal(classes="actions"):
+                        yield Button("Save", id="save", variant="primary")
             with TabPane("Listener", id="listener-tab"):
                 yield Static("", id="listener-state")
                 with Horizontal(classes="actions"):

@@ -10,7 +10,6 @@ is not final, and the recent orders of this profile.
 from __future__ import annotations
 
 from datetime import datetime
-from pathlib import Path
 
 from rich.text import Text
 from textual import on, work
@@ -20,7 +19,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.timer import Timer
 from textual.widgets import ContentSwitcher, DataTable, Input, Label, Static
 
-import styles
+from styles import STYLES
 from tui.api.errors import AuthenticationError, RefusedError, ServiceError
 from tui.api.models import Card, Order
 from tui.api.redact import mask_card_code, mask_pin
@@ -28,8 +27,8 @@ from tui.api.statuses import card_code_releasable, is_order_final, order_status_
 from tui.api.weblink import is_payout_url
 from tui.core.order_watch import card_summary, needs_attention, readable_time
 from tui.core.polling import Backoff
-from tui.screens.base import BaseScreen
 from tui.local.storage import CARD_COPY, CARD_REVEAL, AuditLog, RecentOrders
+from tui.screens.base import BaseScreen
 from widgets.masked import MaskedValue
 from widgets.money import format_amount
 from widgets.status_badge import status_text
@@ -48,7 +47,7 @@ def _progress(order: Order) -> tuple[str, ...]:
 
 class OrderScreen(BaseScreen):
     destination = "order"
-    CSS_PATH = Path(styles.__file__).parent / "order.tcss"
+    CSS_PATH = STYLES / "order.tcss"
     WRITE_ACTIONS = frozenset({"new_test_order"})
     BINDINGS = [
         Binding("i", "focus_lookup", "RequestId", id="order.lookup", show=False),  # said in the field itself

@@ -22,12 +22,12 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Input, Label, RadioButton, RadioSet, Static
 
+from styles import STYLES
 from tui.api.errors import AuthenticationError, RefusedError, ServiceError
 from tui.api.models import PayoutStatus, RedeemResult
 from tui.api.payout_rules import RecipientInvalid
 from tui.api.redact import mask_weblink
 from tui.api.statuses import is_payout_final, payout_status_meaning
-from tui.app import STYLES
 from tui.core.payout_flow import (
     EMAIL,
     KIND_LABELS,
@@ -43,8 +43,8 @@ from tui.core.payout_flow import (
     status_advice,
 )
 from tui.core.polling import Backoff
-from tui.screens.base import BaseScreen
 from tui.local.storage import REDEEM, AuditLog
+from tui.screens.base import BaseScreen
 from widgets.confirm import ConfirmScreen
 from widgets.status_badge import status_text
 
@@ -394,7 +394,7 @@ class PayoutScreen(BaseScreen):
         if panel == self._panel:
             return  # a poll that changed nothing costs no layout and no footer rebuild
         self._panel = panel
-        for widget_id, content in zip(("#payout-status", "#payout-ids", "#payout-advice"), panel):
+        for widget_id, content in zip(("#payout-status", "#payout-ids", "#payout-advice"), panel, strict=True):
             self.query_one(widget_id, Static).update(content)
         self.refresh_bindings()
 

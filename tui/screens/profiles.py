@@ -26,7 +26,7 @@ class ProfilesScreen(BaseScreen):
         yield DataTable(id="profiles-table", cursor_type="row")
 
     def _where(self) -> str:
-        store = self.app.settings.store
+        store = self.app.profile_store
         if store is None:
             return "Demo profiles: kept in memory for this run only."
         return f"Profiles file: {store.path}"
@@ -39,7 +39,7 @@ class ProfilesScreen(BaseScreen):
     def refresh_table(self) -> None:
         table = self.query_one(DataTable)
         table.clear()
-        current = self.app.session.profile.name if self.app.session else None
+        current = self.app.current_session.profile.name if self.app.current_session else None
         for profile in self.app.profiles.values():
             table.add_row(
                 "●" if profile.name == current else "",
@@ -97,7 +97,7 @@ class ProfilesScreen(BaseScreen):
         profile = self._selected()
         if profile is None:
             return
-        if self.app.session and profile.name == self.app.session.profile.name:
+        if self.app.current_session and profile.name == self.app.current_session.profile.name:
             self.notify("That is the profile in use: switch to another one first.", severity="warning")
             return
 
@@ -110,7 +110,7 @@ class ProfilesScreen(BaseScreen):
 
     def _save(self, change) -> bool:
         """Apply `change` to the stored config; the demo keeps its profiles in memory."""
-        store = self.app.settings.store
+        store = self.app.profile_store
         if store is None:
             return True
         try:

@@ -10,7 +10,6 @@ network failure re-sends the same one, so no second order can result.
 
 from __future__ import annotations
 
-from pathlib import Path
 from uuid import uuid4
 
 from textual import on, work
@@ -20,7 +19,7 @@ from textual.containers import Grid, Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
 
-import styles
+from styles import STYLES
 from tui.api.errors import RefusedError, ServiceError
 from tui.api.models import Account, CatalogQuery, PlaceOrder, Product
 from tui.core.order_watch import DraftInvalid, order_line, plain_amount
@@ -38,7 +37,7 @@ def _range_text(product: Product) -> str:
 
 class TestOrderScreen(ModalScreen[None]):
     __test__ = False  # not a pytest test class, whatever its name says
-    CSS_PATH = Path(styles.__file__).parent / "order.tcss"
+    CSS_PATH = STYLES / "order.tcss"
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="test-order.cancel")]
 
     def __init__(self, product: Product | None = None, *, request_id: str | None = None) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from functools import lru_cache
 
@@ -95,7 +95,7 @@ def parse_after(text: str) -> int:
     """A ModifiedDate parameter (date or date-time) as seconds after EPOCH."""
     parsed = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
     if parsed.tzinfo is not None:
-        parsed = parsed.astimezone(timezone.utc).replace(tzinfo=None)
+        parsed = parsed.astimezone(UTC).replace(tzinfo=None)
     return int((parsed - EPOCH).total_seconds())
 
 

@@ -12,7 +12,7 @@ import base64
 import hashlib
 import time
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal, InvalidOperation
 
 from .catalog import Brand, Catalog, Product, price_of
@@ -245,7 +245,7 @@ class OrderBook:
         return line, product, self.catalog.brand_of(product)
 
     def _record(self, credential, request_id, account, total, priced) -> Order:
-        now_wall = datetime.now(timezone.utc).replace(tzinfo=None)
+        now_wall = datetime.now(UTC).replace(tzinfo=None)
         t = self.timing
         slow = any(product.is_slow for _, product, _ in priced)
         pending_until = t.step_seconds + (t.slow_seconds if slow else 0.0)

@@ -10,7 +10,7 @@ import json
 import re
 import time
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from .credentials import DemoCredential
 from .orders import OrderBook, wire_time
@@ -188,7 +188,7 @@ class PayoutDesk:
             credential=credential, wallet=wallet, recipient=recipient,
             transaction_id=f"SIMTX-{digest[:16]}", payout_batch_id=f"SIMBATCH-{digest[16:28]}",
             flow=flow_for(wallet, recipient) or (), created_at=time.monotonic(),
-            created_wall=datetime.now(timezone.utc).replace(tzinfo=None),
+            created_wall=datetime.now(UTC).replace(tzinfo=None),
             step_seconds=self.timing.payout_step_seconds,
         )
         self.payouts[token] = payout
