@@ -1,0 +1,67 @@
+"""Outside text made safe to display (DESIGN rule 8), with no Textual.
+
+Text from the service, a callback, a file or a paste may hold escape
+sequences, OSC clipboard writes, BEL, CR, backspace, bidirectional overrides
+and zero-width characters. `visible()` returns a string in which every such
+character is replaced by a visible stand-in, so nothing reaches the terminal
+as a control and nothing is silently dropped. The CLI prints `visible(text)`;
+the TUI wraps it in a literal Rich Text (widgets.safe_text), never markup.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from functools import lru_cache
+
+# Unicode categories that are not drawn as themselves: controls (C0, DEL, C1),
+# formats (bidi overrides, zero-width joiners, BOM), separators, surrogates.
+_HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs"})
+_CONTROL_PICTURES = 0x2400  # U+2400 SYMBOL FOR NULL .. U+241F: one picture per C0 control
+_ELLIPSIS = "…"
+
+
+@lru_cache(maxsize=1024)
+def _stand_in(char: str) -> str:
+    code = ord(char)
+    if code < 0x20:
+        return chr(_CONTROL_PICTURES + code)  # ESC -> ␛, BEL -> ␇, CR -> ␍
+    if code == 0x7F:
+        return "␡"
+    return f"<U+{code:04X}>"  # C1 controls, bidi and zero-width characters: named, not obeyed
+
+
+def _is_hidden(char: str) -> bool:
+    return unicodedata.category(char) in _HIDDEN_CATEGORIES
+
+
+def visible(text: object, *, multiline: bool = False, limit: int | None = None) -> str:
+    """`text` as a string with every control or invisible character shown as a stand-in.
+
+    multiline: keep line feeds (and turn tabs into spaces) for description panes;
+        otherwise a line feed is shown as ␊ so that a table cell stays one line.
+    limit: show at most this many characters, then say how many there were.
+    """
+    raw = "" if text is None else str(text)
+    if limit is not None and len(raw) > limit:
+        raw = raw[:limit]
+        suffix = f"{_ELLIPSIS} ({len(str(text)):,} characters)"
+    else:
+        suffix = ""
+    if raw.isprintable() and raw.isascii():
+        return raw + suffix  # the common case, without a per-character walk
+    parts = []
+    for char in raw:
+        if multiline and char == "\n":
+            parts.append(char)
+        elif multiline and char == "\t":
+            parts.append("    ")
+        elif _is_hidden(char):
+            parts.append(_stand_in(char))
+        else:
+            parts.append(char)
+    return "".join(parts) + suffix
+
+
+def is_safe(text: str, *, multiline: bool = False) -> bool:
+    """True when `text` holds no character that `visible` would replace."""
+    return all(not _is_hidden(char) or (multiline and char == "\n") for char in text)

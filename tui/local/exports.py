@@ -1,0 +1,72 @@
+"""Exports of what a list shows, as CSV or JSON, kept private (DESIGN rule 6).
+
+Callers pass the rows exactly as shown (masked already); this module decides
+where they go and how they are written: a giftdesk export folder created
+0700, files written atomically 0600, a name that says what and when.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import re
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Literal
+
+from tui.local.fileio import atomic_write, data_dir, ensure_private_dir
+
+ExportFormat = Literal["csv", "json"]
+FORMATS: tuple[ExportFormat, ...] = ("csv", "json")
+
+# A cell a spreadsheet would run as a formula is written with a leading
+# apostrophe: an export is data from outside too, shown, never obeyed.
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def export_dir(environ: Mapping[str, str] = os.environ) -> Path:
+    """GIFTDESK_EXPORT_DIR, else <data dir>/exports."""
+    override = environ.get("GIFTDESK_EXPORT_DIR")
+    return Path(override) if override else data_dir(environ) / "exports"
+
+
+def _slug(name: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "export"
+
+
+def _spreadsheet_safe(cell: str) -> str:
+    return f"'{cell}" if cell.startswith(_FORMULA_START) else cell
+
+
+def to_csv(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\r\n")
+    writer.writerow(headers)
+    writer.writerows([_spreadsheet_safe(str(cell)) for cell in row] for row in rows)
+    return buffer.getvalue()
+
+
+def to_json(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    return json.dumps([dict(zip(headers, row, strict=True)) for row in rows], indent=2, ensure_ascii=False) + "\n"
+
+
+def write_export(name: str, headers: Sequence[str], rows: Sequence[Sequence[str]], fmt: ExportFormat,
+                 *, directory: Path | None = None, now: datetime | None = None) -> Path:
+    """Write the rows to a new file in the export folder and return its path."""
+    if fmt not in FORMATS:
+        raise ValueError(f"export format must be one of {', '.join(FORMATS)}, not {fmt!r}")
+    folder = directory or export_dir()
+    ensure_private_dir(folder)
+    os.chmod(folder, 0o700)  # our own folder: private even if it was made otherwise
+    stamp = (now or datetime.now()).strftime("%Y%m%d-%H%M%S")
+    path = folder / f"{_slug(name)}-{stamp}.{fmt}"
+    suffix = 1
+    while path.exists():
+        suffix += 1
+        path = folder / f"{_slug(name)}-{stamp}-{suffix}.{fmt}"
+    text = to_csv(headers, rows) if fmt == "csv" else to_json(headers, rows)
+    atomic_write(path, text.encode("utf-8"))
+    return path
