@@ -19,6 +19,7 @@ from textual.theme import Theme
 
 from styles import STYLES
 from tui.core.navigation import BY_NAME, DESTINATIONS, HOME
+from tui.screens.base import BaseScreen
 from tui.screens.host import GiftdeskHost
 from widgets.context_bar import Context
 
@@ -172,7 +173,7 @@ class GiftdeskApp(GiftdeskHost):
             return FirstRunScreen()
         return self._make_screen(HOME)
 
-    def _make_screen(self, name: str) -> Screen:
+    def _make_screen(self, name: str) -> BaseScreen:
         module, _, cls = BY_NAME[name].screen.partition(":")
         return getattr(import_module(f"tui.screens.{module}"), cls)()
 
@@ -184,7 +185,7 @@ class GiftdeskApp(GiftdeskHost):
         if name == "profiles" and argument:
             await self.switch_profile(argument)
             return
-        target = next((s for s in reversed(self.screen_stack) if getattr(s, "destination", None) == name), None)
+        target = next((s for s in reversed(self.screen_stack) if isinstance(s, BaseScreen) and s.destination == name), None)
         if target is None:
             target = self._make_screen(name)
             await self.push_screen(target)

@@ -109,7 +109,7 @@ class RetryPolicy:
             return None
         if retry_after is not None:
             return retry_after if retry_after <= self.max_retry_after else None
-        backoff = min(self.max_delay, self.base_delay * 2 ** (attempt - 1))
+        backoff = min(self.max_delay, self.base_delay * 2.0 ** (attempt - 1))
         return backoff * (1 - self.jitter * rand())
 
 
@@ -275,8 +275,8 @@ class ServiceClient:
             return response
         if status == 429:
             retry_after = parse_retry_after(response.headers.get("Retry-After"))
-            error = RateLimitedError(f"{where}: rate limited (429)", retry_after=retry_after, status=429)
-            return _Failure(error, RetryOn.RATE_LIMIT, "rate limited", retry_after)
+            limited = RateLimitedError(f"{where}: rate limited (429)", retry_after=retry_after, status=429)
+            return _Failure(limited, RetryOn.RATE_LIMIT, "rate limited", retry_after)
         if status >= 500:
             return _Failure(ServerError(f"{where}: server error {status}", status=status), RetryOn.SERVER, f"HTTP {status}")
         if status == 401:

@@ -55,8 +55,8 @@ class AuthenticationError(ServiceError):
 class RateLimitedError(ServiceError):
     default_hint = "Another request for the same resource is in progress; wait and try again."
 
-    def __init__(self, message: str, *, retry_after: float | None = None, **kwargs) -> None:
-        super().__init__(message, **kwargs)
+    def __init__(self, message: str, *, retry_after: float | None = None, hint: str | None = None, status: int | None = None) -> None:
+        super().__init__(message, hint=hint, status=status)
         self.retry_after = retry_after
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import re
 import threading
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pydantic is not loaded for this: `giftdesk --demo` imports it on start
@@ -23,7 +24,7 @@ _registered_lock = threading.Lock()
 
 def register_secret(value: str | SecretStr | None) -> None:
     """Remember a secret so that mask_text and the log filter hide it wherever it appears."""
-    text = value.get_secret_value() if hasattr(value, "get_secret_value") else value
+    text = value if isinstance(value, str) or value is None else value.get_secret_value()
     if text and len(text) >= _MIN_REGISTERED:
         with _registered_lock:
             _registered.add(text)
@@ -103,7 +104,7 @@ def mask_recipient(value: str | None) -> str:
 
 
 # Known shapes of secrets in free text, masked even when not registered.
-_PATTERNS: list[tuple[re.Pattern[str], object]] = [
+_PATTERNS: list[tuple[re.Pattern[str], Callable[[re.Match[str]], str]]] = [
     # A weblink in a payout endpoint path or a hosted payout URL.
     (re.compile(r"(/payout(?:/redeem|/status)?/)([^/\s?#\"']+)", re.IGNORECASE),
      lambda m: m.group(1) + mask_weblink(m.group(2))),

@@ -190,7 +190,7 @@ def show_profile(name: str | None, as_json: bool) -> None:
     if name is None:
         if config.current_profile is None:
             raise ConfigError("no current profile: name one, or pick one with `giftdesk profiles use NAME`")
-        name = config.current
+        name = config.current_profile.name
     profile = config.get(name)
     if as_json:
         emit_json(_as_json(profile, config))

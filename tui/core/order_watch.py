@@ -85,7 +85,8 @@ def _face_value(text: str) -> Decimal:
         value = Decimal(text.strip())
     except InvalidOperation:
         raise DraftInvalid("Face value must be a number, e.g. 25 or 25.50.") from None
-    if not value.is_finite() or value.as_tuple().exponent < -2:
+    exponent = value.as_tuple().exponent  # a letter for NaN and infinity, else the power of ten
+    if not isinstance(exponent, int) or exponent < -2:
         raise DraftInvalid("Face value must be a number with at most 2 decimals.")
     return value
 

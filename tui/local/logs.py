@@ -5,6 +5,7 @@ No Textual here (a test checks it). GIFTDESK_LOG_DIR overrides the directory.
 
 from __future__ import annotations
 
+import io
 import logging
 import os
 from logging.handlers import RotatingFileHandler
@@ -29,10 +30,10 @@ log = logging.getLogger("tui")
 class _PrivateRotatingFileHandler(RotatingFileHandler):
     """A rotating file handler whose files are created mode 0600 (the default follows the umask)."""
 
-    def _open(self):  # type: ignore[override]
+    def _open(self) -> io.TextIOWrapper:
         fd = os.open(self.baseFilename, os.O_WRONLY | os.O_APPEND | os.O_CREAT, PRIVATE_FILE_MODE)
         os.fchmod(fd, PRIVATE_FILE_MODE)
-        return open(fd, self.mode, encoding=self.encoding, errors=self.errors)
+        return open(fd, "a", encoding=self.encoding, errors=self.errors)  # setup_logging opens for append only
 
 
 def setup_logging(debug: bool = False, log_dir: Path | str | None = None) -> Path:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
@@ -110,7 +111,7 @@ class ListenerHub:
         self.session = session
         self.listener: CallbackListener | None = None
         self.rows: list[CallbackRow] = []
-        self.on_change = None  # the mounted panel's refresh, if any
+        self.on_change: Callable[[], None] | None = None  # the mounted panel's refresh, if any
         self._loop: asyncio.AbstractEventLoop | None = None
 
     @classmethod
@@ -157,23 +158,24 @@ class ListenerHub:
             self._changed()
 
     def _from_listener_thread(self, event: ListenerEvent) -> None:
-        self._loop.call_soon_threadsafe(self._received, event)
+        if self._loop is not None:  # set before the listener starts, so always
+            self._loop.call_soon_threadsafe(self._received, event)
 
     def _received(self, event: ListenerEvent) -> None:
         row = CallbackRow(event)
         self.rows.append(row)
         if isinstance(event, CallbackAccepted):
             self.app.notify(f"Callback #{event.sequence}: order {event.request_id} {event.status}.", title="Callback")
-            self.app.run_worker(self._fetch_order(row), group="callback-orders", exit_on_error=False)
+            self.app.run_worker(self._fetch_order(row, event.request_id), group="callback-orders", exit_on_error=False)
         else:
             self.app.notify(f"Callback #{event.sequence} rejected: {event.reason}. Nothing in it was used.",
                             title="Callback rejected", severity="warning")
         self._changed()
 
-    async def _fetch_order(self, row: CallbackRow) -> None:
+    async def _fetch_order(self, row: CallbackRow, request_id: str) -> None:
         """Get order is the source of truth (SPEC Events rule 4); a failure is shown on the row."""
         try:
-            row.order = await (await self.session.client()).get_order(row.event.request_id)
+            row.order = await (await self.session.client()).get_order(request_id)
         except ServiceError as error:
             row.problem = str(error)
         self._changed()
@@ -328,7 +330,11 @@ class NotificationsScreen(BaseScreen):
         phrase = PRODUCTION_PHRASE if self.app.is_production else None
         confirm = ConfirmScreen("Save the callback configuration?", save_summary(wanted, self.stored, self.app.session),
                                 typed_phrase=phrase, confirm_label="Save")
-        self.app.push_screen(confirm, lambda confirmed: self.save(wanted) if confirmed else None)
+        def save_if_confirmed(confirmed: bool | None) -> None:
+            if confirmed:
+                self.save(wanted)
+
+        self.app.push_screen(confirm, save_if_confirmed)
 
     @work(exclusive=True, exit_on_error=False, group="config")
     async def save(self, wanted: NotificationConfig) -> None:
@@ -378,10 +384,11 @@ class NotificationsScreen(BaseScreen):
 
     def action_use_listener_url(self) -> None:
         """Fill the sandbox URL with the listener's: the demo's callbacks then arrive here."""
-        if not self.hub.running:
+        listener = self.hub.listener
+        if listener is None:
             self.notify("Start the listener first (ctrl+l).", severity="warning")
             return
-        self.query_one("#sandbox-url", Input).value = self.hub.listener.url
+        self.query_one("#sandbox-url", Input).value = listener.url
         self.query_one(TabbedContent).active = "config-tab"
         production = self.query_one("#production-url", Input)
         if production.value.strip():
@@ -393,11 +400,12 @@ class NotificationsScreen(BaseScreen):
 
     def show_listener(self) -> None:
         hub = self.hub
+        listener = hub.listener
         state = self.query_one("#listener-state", Static)
-        if hub.running:
-            lines = [f"Listening on {hub.listener.url}",
+        if listener is not None:
+            lines = [f"Listening on {listener.url}",
                      "Set it as the sandbox URL. Production needs a public HTTPS endpoint that forwards to it."]
-            if not hub.listener.verifies:
+            if not listener.verifies:
                 lines.append("No secret is configured: callbacks cannot be verified.")
             state.update("\n".join(lines))
         else:

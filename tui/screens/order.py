@@ -16,6 +16,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.notifications import SeverityLevel
 from textual.timer import Timer
 from textual.widgets import ContentSwitcher, DataTable, Input, Label, Static
 
@@ -154,7 +155,7 @@ class OrderScreen(BaseScreen):
             return
         self._show_checked(f"Final. Last checked {self.last_checked:%H:%M:%S}.")
         if previous is not None and not is_order_final(previous.status):
-            severity = "information" if order.status.lower() == "succeeded" else "warning"
+            severity: SeverityLevel = "information" if order.status.lower() == "succeeded" else "warning"
             self.notify(f"Order {order.request_id} is final: {order.status}.", title="Order final", severity=severity)
 
     def _look_failed(self, request_id: str, error: ServiceError) -> None:
@@ -269,7 +270,7 @@ class OrderScreen(BaseScreen):
         if not table.row_count:
             return None
         key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
-        return self._cards.get(key)
+        return self._cards.get(key) if key is not None else None
 
     def _show_card(self, card: Card | None) -> None:
         detail = self.query_one("#card-detail")
@@ -330,8 +331,9 @@ class OrderScreen(BaseScreen):
     def _audit(self, action: str, card: Card, outcome: str) -> None:
         """Who saw which card's secret; the secret itself is never written."""
         session = self.app.session
+        subject = self.order.request_id if self.order is not None else ""  # a card is only shown with its order
         AuditLog().record(profile=session.profile.name, environment=session.environment, action=action,
-                          subject=self.order.request_id, outcome=outcome, detail=f"card {card.serial_number}")
+                          subject=subject, outcome=outcome, detail=f"card {card.serial_number}")
 
     async def action_payout(self) -> None:
         card = self._releasable_card()
@@ -361,7 +363,8 @@ class OrderScreen(BaseScreen):
 
     @on(DataTable.RowSelected, "#recent-orders")
     def recent_selected(self, event: DataTable.RowSelected) -> None:
-        self.open_order(event.row_key.value)
+        if event.row_key.value is not None:
+            self.open_order(event.row_key.value)
 
     def action_focus_lookup(self) -> None:
         self.query_one("#request-id").focus()
@@ -386,6 +389,7 @@ def _order_head(order: Order) -> Text:
 
 def _card_cells(card: Card, product_id: int) -> tuple[Text | str, ...]:
     released = card_code_releasable(card.status)
+    code: Text | str
     if not released:
         code = Text("withheld", style="dim")
     elif is_payout_url(card.card_code):

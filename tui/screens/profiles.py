@@ -57,7 +57,7 @@ class ProfilesScreen(BaseScreen):
         if table.row_count == 0:
             return None
         key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
-        return self.app.profiles.get(key)
+        return self.app.profiles.get(key) if key is not None else None
 
     def accept_jump(self, argument: str) -> None:
         self.run_worker(self.app.switch_profile(argument))

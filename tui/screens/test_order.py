@@ -10,6 +10,7 @@ network failure re-sends the same one, so no second order can result.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 from uuid import uuid4
 
 from textual import on, work
@@ -27,6 +28,9 @@ from tui.local.storage import TEST_ORDER, AuditLog
 from widgets.confirm import ConfirmScreen
 from widgets.money import format_money
 
+if TYPE_CHECKING:
+    from tui.screens.host import GiftdeskHost
+
 PRODUCTION_PHRASE = "place production order"
 
 
@@ -37,6 +41,7 @@ def _range_text(product: Product) -> str:
 
 class TestOrderScreen(ModalScreen[None]):
     __test__ = False  # not a pytest test class, whatever its name says
+    app: GiftdeskHost
     CSS_PATH = STYLES / "order.tcss"
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="test-order.cancel")]
 

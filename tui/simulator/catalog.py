@@ -219,10 +219,10 @@ class CatalogQuery:
             value = given.get(key.lower())
             return value if value not in (None, "") else None
 
-        def number(key: str, default: int | None = None) -> int | None:
+        def number(key: str) -> int | None:
             value = text(key)
             if value is None:
-                return default
+                return None
             try:
                 return int(value)
             except ValueError:
@@ -236,6 +236,7 @@ class CatalogQuery:
         target = text("TargetCurrency")
         if target is not None and target.upper() not in USD_RATES:
             raise CatalogQueryError("Unsupported TargetCurrency")
+        page_size, page_index = number("PageSize"), number("PageIndex")
         query = cls(
             currency=(text("CurrencyCode") or "").upper() or None,
             country=(text("CountryCode") or "").upper() or None,
@@ -243,8 +244,8 @@ class CatalogQuery:
             modified_after=modified_after,
             product_id=number("ProductId"),
             brand_id=number("BrandId"),
-            page_size=number("PageSize", 100),
-            page_index=number("PageIndex", 0),
+            page_size=100 if page_size is None else page_size,
+            page_index=0 if page_index is None else page_index,
             target_currency=target.upper() if target else None,
         )
         if not 1 <= query.page_size <= 1000:
@@ -298,10 +299,10 @@ class Catalog:
         elif query.country:
             candidates = self.by_country.get(query.country, [])
         else:
-            candidates = range(len(self.brands))
+            candidates = list(range(len(self.brands)))
 
         # Each filter is one pass over the survivors; the index already used is re-checked cheaply.
-        positions = candidates if isinstance(candidates, list) else list(candidates)
+        positions = candidates
         if query.currency and positions is not self.by_currency.get(query.currency):
             positions = [i for i in positions if self._currencies[i] == query.currency]
         if query.country and positions is not self.by_country.get(query.country):

@@ -14,6 +14,7 @@ import time
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal, InvalidOperation
+from typing import TypeGuard
 
 from .catalog import Brand, Catalog, Product, price_of
 from .credentials import ACCOUNT_SEEDS, DemoCredential
@@ -238,7 +239,8 @@ class OrderBook:
             raise OrderRejected("InvalidProductIds")
         if line.quantity < 1:
             raise OrderRejected("InvalidQuantity")
-        if not product.min_face <= line.value <= product.max_face or line.value.as_tuple().exponent < -2:
+        exponent = line.value.as_tuple().exponent  # an int: the value is finite (checked when parsed)
+        if not product.min_face <= line.value <= product.max_face or not isinstance(exponent, int) or exponent < -2:
             raise OrderRejected("InvalidDenomination")
         if product.count is not None and line.quantity > product.count:
             raise OrderRejected("ProductIsOutOfStock")
@@ -311,7 +313,7 @@ def _field(body: dict, name: str) -> object:
     return None
 
 
-def _is_int(value: object) -> bool:
+def _is_int(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 

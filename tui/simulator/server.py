@@ -7,12 +7,16 @@ import socket
 import threading
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import uvicorn
 
 from .app import SimulatorState, build_app
 from .catalog import build_catalog
 from .faults import FaultInjector, FaultSpec
+
+if TYPE_CHECKING:
+    from starlette.types import ASGIApp
 from .settings import SimulatorSettings
 
 START_TIMEOUT_SECONDS = 30.0
@@ -37,7 +41,7 @@ class SimulatorServer:
         # the collector's full passes, which would otherwise pause the whole process,
         # the TUI beside it included, for every one of them.
         gc.freeze()
-        app = build_app(self.state)
+        app: ASGIApp = build_app(self.state)
         if faults.active:
             app = FaultInjector(app, faults, self.settings.seed)
         self._server = uvicorn.Server(uvicorn.Config(
@@ -59,8 +63,8 @@ class SimulatorServer:
 
     def start(self) -> SimulatorServer:
         """Serve in a background thread; returns once requests are accepted."""
-        self._bind()
-        self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [self._socket]},
+        sock = self._bind()
+        self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [sock]},
                                         name="giftdesk-simulator", daemon=True)
         self._thread.start()
         deadline = time.monotonic() + START_TIMEOUT_SECONDS
@@ -81,12 +85,12 @@ class SimulatorServer:
 
     def serve_foreground(self, on_ready: Callable[[SimulatorServer], None]) -> None:
         """Serve in this thread until Ctrl-C; on_ready runs once the port is known."""
-        self._bind()
+        sock = self._bind()
         on_ready(self)
         try:
-            self._server.run(sockets=[self._socket])
+            self._server.run(sockets=[sock])
         finally:
-            self._socket.close()
+            sock.close()
             self._socket = None
 
     def __enter__(self) -> SimulatorServer:
@@ -107,7 +111,7 @@ class SimulatorServer:
         attempts = list(self.state.notifier.attempts)
         return [a for a in attempts if request_id is None or a["requestId"] == request_id]
 
-    def _bind(self) -> None:
+    def _bind(self) -> socket.socket:
         # Binding ourselves makes port 0 usable: the real port is known before serving.
         # IPPROTO_TCP explicitly: asyncio sets TCP_NODELAY only on sockets that say so,
         # and without it keep-alive requests wait ~40 ms on delayed ACKs.
@@ -117,3 +121,4 @@ class SimulatorServer:
         sock.listen(128)  # connections queue from here on, even before uvicorn serves
         sock.set_inheritable(True)
         self._socket = sock
+        return sock

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -18,7 +19,7 @@ class Timing:
     callback_attempts: int  # total delivery attempts per callback
     callback_timeout_seconds: float  # per attempt
 
-    def replace(self, **changes: float) -> Timing:
+    def replace(self, **changes: Any) -> Timing:
         return replace(self, **changes)
 
 
