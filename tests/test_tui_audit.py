@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from apps import app_on
+from apps import app_on, notifications
 from textual.widgets import DataTable, Static
 
 from tui.screens.audit import AuditScreen
@@ -99,3 +99,35 @@ def test_snapshot_audit(sim, snap_compare, audit_file):
         assert len(rows(screen)) == 3
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+@pytest.mark.parametrize("fmt", ["csv", "json"])
+async def test_e_exports_the_rows_as_shown_into_a_private_folder(sim, tmp_path: Path, fmt: str):
+    app = app_on(sim)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_audit(app, pilot)
+        await pilot.press("e")
+        await pilot.pause()
+        await pilot.press(fmt[0])  # c: CSV, j: JSON
+        await pilot.pause()
+        folder = tmp_path / "data" / "exports"
+        [path] = list(folder.iterdir())
+        assert folder.stat().st_mode & 0o777 == 0o700 and path.stat().st_mode & 0o777 == 0o600
+        assert str(path) in " ".join(str(message) for message in notifications(app))
+        text = path.read_bytes().decode()
+        shown = rows(screen)
+        if fmt == "json":
+            assert [record["Outcome"] for record in json.loads(text)] == shown
+        else:
+            assert text.count("\r\n") == len(shown) + 1 and shown[0] in text
+
+
+async def test_escape_in_the_export_dialog_writes_nothing(sim, tmp_path: Path):
+    app = app_on(sim)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_audit(app, pilot)
+        await pilot.press("e")
+        await pilot.pause()
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not (tmp_path / "data" / "exports").exists()

@@ -60,6 +60,7 @@ def _describe(entry: AuditEntry) -> Text:
 
 class AuditScreen(BaseScreen):
     destination = "audit"
+    EXPORT_NAME = "audit"
     CSS_PATH = STYLES / "audit.tcss"
     BINDINGS = [
         Binding("slash", "filter", "Filter", id="audit.filter"),

@@ -6,13 +6,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import Footer, Input, TextArea
+from textual.widgets import DataTable, Footer, Input, TextArea
 from textual.worker import Worker, WorkerState
 
+from tui.core.safe_text import visible
+from tui.local.exports import ExportFormat, write_export
 from widgets.context_bar import ContextBar
+from widgets.export_dialog import ExportDialog
 
 if TYPE_CHECKING:
     from tui.screens.host import GiftdeskHost
@@ -23,12 +27,17 @@ class BaseScreen(Screen):
     destination: ClassVar[str] = ""
     # Actions that change something at the service: never offered read-only.
     WRITE_ACTIONS: ClassVar[frozenset[str]] = frozenset()
+    # A list screen names what it exports (`e`): the rows of its table as shown.
+    EXPORT_NAME: ClassVar[str | None] = None
 
     # A screen opens on its table, never in a text field: the digit keys that
     # move between screens must not be typed into a form (its own key focuses it).
     AUTO_FOCUS = "DataTable"
     # esc first leaves a text field (so digits navigate again), then goes back.
-    BINDINGS = [Binding("escape", "leave_field_or_back", "Back", id="screen.back")]
+    BINDINGS = [
+        Binding("escape", "leave_field_or_back", "Back", id="screen.back"),
+        Binding("e", "export", "Export", id="screen.export"),
+    ]
 
     app: GiftdeskHost
 
@@ -44,6 +53,8 @@ class BaseScreen(Screen):
         # Textual: False hides a binding (footer, palette) and refuses it; None only dims it.
         if action in self.WRITE_ACTIONS and self.app.readonly:
             return False  # read-only: not offered at all
+        if action == "export":
+            return self.EXPORT_NAME is not None  # only list screens export
         stack = self.app.screen_stack
         at_start = action == "leave_field_or_back" and not self._in_text_field() and self in stack[:2]
         return not at_start  # the start screen: nothing to go back to
@@ -57,9 +68,41 @@ class BaseScreen(Screen):
         else:
             await self.app.action_back()
 
+    def export_table(self) -> DataTable:
+        """The table `e` exports; a screen with several names its own."""
+        return self.query_one(DataTable)
+
+    def action_export(self) -> None:
+        table = self.export_table()
+        headers, rows = table_as_shown(table)
+
+        def write(fmt: ExportFormat | None) -> None:
+            if fmt is None or self.EXPORT_NAME is None:
+                return
+            try:
+                path = write_export(self.EXPORT_NAME, headers, rows, fmt)
+            except OSError as error:
+                self.notify(visible(f"Export failed: {error}. Check that the export folder is writable (GIFTDESK_EXPORT_DIR)."),
+                            severity="error", title="Export", markup=False)
+                return
+            self.notify(visible(f"{len(rows)} rows written to {path}"), title="Exported", markup=False)
+
+        self.app.push_screen(ExportDialog(self.EXPORT_NAME or "", len(rows)), write)
+
     def accept_jump(self, argument: str) -> None:
         """Handle `:<destination> ARGUMENT`; screens that take one override this."""
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state == WorkerState.ERROR and event.worker.error is not None:
             self.app.report_error(event.worker.error)
+
+
+def table_as_shown(table: DataTable) -> tuple[list[str], list[list[str]]]:
+    """Column titles and every row as the table draws them (masked values stay masked)."""
+    headers = [column.label.plain for column in table.columns.values()]
+    rows = [[_plain(cell) for cell in table.get_row_at(index)] for index in range(table.row_count)]
+    return headers, rows
+
+
+def _plain(cell: object) -> str:
+    return cell.plain if isinstance(cell, Text) else str(cell)

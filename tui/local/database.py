@@ -1,0 +1,81 @@
+"""SQLite databases giftdesk keeps (watch list, catalog mirror): one way to open them.
+
+WAL so a reader (the TUI) and a writer (a CLI command) do not block each
+other; the schema version in `PRAGMA user_version`, raised one forward
+migration at a time, each in its own transaction, so a crash mid-migration
+leaves the previous version whole. Files are private (0600 in a 0700 folder).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+from tui.local.fileio import ensure_private_dir
+
+
+class DatabaseError(Exception):
+    """A database giftdesk cannot use; the message says which file and what to do."""
+
+
+def open_database(path: Path, migrations: Sequence[str], *, check_same_thread: bool = True) -> sqlite3.Connection:
+    """Open (creating if needed) `path` and bring its schema up to `len(migrations)`.
+
+    `migrations[i]` is the SQL script that takes the schema from version i to
+    i + 1. A file from a newer giftdesk (a higher version) is refused, not
+    guessed at.
+    """
+    ensure_private_dir(path.parent)
+    if not path.exists():
+        # Created private before SQLite writes anything into it.
+        os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
+    try:
+        connection = sqlite3.connect(path, isolation_level=None, check_same_thread=check_same_thread)
+        connection.execute("PRAGMA journal_mode=WAL")
+        connection.execute("PRAGMA foreign_keys=ON")
+        connection.execute("PRAGMA busy_timeout=5000")
+        _migrate(connection, migrations, path)
+    except sqlite3.DatabaseError as error:
+        raise DatabaseError(f"{path}: {error}. Move the file aside and giftdesk will start a new one.") from error
+    return connection
+
+
+def _migrate(connection: sqlite3.Connection, migrations: Sequence[str], path: Path) -> None:
+    version = connection.execute("PRAGMA user_version").fetchone()[0]
+    if version > len(migrations):
+        connection.close()
+        raise DatabaseError(f"{path} was written by a newer giftdesk (schema {version}, this one knows {len(migrations)}): upgrade giftdesk")
+    for number in range(version, len(migrations)):
+        with transaction(connection):
+            for statement in _statements(migrations[number]):
+                connection.execute(statement)
+            connection.execute(f"PRAGMA user_version = {number + 1}")
+
+
+def _statements(script: str) -> list[str]:
+    """Split a migration script into statements (executescript would commit mid-way)."""
+    statements: list[str] = []
+    current = ""
+    for line in script.splitlines(keepends=True):
+        current += line
+        if sqlite3.complete_statement(current):
+            statements.append(current.strip())
+            current = ""
+    if current.strip():
+        statements.append(current.strip())
+    return statements
+
+
+@contextlib.contextmanager
+def transaction(connection: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """BEGIN IMMEDIATE ... COMMIT, rolled back on any error (autocommit connections)."""
+    connection.execute("BEGIN IMMEDIATE")
+    try:
+        yield connection
+    except BaseException:
+        connection.execute("ROLLBACK")
+        raise
+    connection.execute("COMMIT")
