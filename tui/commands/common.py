@@ -14,7 +14,6 @@ asyncio is never imported: a one-shot command pays for it in full.
 from __future__ import annotations
 
 import functools
-import json
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Iterator, Sequence
 from contextlib import contextmanager
@@ -271,7 +270,10 @@ def _loop_sleep() -> Sleep:
 
 
 def emit_json(data: Any) -> None:
-    click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+    """The data as JSON; a Decimal is written as the number it came as."""
+    from tui.api.wire_json import dumps
+
+    click.echo(dumps(data))
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
