@@ -37,8 +37,14 @@ def _slug(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "export"
 
 
+# A plain signed number (a charge of -50.63) is a number, not a formula: it stays a number.
+_PLAIN_NUMBER = re.compile(r"[+-]?[0-9][0-9,]*(\.[0-9]+)?")
+
+
 def _spreadsheet_safe(cell: str) -> str:
-    return f"'{cell}" if cell.startswith(_FORMULA_START) else cell
+    if cell.startswith(_FORMULA_START) and not _PLAIN_NUMBER.fullmatch(cell):
+        return f"'{cell}"
+    return cell
 
 
 def to_csv(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
