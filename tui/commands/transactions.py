@@ -85,7 +85,7 @@ def _print(report, currencies: list[str], as_csv: bool) -> None:
     rows = []
     for currency in currencies:
         reconciliation = reconcile(of_currency(report, currency))
-        say(visible(f"{currency}: {reconciliation.summary()}"))
+        say(visible(f"{currency}: {reconciliation.summary(format_money)}"))
         for line in reconciliation.lines:
             t = line.transaction
             amount, after = t.transaction_amount, t.available_balance

@@ -11,7 +11,7 @@ Decimal throughout: no sum is ever rounded.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -64,14 +64,17 @@ class Reconciliation:
     def failures(self) -> list[LedgerLine]:
         return [line for line in self.lines if not line.adds_up]
 
-    def summary(self) -> str:
-        """One line for a person: all adds up, or which transactions do not and why."""
+    def summary(self, money: Callable[[Decimal, str], str] = lambda value, currency: f"{value} {currency}") -> str:
+        """One line for a person: all adds up, or which transactions do not and why.
+        `money` formats an amount (the screen and the CLI pass widgets.money.format_money)."""
         if not self.lines:
             return "No transactions in this range."
         first, last = self.lines[0], self.lines[-1]
         currency = last.transaction.available_balance.currency_code
         moved = last.transaction.available_balance.value - first.before
-        head = f"{len(self.lines)} transactions, balance {first.before} → {last.transaction.available_balance.value} {currency} ({moved:+})"
+        sign = "+" if moved >= 0 else "−"
+        head = (f"{len(self.lines)} transactions, balance {money(first.before, currency)} → "
+                f"{money(last.transaction.available_balance.value, currency)} ({sign}{money(abs(moved), currency)})")
         if not self.failures:
             return f"{head}: every balance change matches its amount."
         named = "; ".join(f"{line.transaction.reference}: {', '.join(line.problems)}" for line in self.failures[:3])
