@@ -10,6 +10,7 @@ fetches, the panel shows.
 
 from __future__ import annotations
 
+from datetime import date
 from decimal import Decimal
 
 from rich.text import Text
@@ -23,7 +24,8 @@ from tui.core.ledger import LedgerLine, Reconciliation, balance_series
 from widgets.money import format_money
 from widgets.safe_text import safe
 
-LEDGER_COLUMNS = ("Date", "Type", "Amount", "Balance after", "Order", "RequestId", "Check")
+# The check first: it must show at 80 columns, where the detail pane takes the right.
+LEDGER_COLUMNS = ("OK", "Date", "Type", "Amount", "Balance after", "Order", "RequestId")
 
 
 class LedgerPanel(Vertical):
@@ -48,7 +50,7 @@ class LedgerPanel(Vertical):
 
     def show_title(self, label: str | None, day_range: DayRange) -> None:
         who = safe(f"Ledger of {label}") if label else Text("Ledger: no account")
-        who.append(f" · {day_range}", style="bold")
+        who.append(f" · {range_label(day_range, date.today())}", style="bold")
         who.append("  t d k R: days · enter: order", style="dim")
         self.query_one("#ledger-title", Static).update(who)
 
@@ -75,18 +77,26 @@ class LedgerPanel(Vertical):
         return self.lines[row].transaction if self.lines and 0 <= row < len(self.lines) else None
 
 
+def range_label(day_range: DayRange, today: date) -> str:
+    """`today`, `last 7 days` for a range that ends today, else its days."""
+    if day_range.end != today:
+        return str(day_range)
+    days = (day_range.end - day_range.start).days + 1
+    return "today" if days == 1 else f"last {days} days"
+
+
 def _row(line: LedgerLine) -> tuple[Text, ...]:
     t = line.transaction
     amount, after = t.transaction_amount, t.available_balance
-    check = Text("✓", style="green") if line.adds_up else Text("✗ does not add up", style="bold red")
+    check = Text("✓", style="green") if line.adds_up else Text("✗", style="bold red")
     return (
+        check,
         safe((t.transaction_date or "").replace("T", " ")[:19]),
         safe(t.transaction_type or ""),
         safe(format_money(amount.value, amount.currency_code), style="red" if amount.value < 0 else "green"),
         safe(format_money(after.value, after.currency_code)),
         safe(t.order_number or ""),
         safe(t.request_id or ""),
-        check,
     )
 
 
