@@ -58,8 +58,10 @@ def test_wire_json_text_that_looks_like_its_marker_stays_text():
 
 
 def test_csv_keeps_a_plain_signed_number_and_defuses_formulas():
-    text = to_csv(["amount", "note"], [["-25.32", "=HYPERLINK(1)"], ["+1,000.50", "-1+2"], ["-25.32 USD", "@x"]])
-    assert text.splitlines() == ["amount,note", "-25.32,'=HYPERLINK(1)", "\"+1,000.50\",'-1+2", "'-25.32 USD,'@x"]
+    text = to_csv(["amount", "note"], [["-25.32", "=HYPERLINK(1)"], ["+1,000.50", "-1+2"], ["-25.32 USD", "@x"],
+                                       ["-2 USD+cmd", "-25.32 usd"]])
+    assert text.splitlines() == ["amount,note", "-25.32,'=HYPERLINK(1)", "\"+1,000.50\",'-1+2", "-25.32 USD,'@x",
+                                 "'-2 USD+cmd,'-25.32 usd"]
 
 
 def _transaction(amount: Decimal, after: Decimal, number: int) -> Transaction:

@@ -179,9 +179,9 @@ async def test_e_exports_the_ledger_as_shown_into_a_private_folder(sim_factory, 
         if fmt == "json":
             assert json.loads(text) == [dict(zip(headers, row, strict=True)) for row in rows]
         else:
-            # As shown; a cell starting with "-" that is not a plain number is defused for spreadsheets.
+            # As shown: a charge (-25.32 USD) is an amount, not a formula, so it is written as it is.
             assert rows[0][3] == "-25.32 USD"
-            assert list(csv.reader(io.StringIO(text))) == [headers, *[[f"'{c}" if c.startswith("-") else c for c in row] for row in rows]]
+            assert list(csv.reader(io.StringIO(text))) == [headers, *rows]
 
 
 # --- the Rates screen ---------------------------------------------------------------------

@@ -37,8 +37,9 @@ def _slug(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "export"
 
 
-# A plain signed number (a charge of -50.63) is a number, not a formula: it stays a number.
-_PLAIN_NUMBER = re.compile(r"[+-]?[0-9][0-9,]*(\.[0-9]+)?")
+# A plain signed number (a charge of -50.63), or an amount with its currency code
+# (-50.63 USD), is not a formula: it is written as it is.
+_PLAIN_NUMBER = re.compile(r"[+-]?[0-9][0-9,]*(\.[0-9]+)?( [A-Z]{3})?")
 
 
 def _spreadsheet_safe(cell: str) -> str:
