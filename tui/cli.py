@@ -18,6 +18,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "payout": ("tui.commands.payout", "Check a recipient locally, redeem a payout, or show its status."),
     "notifications": ("tui.commands.notifications", "Show or set the order-callback configuration."),
     "listen": ("tui.commands.listen", "Receive order callbacks locally, verify them, and show them."),
+    "transactions": ("tui.commands.transactions", "List transactions of some days: amount, balance after, order."),
+    "rates": ("tui.commands.rates", "List exchange rates, optionally for one base or one currency."),
     "sim": ("tui.commands.sim", "Run the service simulator on a local port."),
     "profiles": ("tui.commands.profiles", "List, add, use, remove or show profiles."),
 }

@@ -1,20 +1,20 @@
 """Money as people read it: grouped digits, the currency's own decimals, the code.
 
-The wire carries JSON numbers (floats in the models). Going through `str`
-into Decimal keeps what the service sent (0.1 stays 0.1, not
-0.1000000000000000055...), and rounding is done once, here, half up.
+The client parses the wire's numbers as Decimal (tui.api.wire_json), so an
+amount arrives here exact; a float or str is taken through `str` so that 0.1
+stays 0.1. Rounding is done once, here, half up, to the currency's ISO 4217
+minor units, read from the `iso4217` package (the published ISO table, kept up
+to date upstream) instead of a hand-kept list. A code ISO does not know (or
+one without minor units, like XAU) gets 2.
 No Textual here: the CLI formats money with it too (tui/commands).
 """
 
 from __future__ import annotations
 
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+from functools import cache
 
-# ISO 4217 minor units where they are not 2.
-_MINOR_UNITS = {
-    "JPY": 0, "KRW": 0, "VND": 0, "CLP": 0, "ISK": 0, "UGX": 0, "XOF": 0, "XAF": 0,
-    "BHD": 3, "KWD": 3, "OMR": 3, "JOD": 3, "TND": 3, "IQD": 3, "LYD": 3,
-}
+DEFAULT_MINOR_UNITS = 2
 
 Amount = Decimal | float | int | str
 
@@ -28,8 +28,18 @@ def to_decimal(value: Amount) -> Decimal:
         raise ValueError(f"not an amount: {value!r}") from None
 
 
+@cache
+def _iso_minor_units() -> dict[str, int]:
+    # Imported on first use: the table is parsed when the package loads, which a
+    # command that prints no money need not pay for.
+    from iso4217 import Currency
+
+    return {currency.code: currency.exponent for currency in Currency if currency.exponent is not None}
+
+
 def minor_units(currency: str) -> int:
-    return _MINOR_UNITS.get(currency.upper(), 2)
+    """ISO 4217 minor units: JPY 0, USD 2, KWD 3, CLF 4; 2 for a code ISO does not list."""
+    return _iso_minor_units().get(currency.strip().upper(), DEFAULT_MINOR_UNITS)
 
 
 def format_amount(value: Amount, currency: str) -> str:

@@ -17,6 +17,7 @@ import random
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from datetime import date
 from enum import Flag, auto
 from typing import Any, TypeVar
 from urllib.parse import quote
@@ -24,6 +25,7 @@ from urllib.parse import quote
 import httpx
 from pydantic import BaseModel, SecretStr, ValidationError
 
+from tui.api import wire_json
 from tui.api.errors import (
     AuthenticationError,
     MalformedResponseError,
@@ -45,6 +47,7 @@ from tui.api.models import (
     RedeemRequest,
     RedeemResult,
 )
+from tui.api.money_models import ExchangeRates, TransactionsReport
 from tui.api.payout_rules import validate_redeem
 from tui.api.redact import mask_text, register_secret
 from tui.api.weblink import weblink_token
@@ -59,6 +62,8 @@ ORDER_PATH = "/api/integration/v1.0/orders/{request_id}"
 NOTIFICATION_PATH = "/api/Integration/v1/notification"
 REDEEM_PATH = "/api/Integration/v2/payout/redeem/{token}"
 PAYOUT_STATUS_PATH = "/api/Integration/v2/payout/status/{token}"
+TRANSACTIONS_PATH = "/api/integration/v1.0/transactions"
+EXCHANGE_RATES_PATH = "/api/integration/v1.0/exchange-rates"
 
 DEFAULT_TIMEOUT = httpx.Timeout(10.0, connect=5.0)
 
@@ -229,6 +234,16 @@ class ServiceClient:
         path = PAYOUT_STATUS_PATH.format(token=weblink_token(weblink_or_card_code))
         return _parse(PayoutStatus, await self._get_json(path), path)
 
+    async def transactions(self, start: date, end: date) -> TransactionsReport:
+        """Transactions of the days from `start` to `end`, both included."""
+        params = {"startDate": start.isoformat(), "endDate": end.isoformat()}
+        return _parse(TransactionsReport, await self._get_json(TRANSACTIONS_PATH, params=params), TRANSACTIONS_PATH)
+
+    async def exchange_rates(self, base: str | None = None, currency: str | None = None) -> ExchangeRates:
+        """Every rate based on USD; with `base`, every rate based on it; with both, that one rate."""
+        params = {name: value for name, value in (("baseCurrency", base), ("currency", currency)) if value}
+        return _parse(ExchangeRates, await self._get_json(EXCHANGE_RATES_PATH, params=params), EXCHANGE_RATES_PATH)
+
     # --- transport, errors and retries ---------------------------------------
 
     async def _get_json(self, path: str, params: dict[str, str] | None = None) -> Any:
@@ -308,7 +323,7 @@ def _service_message(response: httpx.Response) -> str:
 
 def _json(response: httpx.Response, path: str) -> Any:
     try:
-        return response.json()
+        return wire_json.loads(response.content)  # numbers with a fraction as Decimal, never float
     except ValueError:
         raise MalformedResponseError(f"{mask_text(path)}: response is not JSON") from None
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import date, datetime
+from decimal import Decimal
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -30,29 +31,30 @@ def secret_field(default: Any = ...) -> Any:
 
 
 def to_wire(model: BaseModel) -> dict[str, Any]:
-    """The service's data as it came: wire names, only the fields that were set."""
-    return model.model_dump(mode="json", by_alias=True, exclude_unset=True)
+    """The service's data as it came: wire names, only the fields that were set.
+    Amounts stay Decimal (`tui.api.wire_json.dumps` writes them as the numbers they came as)."""
+    return model.model_dump(mode="python", by_alias=True, exclude_unset=True)
 
 
 class Account(WireModel):
     id: int
     currency: str
-    balance: float
+    balance: Decimal
     is_active: bool
     sandbox_mode: bool
 
 
 class Price(WireModel):
-    min: float
-    max: float
+    min: Decimal
+    max: Decimal
     currency_code: str
 
 
 class Product(WireModel):
     id: int
     name: str
-    min_face_value: float
-    max_face_value: float
+    min_face_value: Decimal
+    max_face_value: Decimal
     count: int | None = None  # None: unrestricted; 0: out of stock
     price: Price
     modified_date: str | None = None
@@ -105,7 +107,7 @@ class Card(WireModel):
 
 class OrderItem(WireModel):
     product_id: int
-    product_face_value: float
+    product_face_value: Decimal
     quantity: int
     country_code: str | None = None
     currency_code: str | None = None
@@ -120,7 +122,7 @@ class Order(WireModel):
     items: list[OrderItem] = []
     status: str
     created_date: str | None = None
-    total: float
+    total: Decimal
     error_message: str | None = None
     order_type: str | None = None
     currency: str | None = None

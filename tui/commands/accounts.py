@@ -4,32 +4,44 @@ from __future__ import annotations
 
 import click
 
-from tui.commands.common import Options, Session, emit_json, print_table, run, service_options
+from tui.commands.common import (
+    Options,
+    Session,
+    check_one_format,
+    csv_option,
+    emit_json,
+    print_csv,
+    print_table,
+    run,
+    service_options,
+)
 from widgets.money import format_amount
 
 
 @click.command("accounts")
+@csv_option
 @service_options
-def command(options: Options) -> None:
+def command(options: Options, as_csv: bool) -> None:
     """List the settlement accounts: id, currency, balance, active, sandbox.
 
     Orders are placed on an account by its id (`giftdesk order place --account ID`).
     """
 
+    check_one_format(options, as_csv)
+
     async def work(session: Session) -> None:
         from tui.api.models import to_wire
+        from tui.core.safe_text import visible
 
         accounts = await session.client.accounts()
         if options.json:
             emit_json({"accounts": [to_wire(account) for account in accounts]})
             return
-        print_table(
-            ["ID", "CURRENCY", "BALANCE", "ACTIVE", "ENVIRONMENT"],
-            [
-                [a.id, a.currency, format_amount(a.balance, a.currency), "yes" if a.is_active else "no",
-                 "sandbox" if a.sandbox_mode else "production"]
-                for a in accounts
-            ],
-        )
+        rows = [
+            [a.id, visible(a.currency), a.balance if as_csv else format_amount(a.balance, a.currency),
+             "yes" if a.is_active else "no", "sandbox" if a.sandbox_mode else "production"]
+            for a in accounts
+        ]
+        (print_csv if as_csv else print_table)(["ID", "CURRENCY", "BALANCE", "ACTIVE", "ENVIRONMENT"], rows)
 
     run(options, work)

@@ -8,7 +8,18 @@ from datetime import datetime
 
 import click
 
-from tui.commands.common import Options, Session, emit_json, print_table, run, say, service_options
+from tui.commands.common import (
+    Options,
+    Session,
+    check_one_format,
+    csv_option,
+    emit_json,
+    print_csv,
+    print_table,
+    run,
+    say,
+    service_options,
+)
 from widgets.money import format_range
 
 MAX_PAGE_SIZE = 100  # DESIGN: the maximum is not published; cap at 100
@@ -40,13 +51,15 @@ def _wire_date(value: datetime | None) -> str | None:
               help="Fetch every page (several at a time) and print them as one list; "
                    "with --json: {\"count\", \"items\"}.")
 @click.option("--v1", is_flag=True, help="Use catalog version 1: the flat brand list, no filters or paging.")
+@csv_option
 @service_options
-def command(options: Options, v1: bool, **filters) -> None:
+def command(options: Options, v1: bool, as_csv: bool, **filters) -> None:
     """List brands and their products: id, face values, price, stock.
 
     Version 2 by default: one page (the first unless --page), filtered by the
     options. With --json the service's page is printed as it came.
     """
+    check_one_format(options, as_csv)
     if v1 and any(filters[name] not in (None, False) for name in V2_FILTERS):
         raise click.UsageError("--v1 takes no filters or paging options (catalog version 1 has none)")
     if filters["all_pages"] and filters["page"] is not None:
@@ -68,6 +81,8 @@ def command(options: Options, v1: bool, **filters) -> None:
             say(f"page {page.page_index + 1} of {max(pages, 1)} (--page {page.page_index}), {page.count} brands match")
         if options.json:
             emit_json(wire)
+        elif as_csv:
+            _print_products_csv(brands)
         else:
             _print_products(brands)
 
@@ -121,3 +136,17 @@ def _print_products(brands) -> None:
             price = format_range(product.price.min, product.price.max, product.price.currency_code)
             rows.append([brand.name, brand.country_code, product.id, product.name, face, price, _stock(product.count)])
     print_table(["BRAND", "COUNTRY", "PRODUCT", "NAME", "FACE VALUE", "PRICE", "STOCK"], rows)
+
+
+def _print_products_csv(brands) -> None:
+    """One row per product, amounts exact (as the service sent them) in their own columns."""
+    from tui.core.safe_text import visible
+
+    rows = [
+        [visible(brand.name), visible(brand.country_code), product.id, visible(product.name),
+         product.min_face_value, product.max_face_value, visible(brand.currency_code),
+         product.price.min, product.price.max, visible(product.price.currency_code), _stock(product.count)]
+        for brand in brands for product in brand.products
+    ]
+    print_csv(["BRAND", "COUNTRY", "PRODUCT", "NAME", "FACE MIN", "FACE MAX", "FACE CURRENCY",
+               "PRICE MIN", "PRICE MAX", "PRICE CURRENCY", "STOCK"], rows)

@@ -14,7 +14,6 @@ asyncio is never imported: a one-shot command pays for it in full.
 from __future__ import annotations
 
 import functools
-import json
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Iterator, Sequence
 from contextlib import contextmanager
@@ -77,6 +76,15 @@ def service_options(command: Callable[..., Any]) -> Callable[..., Any]:
     for decorator in reversed(decorators):
         with_options = decorator(with_options)
     return with_options
+
+
+csv_option = click.option("--csv", "as_csv", is_flag=True,
+                          help="Print the rows as CSV on stdout (amounts exact, no grouping; spreadsheet-safe).")
+
+
+def check_one_format(options: Options, as_csv: bool) -> None:
+    if as_csv and options.json:
+        raise click.UsageError("use either --json or --csv, not both")
 
 
 yes_option = click.option("--yes", is_flag=True, help="Do not ask for confirmation in production.")
@@ -271,7 +279,10 @@ def _loop_sleep() -> Sleep:
 
 
 def emit_json(data: Any) -> None:
-    click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+    """The data as JSON; a Decimal is written as the number it came as."""
+    from tui.api.wire_json import dumps
+
+    click.echo(dumps(data))
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
@@ -284,6 +295,13 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
 
 def print_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
     click.echo(table(headers, rows))
+
+
+def print_csv(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
+    """RFC 4180 CSV on stdout, cells a spreadsheet would run as formulas defused (tui.local.exports)."""
+    from tui.local.exports import to_csv
+
+    click.echo(to_csv(headers, [["" if value is None else str(value) for value in row] for row in rows]), nl=False)
 
 
 def print_fields(fields: Sequence[tuple[str, Any]]) -> None:

@@ -37,8 +37,15 @@ def _slug(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "export"
 
 
+# A plain signed number (a charge of -50.63), or an amount with its currency code
+# (-50.63 USD), is not a formula: it is written as it is.
+_PLAIN_NUMBER = re.compile(r"[+-]?[0-9][0-9,]*(\.[0-9]+)?( [A-Z]{3})?")
+
+
 def _spreadsheet_safe(cell: str) -> str:
-    return f"'{cell}" if cell.startswith(_FORMULA_START) else cell
+    if cell.startswith(_FORMULA_START) and not _PLAIN_NUMBER.fullmatch(cell):
+        return f"'{cell}"
+    return cell
 
 
 def to_csv(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:

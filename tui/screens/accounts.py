@@ -1,4 +1,5 @@
-"""Accounts: which account, how much balance; choose the one orders settle on.
+"""Accounts: which account, how much balance; choose the one orders settle on;
+and the highlighted account's ledger over some days (tui/screens/ledger_panel.py).
 
 An account can be chosen only when it is active and belongs to the profile's
 environment (a production account listed on a sandbox profile, or the
@@ -7,6 +8,8 @@ remembers it per profile and environment and shows it in the context bar.
 """
 
 from __future__ import annotations
+
+from datetime import date
 
 from rich.text import Text
 from textual import on, work
@@ -17,7 +20,12 @@ from textual.worker import Worker, WorkerState
 
 from styles import STYLES
 from tui.api.models import Account
+from tui.api.money_models import TransactionsReport
+from tui.core.dates import DayRange
+from tui.core.ledger import of_currency, reconcile
 from tui.screens.base import BaseScreen
+from tui.screens.ledger_panel import LedgerPanel
+from widgets.date_range import RANGE_BINDINGS, DateRangeKeys
 from widgets.money import format_money
 
 ACCOUNT_COLUMNS = ("", "Id", "Currency", "Balance", "Active", "Environment", "Note")
@@ -48,21 +56,33 @@ def account_label(account: Account) -> str:
     return f"{account.id} {account.currency}"
 
 
-class AccountsScreen(BaseScreen):
+class AccountsScreen(DateRangeKeys, BaseScreen):
     destination = "accounts"
     CSS_PATH = STYLES / "accounts.tcss"
+    EXPORT_NAME = "ledger"
     BINDINGS = [
         Binding("r", "refresh", "Refresh", id="accounts.refresh"),
         Binding("c", "copy_id", "Copy id", id="accounts.copy"),
+        *RANGE_BINDINGS,
     ]
 
     def __init__(self) -> None:
         super().__init__()
         self.accounts: list[Account] = []
+        self.day_range = DayRange.last_days(1, today=date.today())
+        self.report: TransactionsReport | None = None  # the range's transactions, every account's
 
     def compose_body(self) -> ComposeResult:
         yield Static("", id="accounts-note")
         yield DataTable(id="accounts", cursor_type="row")
+        yield LedgerPanel()
+
+    @property
+    def ledger(self) -> LedgerPanel:
+        return self.query_one(LedgerPanel)
+
+    def export_table(self) -> DataTable:
+        return self.ledger.table
 
     @property
     def table(self) -> DataTable:
@@ -76,16 +96,53 @@ class AccountsScreen(BaseScreen):
     def action_refresh(self) -> None:
         self.table.loading = True
         self.load()
+        self.range_changed()
+
+    def range_changed(self) -> None:
+        self.report = None
+        self.ledger.table.loading = True
+        self.load_ledger()
 
     @work(exclusive=True, exit_on_error=False, group="accounts")
     async def load(self) -> None:
         client = await self.app.session.client()
         self.show(await client.accounts())
 
+    @work(exclusive=True, exit_on_error=False, group="ledger")
+    async def load_ledger(self) -> None:
+        client = await self.app.session.client()
+        self.report = await client.transactions(self.day_range.start, self.day_range.end)
+        self.show_ledger()
+
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         # BaseScreen's handler runs too (Textual calls each class's) and reports the error.
-        if event.worker.group == "accounts" and event.state in (WorkerState.SUCCESS, WorkerState.ERROR):
-            self.table.loading = False
+        if event.state in (WorkerState.SUCCESS, WorkerState.ERROR):
+            if event.worker.group == "accounts":
+                self.table.loading = False
+            elif event.worker.group == "ledger":
+                self.ledger.table.loading = False
+
+    def show_ledger(self) -> None:
+        """The highlighted account's transactions, from the range's report (no new request)."""
+        account = self._selected()
+        self.ledger.show_title(account_label(account) if account else None, self.day_range)
+        if account is not None and self.report is not None:
+            self.ledger.show(reconcile(of_currency(self.report, account.currency)))
+
+    @on(DataTable.RowHighlighted, "#accounts")
+    def on_account_highlighted(self) -> None:
+        self.show_ledger()
+
+    @on(DataTable.RowHighlighted, "#ledger")
+    def on_transaction_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self.ledger.show_detail(event.cursor_row)
+
+    @on(DataTable.RowSelected, "#ledger")
+    async def on_transaction_selected(self) -> None:
+        # enter on a transaction: its order in the order inspector.
+        transaction = self.ledger.selected()
+        if transaction is not None and transaction.request_id:
+            await self.app.navigate("order", transaction.request_id.strip())
 
     def show(self, accounts: list[Account]) -> None:
         self.accounts = accounts

@@ -177,6 +177,7 @@ class CatalogScreen(BaseScreen):
     CSS_PATH = STYLES / "catalog.tcss"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
     WRITE_ACTIONS = frozenset({"new_test_order"})
+    EXPORT_NAME = "catalog-page"  # e: the page's brands as shown (export_table)
     BINDINGS = [
         Binding("n", "page(1)", "Next page", id="catalog.next"),
         Binding("p", "page(-1)", "Prev page", id="catalog.previous"),
@@ -213,6 +214,9 @@ class CatalogScreen(BaseScreen):
                 yield Static("", id="detail-categories", classes="detail-section")
                 for attribute, _ in TEXT_SECTIONS:
                     yield Static("", id=f"detail-{attribute}", classes="detail-section")
+
+    def export_table(self) -> DataTable:
+        return self.query_one("#brands", DataTable)
 
     def on_mount(self) -> None:
         table = self.query_one("#brands", DataTable)

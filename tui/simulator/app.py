@@ -15,6 +15,7 @@ from starlette.routing import Route
 
 from .catalog import Catalog, CatalogQuery, CatalogQueryError
 from .credentials import DEMO_CREDENTIALS, DemoCredential
+from .money_endpoints import exchange_rates, transactions
 from .notifications import NotificationConfigInvalid, Notifier
 from .orders import OrderBook, OrderRejected
 from .payouts import PayoutDesk, RedeemRefused, parse_redeem_body
@@ -143,6 +144,8 @@ def build_app(state: SimulatorState) -> Starlette:
         Route("/api/integration/v2.0/catalog", endpoint(catalog_v2), methods=["GET"]),
         Route("/api/integration/v1.0/orders/checkout", endpoint(checkout), methods=["POST"]),
         Route("/api/integration/v1.0/orders/{request_id}", endpoint(get_order), methods=["GET"]),
+        Route("/api/integration/v1.0/transactions", endpoint(transactions(state.orders.ledger)), methods=["GET"]),
+        Route("/api/integration/v1.0/exchange-rates", endpoint(exchange_rates), methods=["GET"]),
         Route("/api/Integration/v1/notification", endpoint(notification), methods=["GET", "POST"]),
         Route(REDEEM_PREFIX + "{weblink:path}", endpoint(redeem), methods=["POST"]),
         Route(STATUS_PREFIX + "{weblink:path}", endpoint(payout_status), methods=["GET"]),

@@ -16,9 +16,9 @@ from datetime import UTC, datetime, timedelta
 from decimal import Decimal, InvalidOperation
 from typing import TypeGuard
 
-from .catalog import Brand, Catalog, Product, price_of
+from .catalog import Brand, Catalog, Product
 from .credentials import ACCOUNT_SEEDS, DemoCredential
-from .rates import convert
+from .ledger import Ledger, line_charge
 from .settings import Timing
 
 MAX_CARDS = 500
@@ -199,6 +199,7 @@ class OrderBook:
         self.accounts = seed_accounts()
         self.orders: dict[tuple[str, str], Order] = {}  # (credential name, RequestId)
         self.weblinks: dict[str, tuple[Order, Card]] = {}  # raw token -> its card
+        self.ledger = Ledger()
         self._next_order_id = 500_001
         self._next_card_id = 7_000_001
 
@@ -217,14 +218,17 @@ class OrderBook:
         if sum(line.quantity for line in requested) > MAX_CARDS:
             raise OrderRejected("CardsLimitExceeded")
         total = sum(
-            (convert(price_of(product, line.value) * line.quantity, brand.currency, account.currency)
+            (line_charge(product, line.value, line.quantity, brand.currency, account.currency)
              for line, product, brand in priced),
             Decimal("0.00"),
         )
         if total > account.balance:
             raise OrderRejected("InsufficientBalance")
+        # The charge path: the debit and its transaction in one step, so they always agree.
         account.balance -= total
-        return self._record(credential, request_id, account, total, priced)
+        order = self._record(credential, request_id, account, total, priced)
+        self.ledger.charge(order)
+        return order
 
     def _orderable_account(self, credential: DemoCredential, account_id: int) -> Account:
         sandbox = credential.environment == "sandbox"

@@ -1,0 +1,130 @@
+"""The simulator's money trail over raw HTTP: one transaction per charge, written in the
+charge path, so balances and transactions always agree; charges are price × the published rate."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from datetime import date
+from decimal import ROUND_HALF_UP, Decimal
+
+import httpx
+import pytest
+
+TODAY = date.today().isoformat()
+TRANSACTIONS = "/api/integration/v1.0/transactions"
+RATES = "/api/integration/v1.0/exchange-rates"
+CHECKOUT = "/api/integration/v1.0/orders/checkout"
+SEEDED = {1001: Decimal("100000.00"), 1002: Decimal("50000.00"), 1003: Decimal("25.00")}
+
+
+def get(http: httpx.Client, path: str, **params) -> object:
+    response = http.get(path, params=params)
+    assert response.status_code == 200, response.text
+    return json.loads(response.content, parse_float=Decimal)
+
+
+def order(http: httpx.Client, account: int, product: int, value: str, quantity: int = 1) -> httpx.Response:
+    body = {"RequestId": str(uuid.uuid4()), "AccountId": account,
+            "Products": [{"ProductId": product, "Quantity": quantity, "Value": float(value)}]}
+    return http.post(CHECKOUT, json=body)
+
+
+@pytest.fixture
+def acme(sim_factory, demo_credentials):
+    sim = sim_factory()  # its own: balances start as seeded
+    with httpx.Client(base_url=sim.base_url, auth=demo_credentials["acme-sandbox"].auth) as http:
+        yield http
+
+
+def transactions(http: httpx.Client) -> list[dict]:
+    answer = get(http, TRANSACTIONS, startDate=TODAY, endDate=TODAY)
+    return [t for client in answer["clients"] for t in client["transactions"]]
+
+
+def test_balances_and_transactions_always_agree(acme):
+    http = acme
+    placed = [
+        order(http, 1001, 101, "25", 2),  # USD on USD
+        order(http, 1001, 501, "20", 3),  # GBP product on the USD account
+        order(http, 1002, 102, "40.13"),  # failed card (magic .13): charged, not refunded
+        order(http, 1002, 601, "150"),  # EUR on EUR
+        order(http, 1003, 102, "500"),  # InsufficientBalance: no charge, no transaction
+        order(http, 1001, 102, "7.77", 4),
+    ]
+    assert [r.status_code for r in placed] == [200, 200, 200, 200, 400, 200]
+    found = transactions(http)
+    assert len(found) == 5  # one per charge; the refused order has none
+    accounts = {a["id"]: a for a in get(http, "/api/integration/v1.0/accounts")["accounts"]}
+    for account_id, opening in SEEDED.items():
+        currency = accounts[account_id]["currency"]
+        mine = [t for t in found if t["availableBalance"]["currencyCode"] == currency]
+        balance = opening
+        for t in mine:
+            assert t["transactionAmount"]["currencyCode"] == currency
+            balance += t["transactionAmount"]["value"]
+            assert t["availableBalance"]["value"] == balance
+            items_total = sum(item["clientTotal"] for item in t["orderItems"])
+            assert items_total == -t["transactionAmount"]["value"] == t["orderTotal"]["value"]
+        assert Decimal(str(accounts[account_id]["balance"])) == balance
+
+
+def test_a_converted_charge_is_price_times_the_published_rate(acme):
+    http = acme
+    assert order(http, 1002, 501, "20", 3).status_code == 200  # GBP 20 x 3 on the EUR account
+    [t] = transactions(http)
+    [item] = t["orderItems"]
+    rate = get(http, RATES, baseCurrency="GBP", currency="EUR")["rates"][0]["value"]
+    assert item["clientExchangeRate"] == {"fromCurrency": "GBP", "toCurrency": "EUR", "exchangeRate": rate}
+    by_hand = (item["clientPrice"] * item["quantity"] * rate).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
+    assert item["clientTotal"] == by_hand == -t["transactionAmount"]["value"]
+    assert item["denomination"] == {"value": Decimal("20.0"), "currencyCode": "GBP"}
+
+
+def test_the_documented_shape(acme):
+    http = acme
+    order(http, 1001, 101, "25")
+    answer = get(http, TRANSACTIONS, startDate=TODAY, endDate=TODAY)
+    assert set(answer) == {"startDate", "endDate", "clients"} and answer["clients"][0]["clientName"] == "acme"
+    [t] = answer["clients"][0]["transactions"]
+    assert set(t) == {"orderId", "requestId", "productId", "orderNumber", "orderTotal", "orderTotalForSelectedProducts",
+                      "orderDate", "transactionId", "transactionType", "comment", "notes", "availableBalance",
+                      "transactionAmount", "transactionDate", "orderItems"}
+    assert t["transactionId"] != t["transactionId"].rstrip()  # padded, as the provider sends it
+    assert t["orderNumber"].startswith("O-") and t["transactionType"] == "Order"
+    assert set(t["orderItems"][0]) == {
+        "productName", "brandName", "brandCurrencyCode", "denomination", "clientDiscountType", "clientDiscountValue",
+        "clientTransactionFeeType", "clientTransactionFeeValue", "clientPrice", "estimatedPrice", "quantity",
+        "clientTotal", "clientExchangeRate"}
+
+
+def test_each_credential_sees_only_its_own(acme, demo_credentials):
+    http = acme
+    order(http, 1001, 101, "25")
+    for name in ("other-sandbox", "acme-production"):
+        with httpx.Client(base_url=http.base_url, auth=demo_credentials[name].auth) as other:
+            assert transactions(other) == []
+
+
+@pytest.mark.parametrize(("params", "message"), [
+    ({}, "Invalid startDate"),
+    ({"startDate": TODAY}, "Invalid endDate"),
+    ({"startDate": "2026-13-01", "endDate": TODAY}, "Invalid startDate"),
+    ({"startDate": TODAY, "endDate": "2000-01-01"}, "endDate is before startDate"),
+])
+def test_bad_days_are_400_with_a_json_string(acme, params, message):
+    http = acme
+    response = http.get(TRANSACTIONS, params=params)
+    assert (response.status_code, response.json()) == (400, message)
+
+
+def test_exchange_rates_three_behaviours_and_a_refusal(acme):
+    http = acme
+    every = get(http, RATES)
+    assert every["baseCurrencyCode"] == "USD" and {"currencyCode": "EUR", "value": Decimal("0.92")} in every["rates"]
+    based = get(http, RATES, baseCurrency="eur")
+    assert based["baseCurrencyCode"] == "EUR" and len(based["rates"]) == len(every["rates"])
+    assert get(http, RATES, baseCurrency="EUR", currency="USD") == {
+        "baseCurrencyCode": "EUR", "rates": [{"currencyCode": "USD", "value": Decimal("1.086957")}]}
+    refused = http.get(RATES, params={"currency": "XYZ"})
+    assert (refused.status_code, refused.json()) == (400, "Unsupported currency")

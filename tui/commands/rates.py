@@ -1,0 +1,53 @@
+"""`giftdesk rates`: the service's exchange rates, the ones orders in another currency are converted at."""
+
+from __future__ import annotations
+
+import click
+
+from tui.commands.common import (
+    Options,
+    Session,
+    check_one_format,
+    csv_option,
+    emit_json,
+    print_csv,
+    print_table,
+    run,
+    service_options,
+)
+
+HEADERS = ["BASE", "CURRENCY", "RATE"]
+
+
+@click.command("rates")
+@click.option("--base", metavar="CUR", help="Rates based on this currency (baseCurrency); default USD.")
+@click.option("--currency", metavar="CUR", help="Only the rate of this currency (currency).")
+@csv_option
+@service_options
+def command(options: Options, base: str | None, currency: str | None, as_csv: bool) -> None:
+    """List exchange rates: units of each currency for one unit of the base.
+
+    Without options every rate based on USD; with --base every rate based
+    on it; with --base and --currency that one rate. An order paid from an
+    account in another currency is charged price × rate, rounded.
+
+    \b
+    Examples:
+      giftdesk rates
+      giftdesk rates --base GBP --currency USD
+      giftdesk rates --base EUR --csv
+    """
+    check_one_format(options, as_csv)
+
+    async def work(session: Session) -> None:
+        from tui.api.models import to_wire
+        from tui.core.safe_text import visible
+
+        rates = await session.client.exchange_rates(base.upper() if base else None, currency.upper() if currency else None)
+        if options.json:
+            emit_json(to_wire(rates))
+            return
+        rows = [[visible(rates.base_currency_code), visible(rate.currency_code), str(rate.value)] for rate in rates.rates]
+        (print_csv if as_csv else print_table)(HEADERS, rows)
+
+    run(options, work)

@@ -1,0 +1,109 @@
+"""An account's ledger: its transactions in order, and whether they add up.
+
+A transaction carries no account id, only money with currency codes, so an
+account's transactions are those whose balance is in the account's currency
+(one account per currency and environment: SPEC "Account"). Each
+transaction's balance after it must equal the one before plus its amount
+(signed: a charge is negative); its items' client totals must add up to what
+was charged. `reconcile` checks both and names every transaction that does not.
+Decimal throughout: no sum is ever rounded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+
+from tui.api.models import Account
+from tui.api.money_models import Transaction, TransactionsReport
+
+
+class UnknownAccount(LookupError):
+    """An account id that the profile does not list."""
+
+
+def account_by_id(accounts: Iterable[Account], account_id: int) -> Account:
+    for account in accounts:
+        if account.id == account_id:
+            return account
+    raise UnknownAccount(f"no account {account_id} on this profile: `giftdesk accounts` lists them")
+
+
+def of_currency(report: TransactionsReport, currency: str) -> list[Transaction]:
+    """The transactions whose balance is in `currency`, oldest first (the service's order kept for ties)."""
+    wanted = currency.upper()
+    found = [t for t in report.transactions if t.available_balance.currency_code.upper() == wanted]
+    return sorted(found, key=lambda t: t.transaction_date or "")
+
+
+def items_total(transaction: Transaction) -> Decimal | None:
+    """The sum of the items' client totals, or None when an item has none."""
+    totals = [item.client_total for item in transaction.order_items]
+    if not totals or any(total is None for total in totals):
+        return None
+    return sum((total for total in totals if total is not None), Decimal(0))
+
+
+@dataclass(frozen=True)
+class LedgerLine:
+    transaction: Transaction
+    before: Decimal  # the balance before it: the previous balance after (derived for the first)
+    problems: tuple[str, ...]
+
+    @property
+    def adds_up(self) -> bool:
+        return not self.problems
+
+
+@dataclass(frozen=True)
+class Reconciliation:
+    lines: tuple[LedgerLine, ...]
+
+    @property
+    def failures(self) -> list[LedgerLine]:
+        return [line for line in self.lines if not line.adds_up]
+
+    def summary(self, money: Callable[[Decimal, str], str] = lambda value, currency: f"{value} {currency}") -> str:
+        """One line for a person: all adds up, or which transactions do not and why.
+        `money` formats an amount (the screen and the CLI pass widgets.money.format_money)."""
+        if not self.lines:
+            return "No transactions in this range."
+        first, last = self.lines[0], self.lines[-1]
+        currency = last.transaction.available_balance.currency_code
+        moved = last.transaction.available_balance.value - first.before
+        sign = "+" if moved >= 0 else "−"
+        head = (f"{len(self.lines)} transactions, balance {money(first.before, currency)} → "
+                f"{money(last.transaction.available_balance.value, currency)} ({sign}{money(abs(moved), currency)})")
+        if not self.failures:
+            return f"{head}: every balance change matches its amount."
+        named = "; ".join(f"{line.transaction.reference}: {', '.join(line.problems)}" for line in self.failures[:3])
+        more = f" and {len(self.failures) - 3} more" if len(self.failures) > 3 else ""
+        return f"{head}: {len(self.failures)} do not add up: {named}{more}."
+
+
+def reconcile(transactions: Sequence[Transaction]) -> Reconciliation:
+    """Check each transaction against the one before it (the list is one account's, oldest first)."""
+    lines: list[LedgerLine] = []
+    previous_after: Decimal | None = None
+    for transaction in transactions:
+        amount, after = transaction.transaction_amount, transaction.available_balance
+        problems: list[str] = []
+        if amount.currency_code.upper() != after.currency_code.upper():
+            problems.append(f"amount in {amount.currency_code}, balance in {after.currency_code}")
+        before = after.value - amount.value if previous_after is None else previous_after
+        if previous_after is not None and before + amount.value != after.value:
+            problems.append(f"balance moved {after.value - before:+}, amount {amount.value:+}")
+        charged = items_total(transaction)
+        if charged is not None and charged != abs(amount.value):
+            problems.append(f"items add up to {charged}, amount {abs(amount.value)}")
+        lines.append(LedgerLine(transaction, before, tuple(problems)))
+        previous_after = after.value
+    return Reconciliation(tuple(lines))
+
+
+def balance_series(reconciliation: Reconciliation) -> list[Decimal]:
+    """The balance over time: before the first transaction, then after each."""
+    if not reconciliation.lines:
+        return []
+    return [reconciliation.lines[0].before, *(line.transaction.available_balance.value for line in reconciliation.lines)]

@@ -1,0 +1,147 @@
+"""The Accounts screen's ledger: one account's transactions over some days.
+
+Each transaction with its date, type, amount, balance after, order number
+and RequestId; a chart of the balance over time; the highlighted
+transaction's items (price, discount, fee, exchange rate) in a detail pane;
+and a reconciliation line that names any transaction whose balance change
+does not match its amount (tui.core.ledger). No requests here: the screen
+fetches, the panel shows.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from decimal import Decimal
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.widgets import DataTable, Sparkline, Static
+
+from tui.api.money_models import Transaction, TransactionItem
+from tui.core.dates import DayRange
+from tui.core.ledger import LedgerLine, Reconciliation, balance_series
+from widgets.money import format_money
+from widgets.safe_text import safe
+
+# The check first: it must show at 80 columns, where the detail pane takes the right.
+LEDGER_COLUMNS = ("OK", "Date", "Type", "Amount", "Balance after", "Order", "RequestId")
+
+
+class LedgerPanel(Vertical):
+    def __init__(self) -> None:
+        super().__init__(id="ledger-panel")
+        self.lines: list[LedgerLine] = []
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="ledger-title")
+        yield Sparkline([], id="ledger-chart")
+        with Horizontal(id="ledger-body"):
+            yield DataTable(id="ledger", cursor_type="row")
+            yield Static("", id="ledger-detail")
+        yield Static("", id="ledger-reconciliation")
+
+    @property
+    def table(self) -> DataTable:
+        return self.query_one("#ledger", DataTable)
+
+    def on_mount(self) -> None:
+        self.table.add_columns(*LEDGER_COLUMNS)
+
+    def show_title(self, label: str | None, day_range: DayRange) -> None:
+        who = safe(f"Ledger of {label}") if label else Text("Ledger: no account")
+        who.append(f" · {range_label(day_range, date.today())}", style="bold")
+        who.append("  t d k R: days · enter: order", style="dim")
+        self.query_one("#ledger-title", Static).update(who)
+
+    def show(self, reconciliation: Reconciliation) -> None:
+        self.lines = list(reconciliation.lines)
+        self.table.clear()
+        self.table.add_rows(_row(line) for line in self.lines)
+        self.query_one("#ledger-chart", Sparkline).data = [float(value) for value in balance_series(reconciliation)]
+        failed = bool(reconciliation.failures)
+        self.query_one("#ledger-reconciliation", Static).update(
+            safe(reconciliation.summary(format_money), style="bold red" if failed else "green"))
+        self.set_class(failed, "-does-not-add-up")
+        self.show_detail(self.table.cursor_row if self.lines else None)
+
+    def show_detail(self, row: int | None) -> None:
+        detail = self.query_one("#ledger-detail", Static)
+        if row is None or not 0 <= row < len(self.lines):
+            detail.update(Text("No transaction highlighted.", style="dim"))
+            return
+        detail.update(_detail(self.lines[row]))
+
+    def selected(self) -> Transaction | None:
+        row = self.table.cursor_row
+        return self.lines[row].transaction if self.lines and 0 <= row < len(self.lines) else None
+
+
+def range_label(day_range: DayRange, today: date) -> str:
+    """`today`, `last 7 days` for a range that ends today, else its days."""
+    if day_range.end != today:
+        return str(day_range)
+    days = (day_range.end - day_range.start).days + 1
+    return "today" if days == 1 else f"last {days} days"
+
+
+def _row(line: LedgerLine) -> tuple[Text, ...]:
+    t = line.transaction
+    amount, after = t.transaction_amount, t.available_balance
+    check = Text("✓", style="green") if line.adds_up else Text("✗", style="bold red")
+    return (
+        check,
+        safe((t.transaction_date or "").replace("T", " ")[:19]),
+        safe(t.transaction_type or ""),
+        safe(format_money(amount.value, amount.currency_code), style="red" if amount.value < 0 else "green"),
+        safe(format_money(after.value, after.currency_code)),
+        safe(t.order_number or ""),
+        safe(t.request_id or ""),
+    )
+
+
+def _money_text(value: Decimal | None, currency: str | None) -> str:
+    if value is None:
+        return "—"
+    return format_money(value, currency) if currency else str(value)
+
+
+def _rule(value: Decimal | None, kind: str | None, currency: str) -> str:
+    """A discount or fee as the provider states it: a percentage, or a fixed amount."""
+    if value is None:
+        return "—"
+    if (kind or "").lower() == "percentage":
+        return f"{value}%"
+    return _money_text(value, currency) if (kind or "").lower() == "fixed" else f"{value} {kind or ''}".strip()
+
+
+def _item_lines(item: TransactionItem, account_currency: str) -> list[str]:
+    brand_currency = item.brand_currency_code or ""
+    rate = item.client_exchange_rate
+    discount = _rule(item.client_discount_value, item.client_discount_type, brand_currency)
+    fee = _rule(item.client_transaction_fee_value, item.client_transaction_fee_type, account_currency)
+    face = _money_text(item.denomination.value, item.denomination.currency_code) if item.denomination else "—"
+    lines = [
+        f"{item.quantity or 0} × {item.product_name or '?'} ({item.brand_name or '?'})",
+        f"  face {face}",
+        f"  price {_money_text(item.client_price, brand_currency)}",
+        f"  discount {discount} · fee {fee}",
+    ]
+    if rate is not None:
+        lines.append(f"  rate 1 {rate.from_currency} = {rate.exchange_rate} {rate.to_currency}")
+    lines.append(f"  total {_money_text(item.client_total, account_currency)}")
+    return lines
+
+
+def _detail(line: LedgerLine) -> Text:
+    t = line.transaction
+    currency = t.available_balance.currency_code
+    lines = [
+        f"Transaction {t.reference} ({t.transaction_type or '?'})",
+        f"Balance {_money_text(line.before, currency)} → {_money_text(t.available_balance.value, currency)}",
+    ]
+    for item in t.order_items:
+        lines.extend(_item_lines(item, currency))
+    if not line.adds_up:
+        lines.extend(f"✗ {problem}" for problem in line.problems)
+    return safe("\n".join(lines), multiline=True)

@@ -1,0 +1,122 @@
+"""Exchange rates: the service's rates for a base currency, and a small converter.
+
+The rates are the ones an order paid from an account in another currency is
+converted at (DESIGN "Exchange rates"). Type a base (USD by default: the
+service's answer without parameters) and an amount; the table shows each
+currency's rate and the amount converted, exact, rounded only when shown to
+the currency's ISO 4217 minor units. `e` exports the table as shown.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.widgets import DataTable, Input, Label, Static
+from textual.worker import Worker, WorkerState
+
+from styles import STYLES
+from tui.api.money_models import ExchangeRates
+from tui.core.rates import AmountInvalid, convert_all, parse_amount
+from tui.screens.base import BaseScreen
+from widgets.money import format_money
+from widgets.safe_text import safe
+
+RATE_COLUMNS = ("Currency", "Rate", "Converted")
+DEFAULT_AMOUNT = Decimal(100)
+
+
+class RatesScreen(BaseScreen):
+    destination = "rates"
+    CSS_PATH = STYLES / "rates.tcss"
+    EXPORT_NAME = "rates"
+    BINDINGS = [
+        Binding("r", "refresh", "Refresh", id="rates.refresh"),
+        Binding("b", "focus_base", "Base", id="rates.base"),
+        Binding("a", "focus_amount", "Amount", id="rates.amount"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rates: ExchangeRates | None = None
+        self.amount = DEFAULT_AMOUNT
+
+    def compose_body(self) -> ComposeResult:
+        with Horizontal(id="rates-form"):
+            yield Label("Base")
+            yield Input("", id="rates-base", placeholder="USD", max_length=3)
+            yield Label("Amount")
+            yield Input(str(DEFAULT_AMOUNT), id="rates-amount", placeholder="100")
+        yield Static("", id="rates-note")
+        yield DataTable(id="rates", cursor_type="row")
+
+    @property
+    def table(self) -> DataTable:
+        return self.query_one("#rates", DataTable)
+
+    def on_mount(self) -> None:
+        self.table.add_columns(*RATE_COLUMNS)
+        self.table.focus()
+        self.action_refresh()
+
+    def accept_jump(self, argument: str) -> None:
+        """`:rates GBP` shows the rates based on GBP."""
+        self.query_one("#rates-base", Input).value = argument.strip().upper()[:3]
+        self.action_refresh()
+
+    def action_focus_base(self) -> None:
+        self.query_one("#rates-base", Input).focus()
+
+    def action_focus_amount(self) -> None:
+        self.query_one("#rates-amount", Input).focus()
+
+    def action_refresh(self) -> None:
+        self.table.loading = True
+        self.load(self.query_one("#rates-base", Input).value.strip().upper() or None)
+
+    @work(exclusive=True, exit_on_error=False, group="rates")
+    async def load(self, base: str | None) -> None:
+        client = await self.app.session.client()
+        self.rates = await client.exchange_rates(base)
+        self.show()
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        # BaseScreen's handler runs too (Textual calls each class's) and reports the error.
+        if event.worker.group == "rates" and event.state in (WorkerState.SUCCESS, WorkerState.ERROR):
+            self.table.loading = False
+
+    @on(Input.Submitted, "#rates-base")
+    def base_submitted(self) -> None:
+        self.action_refresh()
+        self.action_focus_amount()  # the next field (the table cannot take focus while it loads)
+
+    @on(Input.Changed, "#rates-amount")
+    def amount_changed(self, event: Input.Changed) -> None:
+        try:
+            self.amount = parse_amount(event.value or "0")
+        except AmountInvalid as error:
+            self.query_one("#rates-note", Static).update(safe(str(error), style="red"))
+            return
+        self.show()
+
+    @on(Input.Submitted, "#rates-amount")
+    def amount_submitted(self) -> None:
+        self.table.focus()
+
+    def show(self) -> None:
+        if self.rates is None:
+            return
+        base = self.rates.base_currency_code
+        note = safe(f"{format_money(self.amount, base)} in each currency, at the service's rates (1 {base} = rate).")
+        note.append("  b: base · a: amount · e: export", style="dim")
+        self.query_one("#rates-note", Static).update(note)
+        self.table.clear()
+        self.table.add_rows(
+            (safe(row.currency), Text(str(row.rate), justify="right"),
+             Text(format_money(row.amount, row.currency), justify="right"))
+            for row in convert_all(self.amount, self.rates)
+        )
