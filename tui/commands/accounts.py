@@ -11,9 +11,15 @@ from widgets.money import format_amount
 @click.command("accounts")
 @service_options
 def command(options: Options) -> None:
-    """List the settlement accounts: id, currency, balance, active, sandbox.
+    """List the settlement accounts and balances.
 
-    Orders are placed on an account by its id (`giftdesk order place --account ID`).
+    One line per account: id, currency, balance, active, environment. Orders
+    are placed on an account by its id (`giftdesk order place --account ID`).
+
+    \b
+    Examples:
+      giftdesk accounts
+      giftdesk accounts --profile NAME --json
     """
 
     async def work(session: Session) -> None:

@@ -28,8 +28,8 @@ def _wire_date(value: datetime | None) -> str | None:
 @click.option("--country", metavar="CC", help="2-letter ISO country code (CountryCode).")
 @click.option("--currency", metavar="CUR", help="3-letter ISO currency code (CurrencyCode).")
 @click.option("--name", metavar="TEXT", help="Brand name filter (Name).")
-@click.option("--brand-id", type=int, metavar="N", help="Brand filter (BrandId).")
-@click.option("--product-id", type=int, metavar="N", help="Only this product, if it exists (ProductId).")
+@click.option("--brand-id", type=int, metavar="ID", help="Brand filter (BrandId).")
+@click.option("--product-id", type=int, metavar="ID", help="Only this product, if it exists (ProductId).")
 @click.option("--modified-since", type=click.DateTime(["%Y-%m-%d", "%Y-%m-%dT%H:%M:%S"]), metavar="DATE",
               help="Only products modified after this date, YYYY-MM-DD[THH:MM:SS] (ModifiedDate).")
 @click.option("--target-currency", metavar="CUR", help="Show all prices in this currency (TargetCurrency).")
@@ -42,10 +42,18 @@ def _wire_date(value: datetime | None) -> str | None:
 @click.option("--v1", is_flag=True, help="Use catalog version 1: the flat brand list, no filters or paging.")
 @service_options
 def command(options: Options, v1: bool, **filters) -> None:
-    """List brands and their products: id, face values, price, stock.
+    """Browse brands and products, filtered and paged.
 
+    One line per product: brand, product id, face values, price, stock.
     Version 2 by default: one page (the first unless --page), filtered by the
-    options. With --json the service's page is printed as it came.
+    options. With --json the service's page is printed as it came. --all
+    shows a progress bar on a terminal's stderr.
+
+    \b
+    Examples:
+      giftdesk catalog --country GB --currency GBP
+      giftdesk catalog --name TEXT --page-size N --page N
+      giftdesk catalog --all --json > catalog.json
     """
     if v1 and any(filters[name] not in (None, False) for name in V2_FILTERS):
         raise click.UsageError("--v1 takes no filters or paging options (catalog version 1 has none)")
