@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from collections.abc import Iterator
 
 import click
@@ -228,3 +229,15 @@ def test_completion_scripts(shell):
     assert result.exit_code == 0
     assert "_GIFTDESK_COMPLETE" in result.stdout and f"{shell}_complete" in result.stdout
     assert invoke("completion", "tcsh").exit_code == 2
+
+
+# --- keyring ------------------------------------------------------------------------------
+
+
+def test_a_missing_keyring_package_says_what_to_do(monkeypatch):
+    monkeypatch.setitem(sys.modules, "keyring", None)  # as if the package were not installed
+    result = invoke("profiles", "add", "k", "--environment", "sandbox", "--base-url", "https://k.example.com",
+                    "--client-id", "k", "--secret-keyring", input="s3cret\n")
+    assert result.exit_code == 2
+    assert "giftdesk[keyring]" not in result.stderr
+    assert "pip install keyring" in result.stderr and "--secret-env" in result.stderr
