@@ -9,7 +9,10 @@ files in temporary directories.
 from __future__ import annotations
 
 import json
+import os
+import pty
 import re
+import subprocess
 import sys
 from collections.abc import Iterator
 
@@ -241,3 +244,45 @@ def test_a_missing_keyring_package_says_what_to_do(monkeypatch):
     assert result.exit_code == 2
     assert "giftdesk[keyring]" not in result.stderr
     assert "pip install keyring" in result.stderr and "--secret-env" in result.stderr
+
+
+# --- progress -----------------------------------------------------------------------------
+
+
+def run_catalog_all(sandbox_env: dict[str, str], stderr_on_terminal: bool) -> tuple[str, str]:
+    """`giftdesk catalog --all --json` in a child process: (stdout, stderr), stderr on a pty or a pipe."""
+    env = {**os.environ, **sandbox_env, "COLUMNS": "100"}
+    args = [sys.executable, "-m", "tui", "catalog", "--all", "--page-size", "10", "--json"]
+    if not stderr_on_terminal:
+        done = subprocess.run(args, env=env, capture_output=True, text=True, timeout=120, check=True)
+        return done.stdout, done.stderr
+    leader, follower = pty.openpty()
+    try:
+        with subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=follower, text=True) as child:
+            stdout, _ = child.communicate(timeout=120)
+            assert child.returncode == 0
+        os.close(follower)
+        follower = -1
+        written = b""
+        while True:
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:  # EIO: the child closed its end
+                break
+            if not chunk:
+                break
+            written += chunk
+    finally:
+        os.close(leader)
+        if follower >= 0:
+            os.close(follower)
+    return stdout, written.decode(errors="replace")
+
+
+def test_catalog_all_shows_progress_on_a_terminal_only(sandbox_env):
+    stdout, on_terminal = run_catalog_all(sandbox_env, stderr_on_terminal=True)
+    assert "catalog pages" in on_terminal
+    data = json.loads(stdout)
+    assert len(data["items"]) == data["count"] > 10  # several pages, all of them on stdout
+    stdout, on_pipe = run_catalog_all(sandbox_env, stderr_on_terminal=False)
+    assert on_pipe == "" and json.loads(stdout) == data

@@ -9,6 +9,7 @@ from datetime import datetime
 import click
 
 from tui.commands.common import Options, Session, emit_json, print_table, run, say, service_options
+from tui.commands.progress import progress
 from widgets.money import format_range
 
 MAX_PAGE_SIZE = 100  # DESIGN: the maximum is not published; cap at 100
@@ -102,15 +103,19 @@ async def _all_pages(session: Session, query):
     """Every page of a query: the first tells the count, the rest are fetched a few at a time."""
     from dataclasses import replace
 
-    first = await session.client.catalog(replace(query, page_index=0))
-    pages = math.ceil(first.count / first.page_size) if first.page_size else 1
-    limit = asyncio.Semaphore(PAGE_FETCH_CONCURRENCY)
+    with progress("catalog pages") as advance:  # a bar on a terminal's stderr only
+        first = await session.client.catalog(replace(query, page_index=0))
+        pages = math.ceil(first.count / first.page_size) if first.page_size else 1
+        advance(total=max(pages, 1))
+        limit = asyncio.Semaphore(PAGE_FETCH_CONCURRENCY)
 
-    async def fetch(index: int):
-        async with limit:
-            return await session.client.catalog(replace(query, page_index=index, page_size=first.page_size))
+        async def fetch(index: int):
+            async with limit:
+                page = await session.client.catalog(replace(query, page_index=index, page_size=first.page_size))
+            advance()
+            return page
 
-    rest = await asyncio.gather(*(fetch(index) for index in range(1, pages)))
+        rest = await asyncio.gather(*(fetch(index) for index in range(1, pages)))
     brands = [brand for page in (first, *rest) for brand in page.items]
     return first.count, brands
 
