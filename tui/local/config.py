@@ -25,6 +25,7 @@ from pydantic import (
     PrivateAttr,
     SecretStr,
     StrictInt,
+    StrictStr,
     ValidationError,
     field_validator,
     model_validator,
@@ -34,6 +35,7 @@ from tui.api.redact import register_secret
 from tui.local.fileio import atomic_write, config_path
 
 Environment = Literal["sandbox", "production"]
+Palette = Literal["standard", "colour-blind"]
 SecretKind = Literal["keyring", "env", "command", "inline-demo"]
 ENVIRONMENTS: tuple[str, ...] = ("sandbox", "production")
 KEYRING_SERVICE = "giftdesk"
@@ -41,6 +43,7 @@ SECRET_COMMAND_TIMEOUT = 15.0  # seconds; a password manager asking for a PIN is
 CONFIG_VERSION = 1
 
 _FILE_SECRET_KINDS = ("keyring", "env", "command")
+_LOOK_SETTINGS = ("theme", "palette", "keymap")  # top-level settings of the TUI's look and keys
 _NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 _ENV_VAR_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _URL_RE = re.compile(r"https?://[^\s/?#]+(/[^\s?#]*)?", re.IGNORECASE)
@@ -141,6 +144,12 @@ class Config(BaseModel):
 
     profiles: dict[str, Profile] = Field(default_factory=dict)
     current: str | None = None
+    # The TUI's look and keys, edited by hand (giftdesk never writes them):
+    # `theme` is any Textual theme for sandbox (production keeps its own look),
+    # `palette` the status colours, `[keymap]` binding id -> keys (Textual's App.set_keymap).
+    theme: str | None = None
+    palette: Palette = "standard"
+    keymap: dict[str, StrictStr] = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _check_consistent(self) -> Config:
@@ -169,16 +178,16 @@ class Config(BaseModel):
         if profile.name in self.profiles and not replace:
             raise ConfigError(f"a profile named {profile.name!r} exists already")
         profiles = {**self.profiles, profile.name: profile}
-        return Config(profiles=profiles, current=self.current or profile.name)
+        return self.model_copy(update={"profiles": profiles, "current": self.current or profile.name})
 
     def without_profile(self, name: str) -> Config:
         self.get(name)
         profiles = {key: p for key, p in self.profiles.items() if key != name}
-        return Config(profiles=profiles, current=None if self.current == name else self.current)
+        return self.model_copy(update={"profiles": profiles, "current": None if self.current == name else self.current})
 
     def using(self, name: str) -> Config:
         self.get(name)
-        return Config(profiles=self.profiles, current=name)
+        return self.model_copy(update={"current": name})
 
 
 def make_profile(**fields: Any) -> Profile:
@@ -484,7 +493,7 @@ class ProfileStore:
 
 
 def _from_toml(data: dict[str, Any]) -> Config:
-    unknown = set(data) - {"version", "current", "profiles"}
+    unknown = set(data) - {"version", "current", "profiles", *_LOOK_SETTINGS}
     if unknown:
         raise ValueError(f"unknown setting(s): {', '.join(sorted(unknown))}")
     version = data.get("version", CONFIG_VERSION)
@@ -508,7 +517,11 @@ def _from_toml(data: dict[str, Any]) -> Config:
             profiles[name] = Profile.model_validate({**table, "name": name})
         except ValidationError as exc:
             raise ValueError(f"profiles.{name}: {_describe(exc)}") from None
-    return Config(profiles=profiles, current=data.get("current"))
+    look = {key: data[key] for key in _LOOK_SETTINGS if key in data}
+    try:
+        return Config(profiles=profiles, current=data.get("current"), **look)
+    except ValidationError as exc:
+        raise ValueError(_describe(exc)) from None
 
 
 def _to_toml(config: Config, previous: str | None = None) -> bytes:
