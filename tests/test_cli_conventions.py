@@ -286,3 +286,9 @@ def test_catalog_all_shows_progress_on_a_terminal_only(sandbox_env):
     assert len(data["items"]) == data["count"] > 10  # several pages, all of them on stdout
     stdout, on_pipe = run_catalog_all(sandbox_env, stderr_on_terminal=False)
     assert on_pipe == "" and json.loads(stdout) == data
+
+
+def test_giftdesk_profile_picks_the_tui_s_profile_too(two_profiles):
+    result = invoke(env={"GIFTDESK_PROFILE": "nope"})  # the TUI: refused before any screen
+    assert result.exit_code == 2 and "no profile named 'nope'" in result.stderr
+    assert "known: sbx, other" in result.stderr

@@ -10,7 +10,14 @@ import importlib
 
 import click
 
-from tui.commands.common import complete_profile_names, complete_request_ids, profile_name, start_debug_log
+from tui.commands.common import (
+    EXIT_BAD_INPUT,
+    complete_profile_names,
+    complete_request_ids,
+    fail,
+    profile_name,
+    start_debug_log,
+)
 
 # name -> (module exposing `command`, one line of help shown by `giftdesk --help`)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -89,14 +96,13 @@ def main(ctx: click.Context, profile: str | None, demo: bool, readonly: bool, or
       giftdesk --profile sandbox --order ID
       giftdesk --debug accounts --json
     """
+    if debug:  # the path stays on the terminal once the TUI has closed
+        start_debug_log(ctx)
     if ctx.invoked_subcommand is not None:
-        if debug:
-            start_debug_log(ctx)
         return
     if demo and profile:
         raise click.UsageError("use either --demo or --profile, not both")
     from tui.app import run_tui  # Textual only for the TUI
-    from tui.commands.common import EXIT_BAD_INPUT, fail
     from tui.local.config import ConfigError
 
     profile = profile_name(profile, demo)
