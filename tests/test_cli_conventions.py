@@ -158,6 +158,8 @@ def test_giftdesk_profile_names_the_profile(two_profiles):
     assert invoke("accounts", env={"GIFTDESK_PROFILE": "other"}).exit_code == 4
     assert invoke("accounts", "--profile", "sbx", env={"GIFTDESK_PROFILE": "other"}).exit_code == 0
     assert invoke("--profile", "sbx", "accounts", env={"GIFTDESK_PROFILE": "other"}).exit_code == 0
+    listed = invoke("profiles", "list", env={"GIFTDESK_PROFILE": "other"})
+    assert "note: GIFTDESK_PROFILE=other; commands without --profile use it" in listed.stderr
     unknown = invoke("accounts", env={"GIFTDESK_PROFILE": "nope"})
     assert unknown.exit_code == 2 and "no profile named 'nope'" in unknown.stderr
 

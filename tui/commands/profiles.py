@@ -16,6 +16,7 @@ import click
 
 from tui.commands.common import (
     EXIT_BAD_INPUT,
+    PROFILE_VARIABLE,
     complete_profile_names,
     debug_option,
     emit_json,
@@ -112,7 +113,10 @@ def list_profiles(as_json: bool) -> None:
                 for p in profiles
             ],
         )
-    if any(os.environ.get(variable) for variable in _ENV_PROFILE_VARIABLES):
+    named = os.environ.get(PROFILE_VARIABLE)
+    if named:
+        say(f"note: {PROFILE_VARIABLE}={named}; commands without --profile use it, not the current profile")
+    elif any(os.environ.get(variable) for variable in _ENV_PROFILE_VARIABLES):
         say("note: GIFTDESK_* variables are set; commands without --profile use them, not the current profile")
 
 
