@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 from apps import app_on, demo_profiles, notifications, settle, until
-from textual.widgets import DataTable
+from textual.widgets import DataTable, Input
 
 from tui.api.client import RetryPolicy, ServiceClient
 from tui.app import AppSettings, build_app
@@ -68,6 +68,8 @@ async def drawn(pilot) -> None:
         return screen.detail is (screen.shown[row] if 0 <= row < len(screen.shown) else None)
 
     await until(pilot, detail_caught_up)
+    for field in screen.query(Input):  # a blinking cursor is drawn or not by the clock: keep it shown
+        field.cursor_blink = False
     await pilot.wait_for_scheduled_animations()
     await pilot.pause()
 
