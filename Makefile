@@ -6,10 +6,22 @@ STAMP := $(VENV)/.installed
 
 .PHONY: demo test lint bench clean
 
+# pyproject.toml's requires-python, checked before a virtual env is made with the wrong one.
+NEEDS_PYTHON := 3.11
+VERSION_OK := import sys; sys.exit(sys.version_info < (3, 11))
+
 $(BIN)/python:
+	@$(PYTHON) -c '$(VERSION_OK)' 2>/dev/null || { \
+	  echo "giftdesk needs Python $(NEEDS_PYTHON) or newer; '$(PYTHON)' is $$($(PYTHON) -V 2>&1 || echo 'not found')." >&2; \
+	  echo "Install Python $(NEEDS_PYTHON)+ and run e.g. 'make PYTHON=python3.11 test'. Nothing was created." >&2; \
+	  exit 1; }
 	$(PYTHON) -m venv $(VENV)
 
 $(STAMP): $(BIN)/python pyproject.toml
+	@$(BIN)/python -c '$(VERSION_OK)' 2>/dev/null || { \
+	  echo "$(VENV) was made with $$($(BIN)/python -V 2>&1); giftdesk needs Python $(NEEDS_PYTHON) or newer." >&2; \
+	  echo "Run 'make clean', then e.g. 'make PYTHON=python3.11 test'." >&2; \
+	  exit 1; }
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test,bench,lint]'
 	touch $(STAMP)

@@ -345,7 +345,7 @@ def test_root_help_lists_every_command_and_the_exit_codes(giftdesk):
 
 
 @pytest.mark.parametrize("args, options", [
-    (["accounts"], ["--profile", "--demo", "--json", "--readonly"]),
+    (["accounts"], ["--profile", "--demo", "--json", "--debug"]),
     (["catalog"], ["--country", "--currency", "--name", "--brand-id", "--product-id", "--modified-since",
                    "--target-currency", "--page", "--page-size", "--all", "--v1", "--json"]),
     (["order", "show"], ["--watch", "--json", "--reveal"]),

@@ -9,8 +9,8 @@ Showcase data (docs/simulator.md): brand 1 Acme Books (fixed 101, range 102),
 from __future__ import annotations
 
 import pytest
-from apps import app_on, demo_profiles, notifications, settle
-from textual.widgets import DataTable
+from apps import app_on, demo_profiles, notifications, settle, until
+from textual.widgets import DataTable, Input
 
 from tui.api.client import RetryPolicy, ServiceClient
 from tui.app import AppSettings, build_app
@@ -57,6 +57,33 @@ def rows(table: DataTable) -> list[list[str]]:
     return [[str(cell) for cell in table.get_row_at(i)] for i in range(table.row_count)]
 
 
+async def drawn(pilot) -> None:
+    """The catalog as a person sees it, before a snapshot: every request answered, and the
+    detail pane (filled a frame after the rows) showing the cursor's brand, laid out."""
+    await settle(pilot)
+    screen = pilot.app.screen
+
+    def detail_caught_up() -> bool:
+        row = brands(screen).cursor_row
+        return screen.detail is (screen.shown[row] if 0 <= row < len(screen.shown) else None)
+
+    await until(pilot, detail_caught_up)
+    for field in screen.query(Input):  # a blinking cursor is drawn or not by the clock: keep it shown
+        field.cursor_blink = False
+    await pilot.wait_for_scheduled_animations()
+    await pilot.pause()
+
+
+def snapshot_after(check):
+    """run_before for snap_compare: the test's own checks, then `drawn`."""
+
+    async def run_before(pilot):
+        await check(pilot)
+        await drawn(pilot)
+
+    return run_before
+
+
 def pager_text(screen) -> str:
     return str(screen.query_one("#pager-status").render())
 
@@ -87,7 +114,7 @@ def test_first_page(sim, snap_compare, size):
         assert screen.detail.name == "Acme Books"
         assert screen.query_one("#products").size.height == 4  # header, both products, scrollbar room
 
-    assert snap_compare(app_on(sim), terminal_size=size, run_before=check)
+    assert snap_compare(app_on(sim), terminal_size=size, run_before=snapshot_after(check))
 
 
 async def test_next_last_first_jump_and_previous(sim, catalog_requests):
@@ -150,7 +177,7 @@ def test_filtered_empty_result(sim, snap_compare):
         assert pager_text(screen) == "page 1 of 1 · 0 brands"
         assert "No brands match these filters." in str(screen.query_one("#detail-title").render())
 
-    assert snap_compare(app_on(sim), terminal_size=SIZE, run_before=check)
+    assert snap_compare(app_on(sim), terminal_size=SIZE, run_before=snapshot_after(check))
 
 
 async def test_filters_are_sent_as_typed_and_reset_to_the_first_page(sim, catalog_requests):
@@ -184,7 +211,7 @@ def test_invalid_filter_shows_why_next_to_the_field_and_sends_nothing(sim, snap_
         pilot.app.focused.cursor_blink = False
         await pilot.pause()
 
-    assert snap_compare(app_on(sim), terminal_size=SIZE, run_before=check)
+    assert snap_compare(app_on(sim), terminal_size=SIZE, run_before=snapshot_after(check))
 
 
 async def test_a_fixed_field_clears_its_message(sim, catalog_requests):
@@ -212,7 +239,7 @@ def test_target_currency_prices(sim, snap_compare, catalog_requests):
         assert rows(products(screen))[0][2] == "25.00"  # face values stay in the brand's currency
         assert "face values in USD" in str(screen.query_one("#detail-title").render())
 
-    assert snap_compare(app_on(sim), terminal_size=SIZE, run_before=check)
+    assert snap_compare(app_on(sim), terminal_size=SIZE, run_before=snapshot_after(check))
 
 
 # --- the detail pane -----------------------------------------------------------------
@@ -229,7 +256,7 @@ def test_out_of_stock_and_range_products(sim, snap_compare):
         assert ranged[:5] == ["402", "Scarce Sneakers eGift", "10.00–200.00", "10.00–200.00 USD", "3 left"]
         assert rows(brands(screen))[0][5] == "1 out · 1 limited"
 
-    assert snap_compare(app_on(sim), terminal_size=SIZE, run_before=check)
+    assert snap_compare(app_on(sim), terminal_size=SIZE, run_before=snapshot_after(check))
 
 
 async def test_payout_products_are_marked_and_empty_texts_hidden(sim):
@@ -318,7 +345,7 @@ def test_an_error_from_the_service_is_a_notification(sim, snap_compare):
         assert "could not be loaded: r tries again" in str(screen.query_one("#detail-title").render())
         assert pilot.app.is_running
 
-    assert snap_compare(_app_with_wrong_secret(sim), terminal_size=SIZE, run_before=check)
+    assert snap_compare(_app_with_wrong_secret(sim), terminal_size=SIZE, run_before=snapshot_after(check))
 
 
 async def test_server_errors_leave_the_screen_usable(sim_factory):
@@ -347,4 +374,4 @@ def test_v1_toggle(sim, snap_compare, catalog_requests):
         await pilot.press("v")
         await settle(pilot)
 
-    assert snap_compare(app_on(sim), terminal_size=SIZE, run_before=check)
+    assert snap_compare(app_on(sim), terminal_size=SIZE, run_before=snapshot_after(check))

@@ -7,6 +7,7 @@ Built by `build_app(settings)` so tests construct it with injected settings
 from __future__ import annotations
 
 from collections.abc import Iterable
+from contextlib import suppress
 from dataclasses import dataclass, field
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
@@ -22,11 +23,12 @@ from tui.core.navigation import BY_NAME, DESTINATIONS, HOME
 from tui.screens.base import BaseScreen
 from tui.screens.host import GiftdeskHost
 from widgets.context_bar import Context
+from widgets.status_badge import use_palette
 
 if TYPE_CHECKING:
     from tui.core.jump import Jump
     from tui.demo import DemoBackend
-    from tui.local.config import Profile, ProfileStore
+    from tui.local.config import Config, Profile, ProfileStore
     from tui.session import Session
 
 
@@ -47,6 +49,10 @@ class AppSettings:
     demo: DemoBackend | None = None
     client_options: dict[str, Any] = field(default_factory=dict)  # e.g. retry=RetryPolicy(...) in tests
     config_problem: str | None = None  # a config that could not be read: shown, never overwritten
+    # The config's look and keys (docs/decisions.md, issue 17): sandbox theme, status palette, keymap.
+    theme: str | None = None
+    palette: str = "standard"
+    keymap: dict[str, str] = field(default_factory=dict)
 
 
 def navigation_bindings() -> list[Binding]:
@@ -71,6 +77,8 @@ class GiftdeskApp(GiftdeskHost):
         self.current_session: Session | None = None
         self.register_theme(SANDBOX_THEME)
         self.register_theme(PRODUCTION_THEME)
+        use_palette(settings.palette)
+        self.set_keymap(settings.keymap)
         if settings.profile_name in self.profiles:
             self.current_session = self._new_session(self.profiles[settings.profile_name])
         self._apply_context()
@@ -97,7 +105,7 @@ class GiftdeskApp(GiftdeskHost):
         session = self.current_session
         if session is None:
             self.context = Context(demo=self.settings.demo is not None)
-            self.theme = SANDBOX_THEME.name
+            self.theme = self.sandbox_theme
             return
         account = session.cache.get("account_label") or (str(session.account_id) if session.account_id else None)
         self.context = Context(
@@ -107,7 +115,13 @@ class GiftdeskApp(GiftdeskHost):
             readonly=session.readonly,
             demo=self.settings.demo is not None,
         )
-        self.theme = PRODUCTION_THEME.name if session.is_production else SANDBOX_THEME.name
+        self.theme = PRODUCTION_THEME.name if session.is_production else self.sandbox_theme
+
+    @property
+    def sandbox_theme(self) -> str:
+        """The config's `theme` when Textual knows it, else giftdesk's; production never uses it."""
+        chosen = self.settings.theme
+        return chosen if chosen in self.available_themes else SANDBOX_THEME.name
 
     def choose_account(self, account_id: int, label: str) -> None:
         self.session.choose_account(account_id)
@@ -159,6 +173,11 @@ class GiftdeskApp(GiftdeskHost):
         # The default screen stays a blank base under everything, so that a
         # profile switch can drop every screen above it and start afresh.
         self.push_screen(self._start_screen())
+        theme = self.settings.theme
+        if theme is not None and theme not in self.available_themes:
+            known = ", ".join(sorted(name for name in self.available_themes if not name.startswith("giftdesk")))
+            self.notify(f"Unknown theme {theme!r} in the config; using giftdesk's. Known: {known}.",
+                        severity="warning", timeout=10, markup=False)
         if self.settings.order and self.current_session is not None:
             self.call_later(self.navigate, "order", self.settings.order)
 
@@ -282,13 +301,17 @@ def load_settings(profile_name: str | None, *, demo: bool, readonly: bool, order
         from tui.demo import DemoBackend
 
         backend = DemoBackend.start()
-        return AppSettings(profiles=backend.profiles(), profile_name=profile_name or backend.default_profile_name, readonly=readonly, order=order, demo=backend)
+        settings = AppSettings(profiles=backend.profiles(), profile_name=profile_name or backend.default_profile_name, readonly=readonly, order=order, demo=backend)
+        with suppress(ConfigError):  # the demo keeps the user's look and keys; its profiles are its own
+            _take_look(settings, ProfileStore().load())
+        return settings
     store = ProfileStore()
     settings = AppSettings(store=store, readonly=readonly, order=order)
     try:
         config = store.load()
         settings.profiles = dict(config.profiles)
         settings.profile_name = config.current
+        _take_look(settings, config)
         env_profile = profile_from_env()
     except ConfigError as error:
         settings.config_problem = str(error)
@@ -301,6 +324,10 @@ def load_settings(profile_name: str | None, *, demo: bool, readonly: bool, order
             raise ConfigError(f"no profile named {profile_name!r}; known: {', '.join(settings.profiles) or 'none'} (see `giftdesk profiles list`)")
         settings.profile_name = profile_name
     return settings
+
+
+def _take_look(settings: AppSettings, config: Config) -> None:
+    settings.theme, settings.palette, settings.keymap = config.theme, config.palette, dict(config.keymap)
 
 
 def run_tui(profile_name: str | None = None, *, demo: bool = False, readonly: bool = False, order: str | None = None, debug: bool = False) -> None:

@@ -10,16 +10,26 @@ import importlib
 
 import click
 
+from tui.commands.common import (
+    EXIT_BAD_INPUT,
+    complete_profile_names,
+    complete_request_ids,
+    fail,
+    profile_name,
+    start_debug_log,
+)
+
 # name -> (module exposing `command`, one line of help shown by `giftdesk --help`)
 COMMANDS: dict[str, tuple[str, str]] = {
-    "accounts": ("tui.commands.accounts", "List the settlement accounts: currency, balance, active, sandbox."),
-    "catalog": ("tui.commands.catalog", "Browse the catalog: brands and products, with filters and paging."),
-    "order": ("tui.commands.order", "Show an order (optionally until it is final), or place one."),
-    "payout": ("tui.commands.payout", "Check a recipient locally, redeem a payout, or show its status."),
+    "accounts": ("tui.commands.accounts", "List the settlement accounts and balances."),
+    "catalog": ("tui.commands.catalog", "Browse brands and products, filtered and paged."),
+    "completion": ("tui.commands.completion", "Print the shell completion script (bash, zsh, fish)."),
+    "order": ("tui.commands.order", "Show an order, or place one."),
+    "payout": ("tui.commands.payout", "Check a recipient, redeem a payout, show its status."),
     "notifications": ("tui.commands.notifications", "Show or set the order-callback configuration."),
-    "listen": ("tui.commands.listen", "Receive order callbacks locally, verify them, and show them."),
-    "transactions": ("tui.commands.transactions", "List transactions of some days: amount, balance after, order."),
-    "rates": ("tui.commands.rates", "List exchange rates, optionally for one base or one currency."),
+    "listen": ("tui.commands.listen", "Receive order callbacks locally and show them."),
+    "transactions": ("tui.commands.transactions", "List transactions: amount, balance after, order."),
+    "rates": ("tui.commands.rates", "List exchange rates, for a base or a currency."),
     "sim": ("tui.commands.sim", "Run the service simulator on a local port."),
     "profiles": ("tui.commands.profiles", "List, add, use, remove or show profiles."),
 }
@@ -62,15 +72,18 @@ class LazyGroup(click.Group):
     epilog=(
         "Exit codes: 0 ok; 2 bad input or local validation; 3 the service refused; "
         "4 authentication failed; 5 the service could not be reached or failed. "
-        "Without --profile, the GIFTDESK_BASE_URL, GIFTDESK_CLIENT_ID, GIFTDESK_CLIENT_SECRET "
-        "(and GIFTDESK_ENVIRONMENT, default sandbox) variables are used when set, else the current profile."
+        "The profile: --profile NAME, else $GIFTDESK_PROFILE, else the GIFTDESK_BASE_URL, "
+        "GIFTDESK_CLIENT_ID, GIFTDESK_CLIENT_SECRET (and GIFTDESK_ENVIRONMENT, default sandbox) "
+        "variables when set, else the current profile. Shell completion: see `giftdesk completion --help`."
     ),
 )
-@click.option("--profile", metavar="NAME", help="Open this stored profile.")
+@click.option("--profile", metavar="NAME", shell_complete=complete_profile_names,
+              help="Open this stored profile (default: $GIFTDESK_PROFILE, then the current profile).")
 @click.option("--demo", is_flag=True, help="Run on the embedded simulator: no account needed.")
 @click.option("--readonly", is_flag=True, help="Offer no action that changes anything.")
-@click.option("--order", "order", metavar="REQUEST_ID", help="Open the TUI straight on this order.")
-@click.option("--debug", is_flag=True, help="Verbose logging (secrets stay masked).")
+@click.option("--order", "order", metavar="ID", shell_complete=complete_request_ids,
+              help="Open the TUI straight on the order with this RequestId.")
+@click.option("--debug", is_flag=True, help="Log in detail (secrets stay masked); the log's path goes to stderr.")
 @click.version_option(package_name="giftdesk")
 @click.pass_context
 def main(ctx: click.Context, profile: str | None, demo: bool, readonly: bool, order: str | None, debug: bool) -> None:
@@ -78,15 +91,23 @@ def main(ctx: click.Context, profile: str | None, demo: bool, readonly: bool, or
 
     Without a command, opens the TUI. With one, runs it and exits; the
     options above also apply to the command (e.g. `giftdesk --demo accounts`).
+
+    \b
+    Examples:
+      giftdesk --demo
+      giftdesk --profile sandbox --order ID
+      giftdesk --debug accounts --json
     """
+    if debug:  # the path stays on the terminal once the TUI has closed
+        start_debug_log(ctx)
     if ctx.invoked_subcommand is not None:
         return
     if demo and profile:
         raise click.UsageError("use either --demo or --profile, not both")
     from tui.app import run_tui  # Textual only for the TUI
-    from tui.commands.common import EXIT_BAD_INPUT, fail
     from tui.local.config import ConfigError
 
+    profile = profile_name(profile, demo)
     try:
         run_tui(profile_name=profile, demo=demo, readonly=readonly, order=order, debug=debug)
     except ConfigError as error:  # e.g. an unknown --profile: said plainly, before any screen

@@ -22,9 +22,15 @@ from widgets.money import format_amount
 @csv_option
 @service_options
 def command(options: Options, as_csv: bool) -> None:
-    """List the settlement accounts: id, currency, balance, active, sandbox.
+    """List the settlement accounts and balances.
 
-    Orders are placed on an account by its id (`giftdesk order place --account ID`).
+    One line per account: id, currency, balance, active, environment. Orders
+    are placed on an account by its id (`giftdesk order place --account ID`).
+
+    \b
+    Examples:
+      giftdesk accounts
+      giftdesk accounts --profile NAME --json
     """
 
     check_one_format(options, as_csv)

@@ -20,6 +20,7 @@ from tui.commands.common import (
     say,
     service_options,
 )
+from tui.commands.progress import progress
 from widgets.money import format_range
 
 MAX_PAGE_SIZE = 100  # DESIGN: the maximum is not published; cap at 100
@@ -39,8 +40,8 @@ def _wire_date(value: datetime | None) -> str | None:
 @click.option("--country", metavar="CC", help="2-letter ISO country code (CountryCode).")
 @click.option("--currency", metavar="CUR", help="3-letter ISO currency code (CurrencyCode).")
 @click.option("--name", metavar="TEXT", help="Brand name filter (Name).")
-@click.option("--brand-id", type=int, metavar="N", help="Brand filter (BrandId).")
-@click.option("--product-id", type=int, metavar="N", help="Only this product, if it exists (ProductId).")
+@click.option("--brand-id", type=int, metavar="ID", help="Brand filter (BrandId).")
+@click.option("--product-id", type=int, metavar="ID", help="Only this product, if it exists (ProductId).")
 @click.option("--modified-since", type=click.DateTime(["%Y-%m-%d", "%Y-%m-%dT%H:%M:%S"]), metavar="DATE",
               help="Only products modified after this date, YYYY-MM-DD[THH:MM:SS] (ModifiedDate).")
 @click.option("--target-currency", metavar="CUR", help="Show all prices in this currency (TargetCurrency).")
@@ -54,10 +55,18 @@ def _wire_date(value: datetime | None) -> str | None:
 @csv_option
 @service_options
 def command(options: Options, v1: bool, as_csv: bool, **filters) -> None:
-    """List brands and their products: id, face values, price, stock.
+    """Browse brands and products, filtered and paged.
 
+    One line per product: brand, product id, face values, price, stock.
     Version 2 by default: one page (the first unless --page), filtered by the
-    options. With --json the service's page is printed as it came.
+    options. With --json the service's page is printed as it came. --all
+    shows a progress bar on a terminal's stderr.
+
+    \b
+    Examples:
+      giftdesk catalog --country GB --currency GBP
+      giftdesk catalog --name TEXT --page-size N --page N
+      giftdesk catalog --all --json > catalog.json
     """
     check_one_format(options, as_csv)
     if v1 and any(filters[name] not in (None, False) for name in V2_FILTERS):
@@ -109,15 +118,19 @@ async def _all_pages(session: Session, query):
     """Every page of a query: the first tells the count, the rest are fetched a few at a time."""
     from dataclasses import replace
 
-    first = await session.client.catalog(replace(query, page_index=0))
-    pages = math.ceil(first.count / first.page_size) if first.page_size else 1
-    limit = asyncio.Semaphore(PAGE_FETCH_CONCURRENCY)
+    with progress("catalog pages") as advance:  # a bar on a terminal's stderr only
+        first = await session.client.catalog(replace(query, page_index=0))
+        pages = math.ceil(first.count / first.page_size) if first.page_size else 1
+        advance(total=max(pages, 1))
+        limit = asyncio.Semaphore(PAGE_FETCH_CONCURRENCY)
 
-    async def fetch(index: int):
-        async with limit:
-            return await session.client.catalog(replace(query, page_index=index, page_size=first.page_size))
+        async def fetch(index: int):
+            async with limit:
+                page = await session.client.catalog(replace(query, page_index=index, page_size=first.page_size))
+            advance()
+            return page
 
-    rest = await asyncio.gather(*(fetch(index) for index in range(1, pages)))
+        rest = await asyncio.gather(*(fetch(index) for index in range(1, pages)))
     brands = [brand for page in (first, *rest) for brand in page.items]
     return first.count, brands
 

@@ -14,8 +14,9 @@ asyncio is never imported: a one-shot command pays for it in full.
 from __future__ import annotations
 
 import functools
+import os
 import time
-from collections.abc import Awaitable, Callable, Coroutine, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -46,18 +47,90 @@ class Options:
     readonly: bool = False
 
 
+PROFILE_VARIABLE = "GIFTDESK_PROFILE"  # names the profile, like --profile (DESIGN "Command line contract")
+
+
+def profile_name(flag: str | None, demo: bool, environ: Mapping[str, str] = os.environ) -> str | None:
+    """The profile a command names: --profile, else GIFTDESK_PROFILE (ignored with --demo)."""
+    if flag or demo:
+        return flag or None
+    return environ.get(PROFILE_VARIABLE) or None
+
+
+def complete_profile_names(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[str]:
+    """Shell completion of --profile: the stored profiles' names (none when the file does not load)."""
+    from tui.local.config import ConfigError, ProfileStore
+
+    try:
+        names = ProfileStore().load().profiles
+    except (ConfigError, OSError):
+        return []
+    return sorted(name for name in names if name.startswith(incomplete))
+
+
+def complete_request_ids(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[str]:
+    """Shell completion of a RequestId: the ones looked at recently (the TUI's Recent list), newest first."""
+    from tui.local.storage import RecentOrders
+
+    try:
+        ids = RecentOrders().request_ids()
+    except OSError:
+        return []
+    return [request_id for request_id in ids if request_id.startswith(incomplete)]
+
+
+def start_debug_log(ctx: click.Context) -> None:
+    """--debug: verbose logging to the log file, whose path goes to stderr (once per run)."""
+    root = ctx.find_root()
+    if root.meta.get(_DEBUG_LOG_KEY):
+        return
+    from tui.local.logs import log, setup_logging
+
+    path = setup_logging(debug=True)
+    root.meta[_DEBUG_LOG_KEY] = path
+    log.debug("giftdesk %s (debug)", ctx.command_path)
+    say(f"debug log: {path}")
+
+
+_DEBUG_LOG_KEY = "giftdesk.debug_log"
+
+
+def _debug_flag(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    if value:
+        start_debug_log(ctx)
+
+
+debug_option = click.option(
+    "--debug", is_flag=True, expose_value=False, is_eager=True, callback=_debug_flag,
+    help="Log in detail (secrets stay masked); the log file's path goes to stderr.")
+profile_option = click.option(
+    "--profile", metavar="NAME", shell_complete=complete_profile_names,
+    help=f"Use this stored profile (default: ${PROFILE_VARIABLE}, then the GIFTDESK_* variables, "
+         "then the current profile).")
+
+
 def service_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """Adds --profile/--demo/--json/--readonly; the command receives `options: Options`.
+    """Adds --profile/--demo/--json/--debug to a command that reads; it receives `options: Options`.
 
     Flags given before the subcommand (`giftdesk --demo accounts`) count too.
     """
+    return _with_service_options(command, writes=False)
 
+
+def write_service_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """service_options plus --readonly, for a command that changes something on the service."""
+    return _with_service_options(command, writes=True)
+
+
+def _with_service_options(command: Callable[..., Any], *, writes: bool) -> Callable[..., Any]:
     @functools.wraps(command)
-    def with_options(*args: Any, profile: str | None, demo: bool, json: bool, readonly: bool, **kwargs: Any) -> Any:
+    def with_options(*args: Any, profile: str | None, demo: bool, json: bool, readonly: bool = False,
+                     **kwargs: Any) -> Any:
         root = click.get_current_context().find_root().params
+        demo = demo or bool(root.get("demo"))
         options = Options(
-            profile=profile or root.get("profile"),
-            demo=demo or bool(root.get("demo")),
+            profile=profile_name(profile or root.get("profile"), demo),
+            demo=demo,
             json=json,
             readonly=readonly or bool(root.get("readonly")),
         )
@@ -66,13 +139,15 @@ def service_options(command: Callable[..., Any]) -> Callable[..., Any]:
         return command(*args, options=options, **kwargs)
 
     decorators = [
-        click.option("--profile", metavar="NAME",
-                     help="Use this stored profile (default: the GIFTDESK_* variables, then the current profile)."),
+        profile_option,
         click.option("--demo", is_flag=True,
                      help="Use an embedded simulator with the acme sandbox demo credentials."),
         click.option("--json", is_flag=True, help="Print the service's data as JSON (wire field names) on stdout."),
-        click.option("--readonly", is_flag=True, help="Refuse anything that changes something on the service."),
+        debug_option,
     ]
+    if writes:
+        decorators.append(click.option("--readonly", is_flag=True,
+                                       help="Refuse anything that changes something on the service."))
     for decorator in reversed(decorators):
         with_options = decorator(with_options)
     return with_options

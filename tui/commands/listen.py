@@ -21,16 +21,22 @@ DEFAULT_PORT = 8787  # fixed, so the configured sandbox URL stays valid from one
 
 
 @click.command("listen")
-@click.option("--port", type=click.IntRange(0, 65535), default=DEFAULT_PORT, show_default=True,
+@click.option("--port", type=click.IntRange(0, 65535), default=DEFAULT_PORT, show_default=True, metavar="N",
               help="Loopback port to listen on (0: any free port).")
 @click.option("--secret-env", metavar="VAR",
               help="Expect the secret in this environment variable instead of the one stored at the service.")
 @service_options
 def command(options: Options, port: int, secret_env: str | None) -> None:
-    """Receive order callbacks on 127.0.0.1, check their secret, then show each order's final state.
+    """Receive order callbacks locally and show them.
 
-    Set the printed URL as the sandbox notification URL. Production callbacks
+    Listens on 127.0.0.1, checks each callback's secret, then shows the
+    order's final state. Set the printed URL as the sandbox notification URL. Production callbacks
     need a public HTTPS endpoint that forwards to it. Stop with Ctrl+C.
+
+    \b
+    Examples:
+      giftdesk listen
+      giftdesk listen --port N --json
     """
     expected_override = _secret_from_env(secret_env)
 

@@ -16,13 +16,22 @@ from tui.commands.common import (
     print_fields,
     run,
     service_options,
+    write_service_options,
     yes_option,
 )
 
 
 @click.group("notifications")
 def command() -> None:
-    """Show or set where the service sends order final-status callbacks."""
+    """Show or set the order-callback configuration.
+
+    Where the service sends an order's final status, and the secret key it signs with.
+
+    \b
+    Examples:
+      giftdesk notifications get
+      giftdesk notifications set --sandbox-url URL --secret-env VAR
+    """
 
 
 def _show(options: Options, config) -> None:
@@ -42,7 +51,15 @@ def _show(options: Options, config) -> None:
 @command.command("get")
 @service_options
 def get(options: Options) -> None:
-    """Show the stored callback configuration (the secret key masked, except with --json)."""
+    """Show the stored callback configuration.
+
+    The secret key is masked, except with --json.
+
+    \b
+    Examples:
+      giftdesk notifications get
+      giftdesk notifications get --profile NAME --json
+    """
 
     async def work(session: Session) -> None:
         _show(options, await session.client.get_notifications())
@@ -66,13 +83,18 @@ def _check_url(url: str | None, option: str, https_only: bool) -> None:
 @click.option("--secret-env", metavar="VAR",
               help="Read the callback secret key from this environment variable. Kept when omitted.")
 @yes_option
-@service_options
+@write_service_options
 def set_(options: Options, url: str | None, sandbox_url: str | None, secret_env: str | None, yes: bool) -> None:
-    """Set the callback configuration, then read it back to confirm it was stored.
+    """Set the callback configuration and read it back.
 
-    Fields not given keep their stored value. A production URL must be https
+    The read-back confirms it was stored. Fields not given keep their stored value. A production URL must be https
     (SPEC: a public HTTPS endpoint). A read-back that differs from what was
     sent is an error (exit 5).
+
+    \b
+    Examples:
+      giftdesk notifications set --sandbox-url URL
+      giftdesk notifications set --url URL --secret-env VAR --yes
     """
     _check_url(url, "--url", https_only=True)
     _check_url(sandbox_url, "--sandbox-url", https_only=False)

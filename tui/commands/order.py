@@ -11,6 +11,7 @@ from tui.commands.common import (
     EXIT_BAD_INPUT,
     Options,
     Session,
+    complete_request_ids,
     emit_json,
     fail,
     money,
@@ -20,6 +21,7 @@ from tui.commands.common import (
     say,
     service_options,
     watch,
+    write_service_options,
     yes_option,
 )
 
@@ -29,22 +31,33 @@ PLACE_ORDER = "place-order"  # audit action
 
 @click.group("order")
 def command() -> None:
-    """Show an order, or place one."""
+    """Show an order, or place one.
+
+    \b
+    Examples:
+      giftdesk order show ID --watch
+      giftdesk order place --account ID --product ID --value N
+    """
 
 
 @command.command("show")
-@click.argument("request_id")
+@click.argument("request_id", metavar="ID", shell_complete=complete_request_ids)
 @click.option("--watch", "watch_", is_flag=True, help="Poll until the order is final (Succeeded, Failed, PartialFailed).")
 @click.option("--interval", type=click.FloatRange(min=0.2), default=WATCH_INTERVAL, show_default=True,
-              help="Seconds between polls with --watch.")
+              metavar="N", help="Seconds between polls with --watch (at least 0.2).")
 @click.option("--reveal", is_flag=True, help="Show card codes and PINs of Sold cards in clear (never others).")
 @service_options
 def show(options: Options, request_id: str, watch_: bool, interval: float, reveal: bool) -> None:
-    """Show the order placed with REQUEST_ID: status, items and cards.
+    """Show one order: status, items and cards.
 
-    Card codes and PINs are masked unless --reveal, and only a Sold card's
-    code is ever shown. With --watch, changes of status go to stderr and the
-    final order to stdout.
+    ID is the order's RequestId. Card codes and PINs are masked unless
+    --reveal, and only a Sold card's code is ever shown. With --watch,
+    changes of status go to stderr and the final order to stdout.
+
+    \b
+    Examples:
+      giftdesk order show ID
+      giftdesk order show ID --watch --json | jq .status
     """
 
     async def work(session: Session) -> None:
@@ -115,20 +128,26 @@ def _code_and_pin(card, reveal: bool) -> tuple[str, str]:
 @click.option("--account", type=int, metavar="ID",
               help="Account id to settle on (see `giftdesk accounts`); default: the profile's default account.")
 @click.option("--product", type=int, required=True, metavar="ID", help="Product id (see `giftdesk catalog`).")
-@click.option("--value", type=click.FloatRange(min=0, min_open=True), required=True, metavar="V",
+@click.option("--value", type=click.FloatRange(min=0, min_open=True), required=True, metavar="N",
               help="Face value of each card, within the product's min and max face value.")
-@click.option("--quantity", type=click.IntRange(1, 500), default=1, show_default=True, help="Number of cards.")
+@click.option("--quantity", type=click.IntRange(1, 500), default=1, show_default=True, metavar="N",
+              help="Number of cards, 1 to 500.")
 @click.option("--request-id", metavar="ID",
               help="Your RequestId for this order (default: a new UUID). Reusing one is refused by the service.")
 @yes_option
-@service_options
+@write_service_options
 def place(options: Options, account: int | None, product: int, value: float, quantity: int,
           request_id: str | None, yes: bool) -> None:
-    """Place an order; prints its RequestId (use it with `giftdesk order show`).
+    """Place an order and print its RequestId.
 
-    Asks for a typed confirmation in production unless --yes; refused under
-    --readonly. A retried request reuses the same RequestId, so it can never
-    create a second order.
+    Follow it with `giftdesk order show ID`. Asks for a typed confirmation in
+    production unless --yes; refused under --readonly. A retried request
+    reuses the same RequestId, so it can never create a second order.
+
+    \b
+    Examples:
+      giftdesk order place --account ID --product ID --value N
+      giftdesk order place --account ID --product ID --value N --quantity N --request-id ID
     """
     request_id = request_id or str(uuid.uuid4())
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import click
 
@@ -10,32 +11,53 @@ from tui.commands.common import (
     EXIT_BAD_INPUT,
     Options,
     Session,
+    debug_option,
     emit_json,
     fail,
     print_fields,
     run,
     service_options,
     watch,
+    write_service_options,
     yes_option,
 )
 
 WATCH_INTERVAL = 3.0  # seconds between polls of --watch
 
-WEBLINK_HELP = "WEBLINK_OR_CARD_CODE is the card's payout URL or its final path segment; '-' reads it from stdin."
-
 
 @click.group("payout")
 def command() -> None:
-    """Check a recipient locally, redeem a payout weblink, or follow its status."""
+    """Check a recipient, redeem a payout, show its status.
+
+    \b
+    Examples:
+      giftdesk payout check --wallet Venmo --phone +15551234567
+      giftdesk payout redeem URL --wallet PayPal --email ann@example.com
+      giftdesk payout status URL --watch
+    """
+
+
+class WalletChoice(click.Choice):
+    """PayPal or Venmo, shown and completed as a choice; any other value is left to the spec's rules.
+
+    The local validation then answers a wrong case (`paypal`) with the service's own text, exit 2.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(["PayPal", "Venmo"])  # tui.api.payout_rules.WALLETS, written here to keep --help light
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        return value
 
 
 def recipient_options(command_function):
     """--wallet and the three recipient options, as the spec names them."""
     for decorator in reversed([
-        click.option("--wallet", metavar="W", help="PayPal or Venmo, spelled exactly so."),
-        click.option("--email", metavar="E", help="Recipient email (PayPal or Venmo)."),
-        click.option("--phone", metavar="P", help="Recipient phone, optional + then 7-15 digits (Venmo only)."),
-        click.option("--handle", metavar="H", help="Recipient handle, optional @ then 5-30 of A-Z a-z 0-9 _ - (Venmo only)."),
+        click.option("--wallet", type=WalletChoice(), help="The wallet, spelled exactly so."),
+        click.option("--email", metavar="TEXT", help="Recipient email (PayPal or Venmo)."),
+        click.option("--phone", metavar="TEXT", help="Recipient phone, optional + then 7-15 digits (Venmo only)."),
+        click.option("--handle", metavar="TEXT",
+                     help="Recipient handle, optional @ then 5-30 of A-Z a-z 0-9 _ - (Venmo only)."),
     ]):
         command_function = decorator(command_function)
     return command_function
@@ -65,10 +87,17 @@ def _weblink(argument: str) -> str:
 
 @command.command("check")
 @recipient_options
+@debug_option
 def check(wallet, email, phone, handle) -> None:
-    """Check a wallet and recipient against the spec's rules, without sending anything.
+    """Check a wallet and recipient locally, sending nothing.
 
-    Exit 0 when valid; exit 2 with the service's own text when not.
+    The spec's rules, as the service applies them. Exit 0 when valid; exit 2
+    with the service's own text when not.
+
+    \b
+    Examples:
+      giftdesk payout check --wallet PayPal --email ann@example.com
+      giftdesk payout check --wallet Venmo --handle @ann_smith
     """
     from tui.api.redact import mask_recipient
 
@@ -76,18 +105,24 @@ def check(wallet, email, phone, handle) -> None:
     click.echo(f"valid: {request.wallet} payout to {mask_recipient(request.recipient)}")
 
 
-@command.command("redeem", epilog=WEBLINK_HELP)
-@click.argument("weblink_or_card_code", metavar="WEBLINK_OR_CARD_CODE")
+@command.command("redeem")
+@click.argument("weblink_or_card_code", metavar="URL")
 @recipient_options
 @yes_option
-@service_options
+@write_service_options
 def redeem(options: Options, weblink_or_card_code: str, wallet, email, phone, handle, yes: bool) -> None:
     """Redeem a payout weblink to a PayPal or Venmo recipient.
 
-    The recipient is checked locally first. Repeating a redeem for the same
+    URL is the card's payout weblink or its last path segment; '-' reads it
+    from stdin. The recipient is checked locally first. Repeating a redeem for the same
     weblink creates no second payout (the service returns the first one), so
     it is retried on 429 and connection failures. HTTP 200 means completed;
     202 means submitted: follow it with `giftdesk payout status --watch`.
+
+    \b
+    Examples:
+      giftdesk payout redeem URL --wallet PayPal --email ann@example.com
+      giftdesk payout redeem - --wallet Venmo --phone +15551234567 --yes < weblink.txt
     """
     request = _redeem_request(wallet, email, phone, handle)
     token = _weblink(weblink_or_card_code)
@@ -116,17 +151,24 @@ def redeem(options: Options, weblink_or_card_code: str, wallet, email, phone, ha
     run(options, work)
 
 
-@command.command("status", epilog=WEBLINK_HELP)
-@click.argument("weblink_or_card_code", metavar="WEBLINK_OR_CARD_CODE")
+@command.command("status")
+@click.argument("weblink_or_card_code", metavar="URL")
 @click.option("--watch", "watch_", is_flag=True, help="Poll until the payout is no longer Pending.")
 @click.option("--interval", type=click.FloatRange(min=0.2), default=WATCH_INTERVAL, show_default=True,
-              help="Seconds between polls with --watch.")
+              metavar="N", help="Seconds between polls with --watch (at least 0.2).")
 @service_options
 def status(options: Options, weblink_or_card_code: str, watch_: bool, interval: float) -> None:
-    """Show a payout's normalized status, and the ids to quote to the wallet provider.
+    """Show a payout's status and the ids to quote.
 
-    With --watch, changes go to stderr and the final status to stdout.
+    URL is the card's payout weblink or its last path segment; '-' reads it
+    from stdin. The transaction and batch ids are the ones to quote to the
+    wallet provider. With --watch, changes go to stderr and the final status to stdout.
     Unclaimed may still become Returned, and Completed Reversed: check again later.
+
+    \b
+    Examples:
+      giftdesk payout status URL
+      giftdesk payout status URL --watch --json
     """
     token = _weblink(weblink_or_card_code)
 

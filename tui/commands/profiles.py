@@ -1,4 +1,4 @@
-"""`giftdesk profiles list|add|use|remove|show`: the stored profiles, from the shell.
+"""`giftdesk profiles list|add|use|remove|show|path`: the stored profiles, from the shell.
 
 Never prints a secret: only where it comes from. tui.local.config (and pydantic)
 load inside the commands, so `giftdesk profiles --help` stays fast.
@@ -14,7 +14,17 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from tui.commands.common import EXIT_BAD_INPUT, emit_json, fail, print_fields, print_table, say
+from tui.commands.common import (
+    EXIT_BAD_INPUT,
+    PROFILE_VARIABLE,
+    complete_profile_names,
+    debug_option,
+    emit_json,
+    fail,
+    print_fields,
+    print_table,
+    say,
+)
 
 if TYPE_CHECKING:
     from tui.local.config import Config, Profile, ProfileStore
@@ -63,14 +73,31 @@ def _secret_source(profile: Profile) -> str:
 
 @click.group(name="profiles")
 def command() -> None:
-    """List, add, use, remove or show profiles (never their secrets)."""
+    """List, add, use, remove or show profiles.
+
+    Profiles live in one TOML file (`giftdesk profiles path`); edits keep its
+    comments and layout. A secret is never shown, only where it comes from.
+
+    \b
+    Examples:
+      giftdesk profiles list
+      giftdesk profiles add NAME --environment sandbox --base-url URL --client-id ID --secret-env VAR
+      giftdesk profiles use NAME
+    """
 
 
 @command.command(name="list")
 @click.option("--json", "as_json", is_flag=True, help="Print the profiles as JSON.")
+@debug_option
 @_handles_config_errors
 def list_profiles(as_json: bool) -> None:
-    """Every stored profile; * marks the current one."""
+    """List every stored profile; * marks the current one.
+
+    \b
+    Examples:
+      giftdesk profiles list
+      giftdesk profiles list --json | jq -r '.profiles[].name'
+    """
     config = _store().load()
     profiles = [config.profiles[name] for name in sorted(config.profiles)]
     if as_json:
@@ -86,20 +113,24 @@ def list_profiles(as_json: bool) -> None:
                 for p in profiles
             ],
         )
-    if any(os.environ.get(variable) for variable in _ENV_PROFILE_VARIABLES):
+    named = os.environ.get(PROFILE_VARIABLE)
+    if named:
+        say(f"note: {PROFILE_VARIABLE}={named}; commands without --profile use it, not the current profile")
+    elif any(os.environ.get(variable) for variable in _ENV_PROFILE_VARIABLES):
         say("note: GIFTDESK_* variables are set; commands without --profile use them, not the current profile")
 
 
 @command.command(name="add")
-@click.argument("name")
+@click.argument("name", metavar="NAME")
 @click.option("--environment", type=_ENVIRONMENT_CHOICE, required=True, help="Which service environment.")
-@click.option("--base-url", required=True, help="The service's base address (http:// or https://).")
-@click.option("--client-id", required=True, help="The API client id.")
+@click.option("--base-url", required=True, metavar="URL", help="The service's base address (http:// or https://).")
+@click.option("--client-id", required=True, metavar="ID", help="The API client id.")
 @click.option("--secret-env", metavar="VAR", help="Read the client secret from this environment variable.")
 @click.option("--secret-command", metavar="CMD", help="Run this shell command; its output is the client secret.")
 @click.option("--secret-keyring", is_flag=True, help="Prompt for the client secret and keep it in the system keyring.")
-@click.option("--default-account", type=click.IntRange(min=0), help="Account id to use by default.")
+@click.option("--default-account", type=click.IntRange(min=0), metavar="ID", help="Account id to use by default.")
 @click.option("--readonly", is_flag=True, help="Never offer actions that change anything with this profile.")
+@debug_option
 @_handles_config_errors
 def add_profile(
     name: str,
@@ -112,7 +143,16 @@ def add_profile(
     default_account: int | None,
     readonly: bool,
 ) -> None:
-    """Add a profile. The secret itself is never written to the config file."""
+    """Add a profile (the first one added becomes current).
+
+    The secret itself is never written to the config file: give exactly one
+    of --secret-env, --secret-command, --secret-keyring.
+
+    \b
+    Examples:
+      giftdesk profiles add NAME --environment sandbox --base-url URL --client-id ID --secret-env VAR
+      giftdesk profiles add NAME --environment production --base-url URL --client-id ID --secret-keyring --readonly
+    """
     from tui.local.config import SecretSource, make_profile
 
     chosen = [flag for flag, given in (("--secret-env", secret_env), ("--secret-command", secret_command),
@@ -153,19 +193,37 @@ def _store_in_keyring(name: str, save: Callable[[], Any]) -> None:
 
 
 @command.command(name="use")
-@click.argument("name")
+@click.argument("name", metavar="NAME", shell_complete=complete_profile_names)
+@debug_option
 @_handles_config_errors
 def use_profile(name: str) -> None:
-    """Make NAME the current profile (used when no --profile is given)."""
+    """Make NAME the current profile.
+
+    The current profile is used when neither --profile nor GIFTDESK_PROFILE names one.
+
+    \b
+    Examples:
+      giftdesk profiles use NAME
+      giftdesk profiles use NAME && giftdesk accounts
+    """
     _store().use(name)
     say(f"current profile: {name}")
 
 
 @command.command(name="remove")
-@click.argument("name")
+@click.argument("name", metavar="NAME", shell_complete=complete_profile_names)
+@debug_option
 @_handles_config_errors
 def remove_profile(name: str) -> None:
-    """Remove a profile (and its secret from the keyring, if it was kept there)."""
+    """Remove a profile, and its secret from the keyring.
+
+    The keyring entry is removed only when the profile kept its secret there.
+
+    \b
+    Examples:
+      giftdesk profiles remove NAME
+      giftdesk profiles list && giftdesk profiles remove NAME
+    """
     from tui.local.config import delete_keyring_secret
 
     store = _store()
@@ -179,11 +237,18 @@ def remove_profile(name: str) -> None:
 
 
 @command.command(name="show")
-@click.argument("name", required=False)
+@click.argument("name", metavar="[NAME]", required=False, shell_complete=complete_profile_names)
 @click.option("--json", "as_json", is_flag=True, help="Print the profile as JSON.")
+@debug_option
 @_handles_config_errors
 def show_profile(name: str | None, as_json: bool) -> None:
-    """One profile's settings (NAME, or the current profile)."""
+    """Show one profile's settings (NAME, or the current one).
+
+    \b
+    Examples:
+      giftdesk profiles show
+      giftdesk profiles show NAME --json
+    """
     from tui.local.config import ConfigError
 
     config = _store().load()
@@ -204,3 +269,21 @@ def show_profile(name: str | None, as_json: bool) -> None:
         ("Default account", profile.default_account),
         ("Read-only", "yes" if profile.readonly else "no"),
     ])
+
+
+@command.command(name="path")
+@debug_option
+def config_file_path() -> None:
+    """Print the config file's path.
+
+    GIFTDESK_CONFIG overrides it. The file need not exist yet: `profiles add`
+    creates it.
+
+    \b
+    Examples:
+      giftdesk profiles path
+      ${EDITOR:-vi} "$(giftdesk profiles path)"
+    """
+    from tui.local.fileio import config_path
+
+    click.echo(config_path())

@@ -10,14 +10,28 @@ from __future__ import annotations
 
 import click
 
+from tui.commands.common import debug_option
+
 
 @click.command(name="sim")
-@click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True, help="Port on 127.0.0.1; 0 picks a free one.")
-@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the catalog, ids and faults.")
-@click.option("--brands", type=click.IntRange(1), default=300, show_default=True, help="Number of catalog brands.")
+@click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True, metavar="N",
+              help="Port on 127.0.0.1; 0 picks a free one.")
+@click.option("--seed", type=int, default=1, show_default=True, metavar="N", help="Seed of the catalog, ids and faults.")
+@click.option("--brands", type=click.IntRange(1), default=300, show_default=True, metavar="N",
+              help="Number of catalog brands.")
 @click.option("--faults", metavar="SPEC", default=None, help='Injected faults, e.g. "latency=50ms,5xx=0.1,drop=0.05,429=0.1".')
+@debug_option
 def command(port: int, seed: int, brands: int, faults: str | None) -> None:
-    """Run the service simulator on a local port."""
+    """Run the service simulator on a local port.
+
+    Prints its base URL and an `export ...` line per demo credential; point
+    GIFTDESK_* at one of them to use the commands against it. Stop with Ctrl+C.
+
+    \b
+    Examples:
+      giftdesk sim --port 8080
+      giftdesk sim --brands N --faults latency=50ms,5xx=0.1
+    """
     from tui.simulator import DEMO_CREDENTIALS, SimulatorServer, SimulatorSettings
 
     try:

@@ -25,6 +25,7 @@ from pydantic import (
     PrivateAttr,
     SecretStr,
     StrictInt,
+    StrictStr,
     ValidationError,
     field_validator,
     model_validator,
@@ -34,6 +35,7 @@ from tui.api.redact import register_secret
 from tui.local.fileio import atomic_write, config_path
 
 Environment = Literal["sandbox", "production"]
+Palette = Literal["standard", "colour-blind"]
 SecretKind = Literal["keyring", "env", "command", "inline-demo"]
 ENVIRONMENTS: tuple[str, ...] = ("sandbox", "production")
 KEYRING_SERVICE = "giftdesk"
@@ -41,6 +43,7 @@ SECRET_COMMAND_TIMEOUT = 15.0  # seconds; a password manager asking for a PIN is
 CONFIG_VERSION = 1
 
 _FILE_SECRET_KINDS = ("keyring", "env", "command")
+_LOOK_SETTINGS = ("theme", "palette", "keymap")  # top-level settings of the TUI's look and keys
 _NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 _ENV_VAR_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _URL_RE = re.compile(r"https?://[^\s/?#]+(/[^\s?#]*)?", re.IGNORECASE)
@@ -141,6 +144,12 @@ class Config(BaseModel):
 
     profiles: dict[str, Profile] = Field(default_factory=dict)
     current: str | None = None
+    # The TUI's look and keys, edited by hand (giftdesk never writes them):
+    # `theme` is any Textual theme for sandbox (production keeps its own look),
+    # `palette` the status colours, `[keymap]` binding id -> keys (Textual's App.set_keymap).
+    theme: str | None = None
+    palette: Palette = "standard"
+    keymap: dict[str, StrictStr] = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _check_consistent(self) -> Config:
@@ -169,16 +178,16 @@ class Config(BaseModel):
         if profile.name in self.profiles and not replace:
             raise ConfigError(f"a profile named {profile.name!r} exists already")
         profiles = {**self.profiles, profile.name: profile}
-        return Config(profiles=profiles, current=self.current or profile.name)
+        return self.model_copy(update={"profiles": profiles, "current": self.current or profile.name})
 
     def without_profile(self, name: str) -> Config:
         self.get(name)
         profiles = {key: p for key, p in self.profiles.items() if key != name}
-        return Config(profiles=profiles, current=None if self.current == name else self.current)
+        return self.model_copy(update={"profiles": profiles, "current": None if self.current == name else self.current})
 
     def using(self, name: str) -> Config:
         self.get(name)
-        return Config(profiles=self.profiles, current=name)
+        return self.model_copy(update={"current": name})
 
 
 def make_profile(**fields: Any) -> Profile:
@@ -348,8 +357,8 @@ def _keyring_module() -> Any:
         import keyring  # optional dependency, and slow to import: only when needed
     except ImportError:
         raise ConfigError(
-            "keyring support is not installed: pip install 'giftdesk[keyring]', "
-            "or use --secret-env / --secret-command"
+            "the keyring package is missing from this installation (giftdesk depends on it): "
+            "reinstall giftdesk, or pip install keyring; or use --secret-env / --secret-command"
         ) from None
     return keyring
 
@@ -422,7 +431,7 @@ class ProfileStore:
             raise ConfigError(f"demo profiles are never saved: {', '.join(demo)}")
         if not force:
             self._refuse_overwriting_unreadable()
-        atomic_write(self.path, _to_toml(config))
+        atomic_write(self.path, _to_toml(config, self._previous_text()))
 
     def add(self, profile: Profile) -> Config:
         return self._change(lambda config: config.with_profile(profile))
@@ -444,6 +453,13 @@ class ProfileStore:
         config = change(self.load())
         self.save(config)
         return config
+
+    def _previous_text(self) -> str | None:
+        """The file as it is now, to be edited rather than replaced; None when there is none to keep."""
+        try:
+            return self.path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return None
 
     def _refuse_overwriting_unreadable(self) -> None:
         if self._last_load_failed:
@@ -477,7 +493,7 @@ class ProfileStore:
 
 
 def _from_toml(data: dict[str, Any]) -> Config:
-    unknown = set(data) - {"version", "current", "profiles"}
+    unknown = set(data) - {"version", "current", "profiles", *_LOOK_SETTINGS}
     if unknown:
         raise ValueError(f"unknown setting(s): {', '.join(sorted(unknown))}")
     version = data.get("version", CONFIG_VERSION)
@@ -501,17 +517,115 @@ def _from_toml(data: dict[str, Any]) -> Config:
             profiles[name] = Profile.model_validate({**table, "name": name})
         except ValidationError as exc:
             raise ValueError(f"profiles.{name}: {_describe(exc)}") from None
-    return Config(profiles=profiles, current=data.get("current"))
+    look = {key: data[key] for key in _LOOK_SETTINGS if key in data}
+    try:
+        return Config(profiles=profiles, current=data.get("current"), **look)
+    except ValidationError as exc:
+        raise ValueError(_describe(exc)) from None
 
 
-def _to_toml(config: Config) -> bytes:
-    import tomli_w  # only the writers need it
+def _to_toml(config: Config, previous: str | None = None) -> bytes:
+    """The config as TOML. Given the file's `previous` text, it is edited in place with tomlkit:
+    the user's comments, order and layout stay, only what changed is rewritten."""
+    import tomlkit  # only the writers need it
+    from tomlkit.exceptions import TOMLKitError
 
-    document: dict[str, Any] = {"version": CONFIG_VERSION}
-    if config.current is not None:
-        document["current"] = config.current
-    document["profiles"] = {
-        name: profile.model_dump(exclude={"name"}, exclude_none=True)
-        for name, profile in config.profiles.items()
-    }
-    return tomli_w.dumps(document).encode("utf-8")
+    try:
+        document = tomlkit.parse(previous) if previous else tomlkit.document()
+    except TOMLKitError:  # a forced save over a broken file starts afresh
+        document = tomlkit.document()
+    _set(document, "version", CONFIG_VERSION)
+    if config.current is None:
+        document.pop("current", None)
+    else:
+        _set(document, "current", config.current)
+    if "profiles" not in document:
+        document["profiles"] = tomlkit.table(is_super_table=True)
+    tables = document["profiles"]
+    for name, profile in config.profiles.items():
+        # A setting left at its default is written only where the file already has it.
+        explicit = profile.model_dump(exclude={"name"}, exclude_none=True, exclude_defaults=True)
+        if name in tables:
+            _merge(tables[name], profile.model_dump(exclude={"name"}, exclude_none=True), explicit)
+        else:
+            tables[name] = explicit
+    for name in [name for name in tables if name not in config.profiles]:
+        document = tomlkit.parse(_without_table(document, name))
+    text = tomlkit.dumps(document)
+    return (text if text.endswith("\n") else text + "\n").encode("utf-8")
+
+
+def _merge(table: Any, wanted: dict[str, Any], explicit: dict[str, Any]) -> None:
+    """Makes a tomlkit table hold `wanted`, touching only the keys that differ.
+
+    A key the table lacks is added only when `explicit` has it (it differs from the default).
+    """
+    for key in [key for key in table if key not in wanted]:
+        del table[key]
+    for key, value in wanted.items():
+        if key not in table and key not in explicit:
+            continue
+        if isinstance(value, dict) and isinstance(table.get(key), dict):
+            _merge(table[key], value, explicit.get(key, {}))
+        else:
+            _set(table, key, value)
+
+
+def _set(container: Any, key: str, value: Any) -> None:
+    if container.get(key) != value:  # an unchanged value keeps its own formatting and comment
+        container[key] = value
+
+
+# tomlkit keeps the comment lines above a table header at the end of whatever comes before it.
+# Removing a profile puts the comments above the *next* header back in their place and drops
+# the removed profile's own; bodies are edited directly, so the result is dumped at once.
+_TRIVIA = ("Comment", "Whitespace")
+
+
+def _is_trivia(entry: tuple[Any, Any]) -> bool:
+    return entry[0] is None and type(entry[1]).__name__ in _TRIVIA
+
+
+def _last_body(table: Any) -> list[Any]:
+    """The body whose end holds the comments above the next header: the last sub-table's, if any."""
+    body: list[Any] = table.value.body
+    keyed = [item for key, item in body if key is not None]
+    if keyed and type(keyed[-1]).__name__ == "Table":
+        return _last_body(keyed[-1])
+    return body
+
+
+def _cut_trivia_before(body: list[Any], end: int) -> list[Any]:
+    start = end
+    while start > 0 and _is_trivia(body[start - 1]):
+        start -= 1
+    cut = body[start:end]
+    del body[start:end]
+    return cut
+
+
+def _without_table(document: Any, name: str) -> str:
+    """The document's text without [profiles.NAME], every other comment where it was."""
+    tables = document["profiles"]
+    names = list(tables.keys())
+    index = names.index(name)
+    removed = tables[name]
+    last = _last_body(removed)
+    carried = _cut_trivia_before(last, len(last))  # the comments above the next header
+    if index > 0:
+        before = _last_body(tables[names[index - 1]])
+        _cut_trivia_before(before, len(before))
+        before.extend(carried)
+    else:
+        # The first profile's comments sit before [profiles] itself, or before the
+        # `profiles` entry of the document when that table has no header of its own.
+        parent, owner = (document.body, tables) if tables.is_super_table() else (tables.value.body, removed)
+        position = next(i for i, (_, item) in enumerate(parent) if item is owner)
+        _cut_trivia_before(parent, position)
+        position = next(i for i, (_, item) in enumerate(parent) if item is owner)
+        parent[position:position] = carried
+    body = tables.value.body
+    body[:] = [entry for entry in body if entry[1] is not removed]
+    text: str = document.as_string()
+    return text
+

@@ -203,6 +203,12 @@ class RecentOrders:
     def entries(self, profile_name: str) -> list[RecentOrder]:
         return self._parse(self._state.read().get(profile_name))
 
+    def request_ids(self) -> list[str]:
+        """Every profile's recent RequestIds, newest first, each once (for shell completion)."""
+        orders = [order for items in self._state.read().values() for order in self._parse(items)]
+        newest = sorted(orders, key=lambda order: order.time, reverse=True)
+        return list(dict.fromkeys(order.request_id for order in newest))
+
     @staticmethod
     def _parse(items: Any) -> list[RecentOrder]:
         if not isinstance(items, list):

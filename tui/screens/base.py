@@ -4,7 +4,7 @@ notifications instead of crashing the app."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -22,6 +22,9 @@ if TYPE_CHECKING:
     from tui.screens.host import GiftdeskHost
 
 
+EXPORT_BINDING = Binding("e", "export", "Export", id="screen.export")
+
+
 class BaseScreen(Screen):
     # The name of this screen in tui.core.navigation.DESTINATIONS.
     destination: ClassVar[str] = ""
@@ -34,10 +37,13 @@ class BaseScreen(Screen):
     # move between screens must not be typed into a form (its own key focuses it).
     AUTO_FOCUS = "DataTable"
     # esc first leaves a text field (so digits navigate again), then goes back.
-    BINDINGS = [
-        Binding("escape", "leave_field_or_back", "Back", id="screen.back"),
-        Binding("e", "export", "Export", id="screen.export"),
-    ]
+    BINDINGS = [Binding("escape", "leave_field_or_back", "Back", id="screen.back")]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        # A list screen's `e` comes after its own keys: the footer keeps the everyday ones first.
+        if cls.__dict__.get("EXPORT_NAME"):
+            cls.BINDINGS = [*cls.__dict__.get("BINDINGS", []), EXPORT_BINDING]
+        super().__init_subclass__(**kwargs)
 
     app: GiftdeskHost
 

@@ -16,7 +16,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Container, VerticalScroll
-from textual.widgets import DataTable, Static
+from textual.widgets import DataTable, Footer, Static
 from textual.worker import Worker, WorkerState
 
 from styles import STYLES
@@ -178,18 +178,20 @@ class CatalogScreen(BaseScreen):
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
     WRITE_ACTIONS = frozenset({"new_test_order"})
     EXPORT_NAME = "catalog-page"  # e: the page's brands as shown (export_table)
+    # The footer shows keys in this order and cuts what does not fit (80 columns): the everyday
+    # keys first, then paging; first/last/go-to page are said on the page line, in Help and the palette.
     BINDINGS = [
-        Binding("n", "page(1)", "Next page", id="catalog.next"),
-        Binding("p", "page(-1)", "Prev page", id="catalog.previous"),
-        Binding("less_than_sign", "first_page", "First page", key_display="<", id="catalog.first"),
-        Binding("greater_than_sign", "last_page", "Last page", key_display=">", id="catalog.last"),
-        Binding("g", "jump_to_page", "Go to page", id="catalog.jump"),
         Binding("f", "edit_filters", "Filters", id="catalog.filters"),
         Binding("slash", "filter_rows", "Filter rows", key_display="/", id="catalog.filter-rows"),
         Binding("c", "copy_id", "Copy id", id="catalog.copy"),
         Binding("o", "new_test_order", "Test order", id="catalog.order"),
         Binding("v", "toggle_version", "v1/v2", id="catalog.version"),
         Binding("r", "reload", "Reload", id="catalog.reload"),
+        Binding("n", "page(1)", "Next page", id="catalog.next"),
+        Binding("p", "page(-1)", "Prev page", id="catalog.previous"),
+        Binding("less_than_sign", "first_page", "First page", key_display="<", id="catalog.first", show=False),
+        Binding("greater_than_sign", "last_page", "Last page", key_display=">", id="catalog.last", show=False),
+        Binding("g", "jump_to_page", "Go to page", id="catalog.jump", show=False),
     ]
 
     def __init__(self) -> None:
@@ -219,6 +221,7 @@ class CatalogScreen(BaseScreen):
         return self.query_one("#brands", DataTable)
 
     def on_mount(self) -> None:
+        self.query_one(Footer).compact = True  # every everyday key fits in 80 columns
         table = self.query_one("#brands", DataTable)
         for label, width in BRAND_COLUMNS:
             table.add_column(label, width=width)

@@ -19,8 +19,9 @@ environment (sandbox or production) of the gift-card service.
 **Add one here** on the Profiles screen (press `6`), or from a shell:
 
 ```
-giftdesk profiles add support-sandbox --environment sandbox \\
-    --base-url https://api.example.com --client-id YOUR_ID --secret-env GIFTDESK_SECRET
+giftdesk profiles add support-sandbox \\
+    --environment sandbox --base-url https://api.example.com \\
+    --client-id YOUR_ID --secret-env GIFTDESK_SECRET
 ```
 
 The secret itself is never written to the config file: it comes from the

@@ -16,13 +16,13 @@ class JumpScreen(ModalScreen[Jump | None]):
     DEFAULT_CSS = """
     JumpScreen { align: center top; }
     JumpScreen > Vertical { width: 80%; max-width: 100; height: auto; margin-top: 2; background: $surface; border: tall $accent; padding: 0 1; }
-    JumpScreen #jump-error { color: $error; }
+    JumpScreen #jump-error { color: $error; width: 100%; }
     """
     BINDINGS = [Binding("escape", "close", "Close", id="jump.close")]
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Input(placeholder="order REQUEST_ID · payout TOKEN · profile NAME · catalog …", id="jump-input")
+            yield Input(placeholder="order ID · payout TOKEN · profile NAME · a screen", id="jump-input")
             yield Label(usage(), id="jump-error")
 
     @on(Input.Submitted)

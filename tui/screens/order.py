@@ -12,7 +12,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -50,6 +50,8 @@ class OrderScreen(BaseScreen):
     destination = "order"
     CSS_PATH = STYLES / "order.tcss"
     WRITE_ACTIONS = frozenset({"new_test_order"})
+    # It opens on the Recent list it shows (not the hidden order view's first table), so enter works at once.
+    AUTO_FOCUS = "#recent-orders"
     BINDINGS = [
         Binding("i", "focus_lookup", "RequestId", id="order.lookup", show=False),  # said in the field itself
         Binding("r", "toggle_recent", "Recent", id="order.recent"),
@@ -365,6 +367,13 @@ class OrderScreen(BaseScreen):
     def recent_selected(self, event: DataTable.RowSelected) -> None:
         if event.row_key.value is not None:
             self.open_order(event.row_key.value)
+
+    def on_paste(self, event: events.Paste) -> None:
+        """A RequestId pasted anywhere on the screen (the field keeps its own paste) opens that order."""
+        pasted = next((line.strip() for line in event.text.splitlines() if line.strip()), "")
+        if pasted:
+            event.stop()
+            self.open_order(pasted)
 
     def action_focus_lookup(self) -> None:
         self.query_one("#request-id").focus()

@@ -33,7 +33,8 @@ class ProfilesScreen(BaseScreen):
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
-        table.add_columns("", "Name", "Environment", "Base URL", "Client id", "Secret from", "Read-only")
+        # The short columns first: at 80 columns the long URL and id are the ones cut, not the secret's source.
+        table.add_columns("", "Name", "Environment", "Secret from", "Read-only", "Base URL", "Client id")
         self.refresh_table()
 
     def refresh_table(self) -> None:
@@ -45,10 +46,10 @@ class ProfilesScreen(BaseScreen):
                 "●" if profile.name == current else "",
                 profile.name,
                 profile.environment.upper() if profile.environment == "production" else profile.environment,
-                profile.base_url,
-                profile.client_id,
                 profile.secret.kind,
                 "yes" if profile.readonly else "",
+                profile.base_url,
+                profile.client_id,
                 key=profile.name,
             )
 
