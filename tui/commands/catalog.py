@@ -24,7 +24,7 @@ def _wire_date(value: datetime | None) -> str | None:
     return value.date().isoformat() if value.time() == datetime.min.time() else value.isoformat()
 
 
-@click.command("catalog")
+@click.group("catalog", invoke_without_command=True)
 @click.option("--country", metavar="CC", help="2-letter ISO country code (CountryCode).")
 @click.option("--currency", metavar="CUR", help="3-letter ISO currency code (CurrencyCode).")
 @click.option("--name", metavar="TEXT", help="Brand name filter (Name).")
@@ -41,12 +41,25 @@ def _wire_date(value: datetime | None) -> str | None:
                    "with --json: {\"count\", \"items\"}.")
 @click.option("--v1", is_flag=True, help="Use catalog version 1: the flat brand list, no filters or paging.")
 @service_options
-def command(options: Options, v1: bool, **filters) -> None:
+@click.pass_context
+def command(ctx: click.Context, options: Options, v1: bool, **filters) -> None:
     """List brands and their products: id, face values, price, stock.
 
     Version 2 by default: one page (the first unless --page), filtered by the
-    options. With --json the service's page is printed as it came.
+    options. With --json the service's page is printed as it came. The
+    subcommands keep a local mirror of the whole catalog: sync it, search it
+    offline, and see what changed in prices and stock.
+
+    \b
+    Examples:
+      giftdesk catalog --country GB --currency GBP
+      giftdesk catalog sync
+      giftdesk catalog search tea --country GB
     """
+    if ctx.invoked_subcommand is not None:
+        if any(value not in (None, False) for value in ctx.params.values()):
+            raise click.UsageError("the listing's options go without a subcommand; give the subcommand its own")
+        return
     if v1 and any(filters[name] not in (None, False) for name in V2_FILTERS):
         raise click.UsageError("--v1 takes no filters or paging options (catalog version 1 has none)")
     if filters["all_pages"] and filters["page"] is not None:
@@ -69,7 +82,7 @@ def command(options: Options, v1: bool, **filters) -> None:
         if options.json:
             emit_json(wire)
         else:
-            _print_products(brands)
+            print_products(brands)
 
     run(options, work, concurrent=True)
 
@@ -113,7 +126,7 @@ def _stock(count: int | None) -> str:
     return "out of stock" if count == 0 else str(count)
 
 
-def _print_products(brands) -> None:
+def print_products(brands) -> None:
     rows = []
     for brand in brands:
         for product in brand.products:
@@ -121,3 +134,13 @@ def _print_products(brands) -> None:
             price = format_range(product.price.min, product.price.max, product.price.currency_code)
             rows.append([brand.name, brand.country_code, product.id, product.name, face, price, _stock(product.count)])
     print_table(["BRAND", "COUNTRY", "PRODUCT", "NAME", "FACE VALUE", "PRICE", "STOCK"], rows)
+
+
+def _add_mirror_commands() -> None:
+    from tui.commands.catalog_mirror import changes, search, sync
+
+    for subcommand in (sync, search, changes):
+        command.add_command(subcommand)
+
+
+_add_mirror_commands()
