@@ -239,15 +239,16 @@ class Mirror:
         row = self.db.execute(
             "SELECT max(m) FROM (SELECT max(modified) AS m FROM products UNION ALL SELECT max(modified) FROM brands)"
         ).fetchone()
-        return row[0]
+        return str(row[0]) if row[0] is not None else None
 
     def changes(self, since: datetime | None = None) -> list[Change]:
         """Changes recorded by syncs that finished after `since` (default: the last sync's), oldest first."""
+        args: tuple[int | str, ...]
         if since is None:
             last = self.last_sync()
-            sql, args = "SELECT * FROM changes WHERE sync_id = ?", [last.id if last else -1]
+            sql, args = "SELECT * FROM changes WHERE sync_id = ?", (last.id if last else -1,)
         else:
-            sql, args = "SELECT * FROM changes WHERE at > ?", [since.isoformat()]
+            sql, args = "SELECT * FROM changes WHERE at > ?", (since.isoformat(),)
         rows = self.db.execute(
             f"SELECT at, kind, product_id, product, brand, country, currency, old_min, old_max, new_min, new_max, "
             f"old_count, new_count FROM ({sql}) ORDER BY id", args).fetchall()
@@ -290,7 +291,7 @@ class Mirror:
 
     @staticmethod
     def _filter_sql(filters: SearchFilters) -> tuple[str, list[Any]]:
-        sql, args = "", []
+        sql, args = "", list[Any]()
         for column, value in (("b.country", filters.country), ("b.currency", filters.currency),
                               ("b.id", filters.brand_id), ("p.id", filters.product_id)):
             if value is not None:
@@ -497,8 +498,12 @@ async def sync(mirror: Mirror, client: ServiceClient, *, advance: Progress = _no
         sync_id = (db.execute("SELECT coalesce(max(id), 0) + 1 FROM syncs").fetchone()[0])
         writer = _Writer(db, sync_id, started, record_changes=previous is not None)
 
+        def whole_page(page: CatalogPage) -> None:
+            for brand in page.items:
+                writer.brand(brand, whole=True)
+
         async def full_walk() -> None:
-            await walker.walk(CatalogQuery(), lambda page: [writer.brand(b, whole=True) for b in page.items])
+            await walker.walk(CatalogQuery(), whole_page)
             writer.remove_unseen()
 
         if kind == "full":

@@ -48,7 +48,7 @@ def refreshed(catalog: Catalog, *, seed: int, prices: int = 0, stock: int = 0, r
     # beyond its products', which is how a client can tell that one of them went.
     touched = {p.brand_id for p in chosen}
     others = [p for p in candidates if p.brand_id not in touched and len(catalog.brand_by_id[p.brand_id].products) > 1]
-    to_remove = []
+    to_remove: list[Product] = []
     for product in rng.sample(others, min(len(others), removed * 4)):
         if len(to_remove) < removed and product.brand_id not in {p.brand_id for p in to_remove}:
             to_remove.append(product)
@@ -59,7 +59,8 @@ def refreshed(catalog: Catalog, *, seed: int, prices: int = 0, stock: int = 0, r
         if discount == product.discount:
             discount = product.discount + Decimal("0.005")
         new_products[product.id] = replace(product, discount=discount, modified=when)
-    out, back = [], []
+    out: list[int] = []
+    back: list[int] = []
     for product in to_flip:
         base = new_products.get(product.id, product)
         count = rng.randint(1, 50) if product.count == 0 else 0
