@@ -68,12 +68,22 @@ class SimulatorServer:
         self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [sock]},
                                         name="giftdesk-simulator", daemon=True)
         self._thread.start()
+        if self.settings.catalog_refresh_seconds:
+            threading.Thread(target=self._refresh_catalog, name="giftdesk-simulator-refresh", daemon=True).start()
         deadline = time.monotonic() + START_TIMEOUT_SECONDS
         while not self._server.started:
             if not self._thread.is_alive() or time.monotonic() > deadline:
                 raise RuntimeError("the simulator did not start")
             time.sleep(0.01)
         return self
+
+    def _refresh_catalog(self) -> None:
+        """The hourly price refresh, every `catalog_refresh_seconds`, while the server runs."""
+        interval = self.settings.catalog_refresh_seconds or 0
+        while not self._server.should_exit:
+            time.sleep(interval)
+            if not self._server.should_exit:
+                self.change_catalog(prices=20, stock=6, removed=2)
 
     def stop(self) -> None:
         if self._thread is not None:
