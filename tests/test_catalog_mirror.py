@@ -109,7 +109,6 @@ def test_incremental_sync_records_price_stock_changes_and_removals(own_sim, demo
 def test_a_full_sync_over_an_existing_mirror_records_new_products(own_sim, demo_credentials, mirror):
     credential = demo_credentials["acme-sandbox"]
     run_sync(own_sim, credential, mirror)
-    mirror.db.execute("DELETE FROM search WHERE rowid = 10010")
     mirror.db.execute("DELETE FROM products WHERE id = 10010")
 
     async def go():

@@ -27,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import re
 import sqlite3
+import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -42,6 +43,18 @@ if TYPE_CHECKING:
 
 PAGE_SIZE = 100  # DESIGN: the service's maximum is not published; we cap at 100
 SYNC_CONCURRENCY = 4  # pages in flight at once, as `catalog --all`
+
+# The search row of each brand: its name, its products' names, its categories, its texts.
+SEARCH_ROWS = """
+    INSERT INTO search (rowid, brand, products, categories, texts)
+    SELECT b.rowid, b.name,
+           (SELECT group_concat(p.name, ' ') FROM products p WHERE p.brand_id = b.id),
+           (SELECT group_concat(c.name, ' ') FROM brand_categories bc JOIN categories c ON c.id = bc.category_id
+            WHERE bc.brand_id = b.id),
+           coalesce(b.description, '') || ' ' ||
+           coalesce((SELECT group_concat(c.description, ' ') FROM brand_categories bc
+                     JOIN categories c ON c.id = bc.category_id WHERE bc.brand_id = b.id), '')
+    FROM brands b"""
 
 # Schema history: each entry takes the schema one version forward (tui.local.database).
 MIGRATIONS: tuple[str, ...] = (
@@ -68,20 +81,14 @@ MIGRATIONS: tuple[str, ...] = (
         requests INTEGER NOT NULL, brands INTEGER NOT NULL, products INTEGER NOT NULL
     );
     """,
-    # 2: offline search (filled from what version 1 already holds).
+    # 2: offline search, one row per brand (filled from what version 1 already holds).
     """
+    CREATE INDEX brands_name ON brands(name COLLATE NOCASE);
     CREATE VIRTUAL TABLE search USING fts5(
-        product, brand, categories, texts, tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3'
+        brand, products, categories, texts, tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3'
     );
-    INSERT INTO search (rowid, product, brand, categories, texts)
-        SELECT p.id, p.name, b.name,
-               (SELECT group_concat(c.name, ' ') FROM brand_categories bc JOIN categories c ON c.id = bc.category_id
-                WHERE bc.brand_id = b.id),
-               coalesce(b.description, '') || ' ' ||
-               coalesce((SELECT group_concat(c.description, ' ') FROM brand_categories bc
-                         JOIN categories c ON c.id = bc.category_id WHERE bc.brand_id = b.id), '')
-        FROM products p JOIN brands b ON b.id = p.brand_id;
-    """,
+    INSERT INTO search (search, rank) VALUES ('rank', 'bm25(10.0, 6.0, 3.0, 1.0)');
+    """ + SEARCH_ROWS + ";\n",
     # 3: the history of price and stock changes.
     """
     CREATE TABLE changes (
@@ -98,8 +105,6 @@ MIGRATIONS: tuple[str, ...] = (
 NEW, REMOVED, PRICE_UP, PRICE_DOWN, OUT_OF_STOCK, BACK_IN_STOCK = (
     "new", "removed", "price up", "price down", "out of stock", "back in stock")
 
-# bm25 weights of the search columns: product, brand, categories, texts.
-RANK = "bm25(search, 10.0, 8.0, 3.0, 1.0)"
 
 
 def mirror_path(profile_name: str, environment: str) -> Path:
@@ -196,10 +201,20 @@ class BrandHits:
     brands: list[dict[str, Any]] = field(default_factory=list)  # wire-shaped brand dicts
 
 
-def fts_query(text: str) -> str | None:
+def words_of(text: str | None) -> list[str]:
+    """The words of a text as the search compares them: case and accents folded (as FTS5's unicode61)."""
+    decomposed = unicodedata.normalize("NFKD", (text or "").casefold())
+    return re.findall(r"\w+", "".join(c for c in decomposed if not unicodedata.combining(c)))
+
+
+def fts_query(words: Sequence[str]) -> str:
     """Every word a prefix, all words required; quotes keep FTS5 syntax out of what was typed."""
-    words = re.findall(r"\w+", text)
-    return " ".join(f'"{word}"*' for word in words) or None
+    return " ".join(f'"{word}"*' for word in words)
+
+
+def matches(words: Sequence[str], text_words: Sequence[str]) -> bool:
+    """Whether every word is the start of some word of the text."""
+    return all(any(candidate.startswith(word) for candidate in text_words) for word in words)
 
 
 class Mirror:
@@ -258,27 +273,30 @@ class Mirror:
 
     def search(self, text: str, filters: SearchFilters = SearchFilters(), *,
                offset: int = 0, limit: int = 50) -> BrandHits:
-        """Brands with products matching `text` (all of them when empty), best match first."""
-        match = fts_query(text)
+        """Brands matching `text` with their matching products (every brand when empty), best match first.
+
+        One letter matches the start of brand names (alphabetical); more is a full-text search of brand,
+        product and category names and descriptions, ranked (bm25: names weigh most).
+        """
+        words = words_of(text)
         where, args = self._filter_sql(filters)
-        if match:
-            hits = (f"SELECT p.brand_id AS brand_id, p.id AS product_id, {RANK} AS rank FROM search "
-                    f"JOIN products p ON p.id = search.rowid JOIN brands b ON b.id = p.brand_id "
-                    f"WHERE search MATCH ? {where}")
-            args = [match, *args]
-            order = "min(rank), b.name"
+        if not words:
+            base, order = f"FROM brands b WHERE 1 {where}", "b.name COLLATE NOCASE, b.id"
+        elif len(words) == 1 and len(words[0]) == 1:
+            base, order = f"FROM brands b WHERE b.name LIKE ? {where}", "b.name COLLATE NOCASE, b.id"
+            args = [f"{words[0]}%", *args]
         else:
-            hits = (f"SELECT p.brand_id AS brand_id, p.id AS product_id, 0 AS rank FROM products p "
-                    f"JOIN brands b ON b.id = p.brand_id WHERE 1 {where}")
-            order = "b.name, b.id"
-        self.db.execute("DROP TABLE IF EXISTS temp.hits")
-        self.db.execute(f"CREATE TEMP TABLE hits AS {hits}", args)
-        count = self.db.execute("SELECT count(DISTINCT brand_id) FROM temp.hits").fetchone()[0]
-        page = self.db.execute(
-            f"SELECT h.brand_id FROM temp.hits h JOIN brands b ON b.id = h.brand_id "
-            f"GROUP BY h.brand_id ORDER BY {order} LIMIT ? OFFSET ?", (limit, offset)).fetchall()
-        brand_ids = [row[0] for row in page]
-        brands = self._brands_wire(brand_ids, "SELECT product_id FROM temp.hits")
+            base, order = f"FROM search JOIN brands b ON b.rowid = search.rowid WHERE search MATCH ? {where}", "rank"
+            args = [fts_query(words), *args]
+        count = self.db.execute(f"SELECT count(*) {base}", args).fetchone()[0]
+        brand_ids = [row[0] for row in self.db.execute(
+            f"SELECT b.id {base} ORDER BY {order} LIMIT ? OFFSET ?", [*args, limit, offset])]
+        brands = self._brands_wire(brand_ids, filters)
+        for brand in brands.values():
+            own = words_of(" ".join(filter(None, (brand["name"], brand["description"], *(
+                f"{c['name']} {c['description'] or ''}" for c in brand["categories"])))))
+            rest = [word for word in words if not matches([word], own)]
+            brand["products"] = [p for p in brand["products"] if matches(rest, words_of(p["name"]))]
         return BrandHits(count, [brands[brand_id] for brand_id in brand_ids])
 
     def search_products(self, text: str, filters: SearchFilters = SearchFilters(),
@@ -291,22 +309,37 @@ class Mirror:
 
     @staticmethod
     def _filter_sql(filters: SearchFilters) -> tuple[str, list[Any]]:
+        """The brand side of the v2 filters; the product side keeps brands with such a product."""
         sql, args = "", list[Any]()
-        for column, value in (("b.country", filters.country), ("b.currency", filters.currency),
-                              ("b.id", filters.brand_id), ("p.id", filters.product_id)):
-            if value is not None:
+        for column, value in (("b.country", filters.country), ("b.currency", filters.currency)):
+            if value:
                 sql += f" AND {column} = ?"
-                args.append(value.upper() if isinstance(value, str) and column != "b.id" else value)
+                args.append(value.upper())
+        if filters.brand_id is not None:
+            sql += " AND b.id = ?"
+            args.append(filters.brand_id)
         if filters.name:
             sql += " AND instr(lower(b.name), lower(?)) > 0"
             args.append(filters.name)
+        product_sql, product_args = Mirror._product_filter_sql(filters)
+        if product_sql:
+            sql += f" AND b.id IN (SELECT p.brand_id FROM products p WHERE 1 {product_sql})"
+            args += product_args
+        return sql, args
+
+    @staticmethod
+    def _product_filter_sql(filters: SearchFilters) -> tuple[str, list[Any]]:
+        sql, args = "", list[Any]()
+        if filters.product_id is not None:
+            sql += " AND p.id = ?"
+            args.append(filters.product_id)
         if filters.modified_since:
             sql += " AND p.modified > ?"
             args.append(wire_time(filters.modified_since))
         return sql, args
 
-    def _brands_wire(self, brand_ids: Sequence[str], product_ids_sql: str) -> dict[str, dict[str, Any]]:
-        """Brands in the v2 item shape (wire names), with only the products `product_ids_sql` selects."""
+    def _brands_wire(self, brand_ids: Sequence[str], filters: SearchFilters) -> dict[str, dict[str, Any]]:
+        """Brands in the v2 item shape (wire names), with their products that pass the product filters."""
         if not brand_ids:
             return {}
         marks = ",".join("?" * len(brand_ids))
@@ -317,9 +350,9 @@ class Mirror:
                 "description": row[4], "disclaimer": row[5], "redemptionInstructions": row[6], "terms": row[7],
                 "logoUrl": row[8], "modifiedDate": row[9], "products": [], "categories": [],
             }
-        for row in self.db.execute(
-                f"SELECT p.*, b.currency FROM products p JOIN brands b ON b.id = p.brand_id "
-                f"WHERE p.brand_id IN ({marks}) AND p.id IN ({product_ids_sql}) ORDER BY p.id", brand_ids):
+        product_sql, product_args = self._product_filter_sql(filters)
+        for row in self.db.execute(f"SELECT * FROM products p WHERE p.brand_id IN ({marks}) {product_sql} "
+                                   f"ORDER BY p.id", [*brand_ids, *product_args]):
             brands[row[1]]["products"].append({
                 "id": row[0], "name": row[2], "minFaceValue": row[3], "maxFaceValue": row[4], "count": row[5],
                 "price": {"min": row[6], "max": row[7], "currencyCode": row[8]}, "modifiedDate": row[9],
@@ -354,101 +387,91 @@ class _Writer:
 
     def __init__(self, db: sqlite3.Connection, sync_id: int, at: str, *, record_changes: bool):
         self.db, self.sync_id, self.at, self.record_changes = db, sync_id, at, record_changes
+        self.empty = db.execute("SELECT NOT EXISTS (SELECT 1 FROM brands)").fetchone()[0] == 1
         self.seen_brands: set[str] = set()
-        self.seen_products: set[int] = set()
         self.changes = 0
 
-    def brand(self, brand: Brand, *, whole: bool) -> None:
-        """Store a brand and the products it came with; `whole`: the products it came with are all it has."""
+    def page(self, brands: Sequence[Brand], *, whole: bool) -> None:
+        """Store brands and the products they came with; `whole`: those are all the products they have."""
+        if not brands:
+            return
         db = self.db
-        self.seen_brands.add(brand.internal_id)
-        db.execute(
+        ids = [brand.internal_id for brand in brands]
+        marks = ",".join("?" * len(ids))
+        self.seen_brands.update(ids)
+        old: dict[int, tuple[Any, ...]] = {} if self.empty else {row[0]: row for row in db.execute(
+            f"SELECT id, price_min, price_max, count, brand_id FROM products WHERE brand_id IN ({marks})", ids)}
+        db.executemany(
             "INSERT INTO brands VALUES (?,?,?,?,?,?,?,?,?,?) ON CONFLICT(id) DO UPDATE SET name=excluded.name, "
             "country=excluded.country, currency=excluded.currency, description=excluded.description, "
             "disclaimer=excluded.disclaimer, redemption=excluded.redemption, terms=excluded.terms, "
             "logo_url=excluded.logo_url, modified=excluded.modified",
-            (brand.internal_id, brand.name, brand.country_code, brand.currency_code, brand.description,
-             brand.disclaimer, brand.redemption_instructions, brand.terms, brand.logo_url,
-             wire_time(brand.modified_date)))
+            [(b.internal_id, b.name, b.country_code, b.currency_code, b.description, b.disclaimer,
+              b.redemption_instructions, b.terms, b.logo_url, wire_time(b.modified_date)) for b in brands])
+        categories = {c.id: c for b in brands for c in b.categories}
         db.executemany("INSERT INTO categories VALUES (?,?,?) ON CONFLICT(id) DO UPDATE SET name=excluded.name, "
                        "description=excluded.description",
-                       [(c.id, c.name, c.description) for c in brand.categories])
-        db.execute("DELETE FROM brand_categories WHERE brand_id = ?", (brand.internal_id,))
+                       [(c.id, c.name, c.description) for c in categories.values()])
+        if not self.empty:
+            db.execute(f"DELETE FROM brand_categories WHERE brand_id IN ({marks})", ids)
+            db.execute(f"DELETE FROM search WHERE rowid IN (SELECT rowid FROM brands WHERE id IN ({marks}))", ids)
         db.executemany("INSERT OR IGNORE INTO brand_categories VALUES (?,?)",
-                       [(brand.internal_id, c.id) for c in brand.categories])
-        old = {row[0]: row for row in db.execute(
-            "SELECT id, price_min, price_max, count FROM products WHERE brand_id = ?", (brand.internal_id,))}
+                       [(b.internal_id, c.id) for b in brands for c in b.categories])
         rows = []
-        for p in brand.products:
-            self.seen_products.add(p.id)
-            rows.append((p.id, brand.internal_id, p.name, p.min_face_value, p.max_face_value, p.count,
-                         p.price.min, p.price.max, p.price.currency_code, wire_time(p.modified_date)))
-            if self.record_changes:
-                self._compare(brand, p.id, p.name, p.price.currency_code, old.get(p.id),
-                              (p.price.min, p.price.max, p.count))
+        for brand in brands:
+            for p in brand.products:
+                rows.append((p.id, brand.internal_id, p.name, p.min_face_value, p.max_face_value, p.count,
+                             p.price.min, p.price.max, p.price.currency_code, wire_time(p.modified_date)))
+                if self.record_changes:
+                    self._compare(brand, p.id, p.name, p.price.currency_code, old.get(p.id),
+                                  (p.price.min, p.price.max, p.count))
         db.executemany("INSERT OR REPLACE INTO products VALUES (?,?,?,?,?,?,?,?,?,?)", rows)
         if whole:
-            gone = set(old) - {p.id for p in brand.products}
-            self.remove_products(gone)
-        categories = " ".join(c.name for c in brand.categories)
-        texts = " ".join(t for t in (brand.description, *(c.description for c in brand.categories)) if t)
-        if old:
-            # Every product of the brand: its name, categories or texts may have changed.
-            db.execute("DELETE FROM search WHERE rowid IN (SELECT id FROM products WHERE brand_id = ?)",
-                       (brand.internal_id,))
-            db.execute("INSERT INTO search (rowid, product, brand, categories, texts) "
-                       "SELECT id, name, ?, ?, ? FROM products WHERE brand_id = ?",
-                       (brand.name, categories, texts, brand.internal_id))
-        else:
-            db.executemany("INSERT INTO search (rowid, product, brand, categories, texts) VALUES (?,?,?,?,?)",
-                           [(p.id, p.name, brand.name, categories, texts) for p in brand.products])
+            self.remove_products(set(old) - {row[0] for row in rows})
+        db.execute(f"{SEARCH_ROWS} WHERE b.id IN ({marks})", ids)
 
     def _compare(self, brand: Brand, product_id: int, name: str, currency: str,
                  old: tuple[Any, ...] | None, new: tuple[float, float, int | None]) -> None:
         if old is None:
-            self._record(NEW, product_id, name, brand, currency, None, new)
+            self._record(NEW, product_id, name, brand.name, brand.country_code, currency, None, new)
             return
-        old_min, old_max, old_count = old[1], old[2], old[3]
+        before = old[1:4]
         new_min, new_max, new_count = new
-        if (old_min, old_max) != (new_min, new_max):
-            kind = PRICE_UP if (new_min, new_max) > (old_min, old_max) else PRICE_DOWN
-            self._record(kind, product_id, name, brand, currency, old[1:], new)
-        if old_count != 0 and new_count == 0:
-            self._record(OUT_OF_STOCK, product_id, name, brand, currency, old[1:], new)
-        elif old_count == 0 and new_count != 0:
-            self._record(BACK_IN_STOCK, product_id, name, brand, currency, old[1:], new)
+        if before[:2] != (new_min, new_max):
+            kind = PRICE_UP if (new_min, new_max) > before[:2] else PRICE_DOWN
+            self._record(kind, product_id, name, brand.name, brand.country_code, currency, before, new)
+        if before[2] != 0 and new_count == 0:
+            self._record(OUT_OF_STOCK, product_id, name, brand.name, brand.country_code, currency, before, new)
+        elif before[2] == 0 and new_count != 0:
+            self._record(BACK_IN_STOCK, product_id, name, brand.name, brand.country_code, currency, before, new)
 
-    def _record(self, kind: str, product_id: int, name: str, brand: Brand, currency: str,
+    def _record(self, kind: str, product_id: int, name: str, brand: str, country: str, currency: str,
                 old: Sequence[Any] | None, new: Sequence[Any] | None) -> None:
         self.changes += 1
         self.db.execute(
             "INSERT INTO changes (sync_id, at, kind, product_id, product, brand, country, currency, old_min, "
             "old_max, old_count, new_min, new_max, new_count) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            (self.sync_id, self.at, kind, product_id, name, brand.name, brand.country_code, currency,
+            (self.sync_id, self.at, kind, product_id, name, brand, country, currency,
              *(old or (None, None, None)), *(new or (None, None, None))))
 
     def remove_products(self, product_ids: Iterable[int]) -> None:
         for product_id in product_ids:
             row = self.db.execute(
-                "SELECT p.id, p.name, p.price_min, p.price_max, p.count, p.price_currency, b.name, b.country "
+                "SELECT p.name, p.price_min, p.price_max, p.count, p.price_currency, b.name, b.country "
                 "FROM products p JOIN brands b ON b.id = p.brand_id WHERE p.id = ?", (product_id,)).fetchone()
             if row is None:
                 continue
             if self.record_changes:
-                self.changes += 1
-                self.db.execute(
-                    "INSERT INTO changes (sync_id, at, kind, product_id, product, brand, country, currency, "
-                    "old_min, old_max, old_count) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                    (self.sync_id, self.at, REMOVED, row[0], row[1], row[6], row[7], row[5], row[2], row[3], row[4]))
-            self.db.execute("DELETE FROM search WHERE rowid = ?", (product_id,))
+                self._record(REMOVED, product_id, row[0], row[5], row[6], row[4], row[1:4], None)
             self.db.execute("DELETE FROM products WHERE id = ?", (product_id,))
 
     def remove_unseen(self) -> None:
-        """After a full walk: what the service no longer lists is gone."""
-        held = [row[0] for row in self.db.execute("SELECT id FROM products")]
-        self.remove_products(pid for pid in held if pid not in self.seen_products)
+        """After a full walk: brands the service no longer lists are gone, with their products."""
         for (brand_id,) in self.db.execute("SELECT id FROM brands").fetchall():
             if brand_id not in self.seen_brands:
+                self.remove_products(row[0] for row in self.db.execute(
+                    "SELECT id FROM products WHERE brand_id = ?", (brand_id,)).fetchall())
+                self.db.execute("DELETE FROM search WHERE rowid = (SELECT rowid FROM brands WHERE id = ?)", (brand_id,))
                 self.db.execute("DELETE FROM brands WHERE id = ?", (brand_id,))
 
 
@@ -498,12 +521,8 @@ async def sync(mirror: Mirror, client: ServiceClient, *, advance: Progress = _no
         sync_id = (db.execute("SELECT coalesce(max(id), 0) + 1 FROM syncs").fetchone()[0])
         writer = _Writer(db, sync_id, started, record_changes=previous is not None)
 
-        def whole_page(page: CatalogPage) -> None:
-            for brand in page.items:
-                writer.brand(brand, whole=True)
-
         async def full_walk() -> None:
-            await walker.walk(CatalogQuery(), whole_page)
+            await walker.walk(CatalogQuery(), lambda page: writer.page(page.items, whole=True))
             writer.remove_unseen()
 
         if kind == "full":
@@ -516,14 +535,13 @@ async def sync(mirror: Mirror, client: ServiceClient, *, advance: Progress = _no
                     newest_product = max((wire_time(p.modified_date) or "" for p in brand.products), default="")
                     if (wire_time(brand.modified_date) or "") > newest_product:
                         suspects.append(brand.internal_id)  # the brand moved beyond its products: re-read it whole
-                    writer.brand(brand, whole=False)
+                writer.page(page.items, whole=False)
 
             await walker.walk(CatalogQuery(modified_date=watermark), changed_page)
             for brand_id in suspects:
                 if brand_id.isdigit():
                     answer = await walker.page(CatalogQuery(brand_id=int(brand_id), page_size=PAGE_SIZE))
-                    for brand in answer.items:
-                        writer.brand(brand, whole=True)
+                    writer.page(answer.items, whole=True)
             total = (await walker.page(CatalogQuery(page_size=1, page_index=0))).count
             if total != mirror.counts()[0]:
                 kind = "full"  # brands came or went without a change we could see
