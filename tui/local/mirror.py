@@ -83,7 +83,7 @@ MIGRATIONS: tuple[str, ...] = (
     """,
     # 2: offline search, one row per brand (filled from what version 1 already holds).
     """
-    CREATE INDEX brands_name ON brands(name COLLATE NOCASE);
+    CREATE INDEX brands_name ON brands(name COLLATE NOCASE, id);
     CREATE VIRTUAL TABLE search USING fts5(
         brand, products, categories, texts, tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3'
     );
@@ -201,10 +201,15 @@ class BrandHits:
     brands: list[dict[str, Any]] = field(default_factory=list)  # wire-shaped brand dicts
 
 
+WORD = re.compile(r"\w+")
+
+
 def words_of(text: str | None) -> list[str]:
     """The words of a text as the search compares them: case and accents folded (as FTS5's unicode61)."""
-    decomposed = unicodedata.normalize("NFKD", (text or "").casefold())
-    return re.findall(r"\w+", "".join(c for c in decomposed if not unicodedata.combining(c)))
+    folded = (text or "").casefold()
+    if not folded.isascii():
+        folded = "".join(c for c in unicodedata.normalize("NFKD", folded) if not unicodedata.combining(c))
+    return WORD.findall(folded)
 
 
 def fts_query(words: Sequence[str]) -> str:
@@ -285,19 +290,22 @@ class Mirror:
         elif len(words) == 1 and len(words[0]) == 1:
             base, order = f"FROM brands b WHERE b.name LIKE ? {where}", "b.name COLLATE NOCASE, b.id"
             args = [f"{words[0]}%", *args]
-        else:
+        elif where:
             base, order = f"FROM search JOIN brands b ON b.rowid = search.rowid WHERE search MATCH ? {where}", "rank"
             args = [fts_query(words), *args]
+        else:  # the index alone: no join to count or rank
+            base, order = "FROM search b WHERE search MATCH ?", "rank"
+            args = [fts_query(words)]
         count = self.db.execute(f"SELECT count(*) {base}", args).fetchone()[0]
-        brand_ids = [row[0] for row in self.db.execute(
-            f"SELECT b.id {base} ORDER BY {order} LIMIT ? OFFSET ?", [*args, limit, offset])]
-        brands = self._brands_wire(brand_ids, filters)
+        rowids = [row[0] for row in self.db.execute(
+            f"SELECT b.rowid {base} ORDER BY {order} LIMIT ? OFFSET ?", [*args, limit, offset])]
+        brands = self._brands_wire(rowids, filters)
         for brand in brands.values():
             own = words_of(" ".join(filter(None, (brand["name"], brand["description"], *(
                 f"{c['name']} {c['description'] or ''}" for c in brand["categories"])))))
             rest = [word for word in words if not matches([word], own)]
             brand["products"] = [p for p in brand["products"] if matches(rest, words_of(p["name"]))]
-        return BrandHits(count, [brands[brand_id] for brand_id in brand_ids])
+        return BrandHits(count, [brands[rowid] for rowid in rowids if rowid in brands])
 
     def search_products(self, text: str, filters: SearchFilters = SearchFilters(),
                         limit: int = 200) -> list[tuple[dict[str, Any], dict[str, Any]]]:
@@ -338,29 +346,32 @@ class Mirror:
             args.append(wire_time(filters.modified_since))
         return sql, args
 
-    def _brands_wire(self, brand_ids: Sequence[str], filters: SearchFilters) -> dict[str, dict[str, Any]]:
-        """Brands in the v2 item shape (wire names), with their products that pass the product filters."""
-        if not brand_ids:
+    def _brands_wire(self, rowids: Sequence[int], filters: SearchFilters) -> dict[int, dict[str, Any]]:
+        """Brands (by rowid) in the v2 item shape (wire names), with their products that pass the product filters."""
+        if not rowids:
             return {}
-        marks = ",".join("?" * len(brand_ids))
-        brands: dict[str, dict[str, Any]] = {}
-        for row in self.db.execute(f"SELECT * FROM brands WHERE id IN ({marks})", brand_ids):
-            brands[row[0]] = {
+        marks = ",".join("?" * len(rowids))
+        brands: dict[int, dict[str, Any]] = {}
+        by_id: dict[str, dict[str, Any]] = {}
+        for rowid, *row in self.db.execute(f"SELECT rowid, * FROM brands WHERE rowid IN ({marks})", rowids):
+            brands[rowid] = by_id[row[0]] = {
                 "internalId": row[0], "name": row[1], "countryCode": row[2], "currencyCode": row[3],
                 "description": row[4], "disclaimer": row[5], "redemptionInstructions": row[6], "terms": row[7],
                 "logoUrl": row[8], "modifiedDate": row[9], "products": [], "categories": [],
             }
+        brand_ids = list(by_id)
+        marks = ",".join("?" * len(brand_ids))
         product_sql, product_args = self._product_filter_sql(filters)
         for row in self.db.execute(f"SELECT * FROM products p WHERE p.brand_id IN ({marks}) {product_sql} "
                                    f"ORDER BY p.id", [*brand_ids, *product_args]):
-            brands[row[1]]["products"].append({
+            by_id[row[1]]["products"].append({
                 "id": row[0], "name": row[2], "minFaceValue": row[3], "maxFaceValue": row[4], "count": row[5],
                 "price": {"min": row[6], "max": row[7], "currencyCode": row[8]}, "modifiedDate": row[9],
             })
         for row in self.db.execute(
                 f"SELECT bc.brand_id, c.id, c.name, c.description FROM brand_categories bc "
                 f"JOIN categories c ON c.id = bc.category_id WHERE bc.brand_id IN ({marks}) ORDER BY c.id", brand_ids):
-            brands[row[0]]["categories"].append({"id": row[1], "name": row[2], "description": row[3]})
+            by_id[row[0]]["categories"].append({"id": row[1], "name": row[2], "description": row[3]})
         return brands
 
 
