@@ -7,7 +7,8 @@ other catalog figures; the apps run headless under Pilot at 160x48.
 
 (15) Search as you type inside the TUI: from a key typed in the Catalog
      screen's `/` box (the mirror is searched on every key) to the first frame
-     composed after the matching rows are in the table, p95. Baseline: the same
+     composed after the matching rows are in the table (a key that changes no
+     result redraws no rows), p95. Baseline: the same
      TUI's idle frame, a key that only moves the search box's cursor (left or
      right) to the frame that shows it; interleaved key by key. Target p95
      under 20 ms (absolute).
@@ -100,18 +101,18 @@ def sync_figures(sim: SimulatorServer, runs: int, mirror_path: Path) -> tuple[li
 # --- (15): search as you type -------------------------------------------------------------
 
 
-def count_fills(app: App) -> list[int]:
-    """How many times the Catalog screen has filled its brands table (a search or a page)."""
-    fills = [0]
+def count_searches(app: App) -> list[int]:
+    """How many times the Catalog screen has searched the mirror (and filled its table if the rows changed)."""
+    searches = [0]
     screen = app.screen
-    fill = screen.fill_brand_table
+    reload = screen.reload
 
     def counted() -> None:
-        fill()
-        fills[0] += 1
+        reload()
+        searches[0] += 1
 
-    screen.fill_brand_table = counted
-    return fills
+    screen.reload = counted
+    return searches
 
 
 def send_key(app: App, key: str, character: str | None) -> None:
@@ -136,7 +137,7 @@ async def search_latencies(sim: SimulatorServer, quick: bool) -> tuple[list[floa
         await pilot.pause()
         assert app.screen.from_mirror, "no mirror: the search figure needs one"
         frames = frame_clock(app)
-        fills = count_fills(app)
+        fills = count_searches(app)
         await pilot.press("slash")
         await pilot.pause()
         for word in WORDS[: 3 if quick else len(WORDS)]:

@@ -243,7 +243,11 @@ class CatalogScreen(MirrorSource):
         if self.mirror is not None:
             self.pager.note = self.source_note()
         if self.from_mirror:
-            self.show_page(*self.mirror_page(self.query_one(RowFilter).value))
+            page, brands = self.mirror_page(self.query_one(RowFilter).value)
+            if (page, brands) == (self.page, self.brands):  # a key that changes no result draws no rows
+                self.pager.busy = False
+            else:
+                self.show_page(page, brands)
         elif self.version == 1:
             self.fetch_v1()
         else:
