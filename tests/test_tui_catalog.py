@@ -90,6 +90,16 @@ def pager_text(screen) -> str:
 
 
 
+async def shown_in_full(pilot, brand_id: str) -> None:
+    """Wait for the page and the brand's detail pane (filled a frame after the rows), not for time."""
+    screen = pilot.app.screen
+    await until(pilot, lambda: not screen.pager.busy and screen.detail is not None
+                and screen.detail.internal_id == brand_id
+                and products(screen).row_count == len(screen.detail.products)
+                and products(screen).styles.height is not None)
+    await pilot.wait_for_scheduled_animations()
+
+
 def brands(screen) -> DataTable:
     return screen.query_one("#brands", DataTable)
 
@@ -206,9 +216,9 @@ def test_invalid_filter_shows_why_next_to_the_field_and_sends_nothing(sim, snap_
         assert bar.error_for("currency") == ""
         assert len(catalog_requests) == 1  # nothing reached the service
         assert pilot.app.focused is bar.input_for("country")  # the first field to fix
-        # The focused field's cursor blinks every half second: a loaded machine took the
-        # picture in either phase. Stopping the blink hides it, the same in every run.
-        pilot.app.focused.cursor_blink = False
+        # The picture must not depend on when it is taken: the focused field's cursor stops
+        # blinking (Textual then keeps it shown).
+        bar.input_for("country").cursor_blink = False
         await pilot.pause()
 
     assert snap_compare(app_on(sim), terminal_size=SIZE, run_before=snapshot_after(check))
@@ -232,6 +242,7 @@ def test_target_currency_prices(sim, snap_compare, catalog_requests):
         await settle(pilot)
         await apply_filters(pilot, brand_id="1", target_currency="eur")
         screen = pilot.app.screen
+        await shown_in_full(pilot, "1")
         assert catalog_requests[-1].target_currency == "EUR"
         assert pager_text(screen) == "page 1 of 1 · 1 brands   prices in EUR"
         assert rows(brands(screen))[0][4].endswith(" EUR")

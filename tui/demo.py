@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
 # The demo credentials giftdesk opens with, by the simulator's names.
 _DEMO_PROFILES = {"demo-sandbox": "acme-sandbox", "demo-production": "acme-production"}
+DEMO_CATALOG_REFRESH_SECONDS = 120.0  # the demo catalog changes a little this often: the mirror has changes to show
 
 
 def _free_loopback_port() -> int:
@@ -48,7 +49,7 @@ class DemoBackend:
         try:
             from tui.simulator import SimulatorServer, SimulatorSettings
 
-            self.server = SimulatorServer(SimulatorSettings(port=self.port, timing="fast"))
+            self.server = SimulatorServer(SimulatorSettings(port=self.port, timing="fast", catalog_refresh_seconds=DEMO_CATALOG_REFRESH_SECONDS))
             self.server.start()
         except BaseException as error:  # reported to whoever waits for the server
             self._error = error

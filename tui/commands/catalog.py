@@ -36,7 +36,7 @@ def _wire_date(value: datetime | None) -> str | None:
     return value.date().isoformat() if value.time() == datetime.min.time() else value.isoformat()
 
 
-@click.command("catalog")
+@click.group("catalog", invoke_without_command=True)
 @click.option("--country", metavar="CC", help="2-letter ISO country code (CountryCode).")
 @click.option("--currency", metavar="CUR", help="3-letter ISO currency code (CurrencyCode).")
 @click.option("--name", metavar="TEXT", help="Brand name filter (Name).")
@@ -54,20 +54,27 @@ def _wire_date(value: datetime | None) -> str | None:
 @click.option("--v1", is_flag=True, help="Use catalog version 1: the flat brand list, no filters or paging.")
 @csv_option
 @service_options
-def command(options: Options, v1: bool, as_csv: bool, **filters) -> None:
+@click.pass_context
+def command(ctx: click.Context, options: Options, v1: bool, as_csv: bool, **filters) -> None:
     """Browse brands and products, filtered and paged.
 
     One line per product: brand, product id, face values, price, stock.
     Version 2 by default: one page (the first unless --page), filtered by the
-    options. With --json the service's page is printed as it came. --all
-    shows a progress bar on a terminal's stderr.
+    options. With --json the service's page is printed as it came; --all
+    shows a progress bar on a terminal's stderr. The subcommands keep a
+    local mirror of the whole catalog: sync it, search it offline, and see
+    what changed in prices and stock.
 
     \b
     Examples:
       giftdesk catalog --country GB --currency GBP
-      giftdesk catalog --name TEXT --page-size N --page N
       giftdesk catalog --all --json > catalog.json
+      giftdesk catalog search tea --country GB
     """
+    if ctx.invoked_subcommand is not None:
+        if any(value not in (None, False) for value in ctx.params.values()):
+            raise click.UsageError("the listing's options go without a subcommand; give the subcommand its own")
+        return
     check_one_format(options, as_csv)
     if v1 and any(filters[name] not in (None, False) for name in V2_FILTERS):
         raise click.UsageError("--v1 takes no filters or paging options (catalog version 1 has none)")
@@ -93,7 +100,7 @@ def command(options: Options, v1: bool, as_csv: bool, **filters) -> None:
         elif as_csv:
             _print_products_csv(brands)
         else:
-            _print_products(brands)
+            print_products(brands)
 
     run(options, work, concurrent=True)
 
@@ -141,7 +148,7 @@ def _stock(count: int | None) -> str:
     return "out of stock" if count == 0 else str(count)
 
 
-def _print_products(brands) -> None:
+def print_products(brands) -> None:
     rows = []
     for brand in brands:
         for product in brand.products:
@@ -163,3 +170,13 @@ def _print_products_csv(brands) -> None:
     ]
     print_csv(["BRAND", "COUNTRY", "PRODUCT", "NAME", "FACE MIN", "FACE MAX", "FACE CURRENCY",
                "PRICE MIN", "PRICE MAX", "PRICE CURRENCY", "STOCK"], rows)
+
+
+def _add_mirror_commands() -> None:
+    from tui.commands.catalog_mirror import changes, search, sync
+
+    for subcommand in (sync, search, changes):
+        command.add_command(subcommand)
+
+
+_add_mirror_commands()

@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import click
 
 if TYPE_CHECKING:
+    from decimal import Decimal
+
     from tui.api.client import ServiceClient
     from tui.local.config import Profile
 
@@ -386,7 +388,7 @@ def print_fields(fields: Sequence[tuple[str, Any]]) -> None:
         click.echo(f"{label + ':':<{width + 1}}  {'' if value is None else value}")
 
 
-def money(amount: float | None, currency: str) -> str:
+def money(amount: Decimal | float | None, currency: str) -> str:
     """As the TUI shows it: the currency's own decimals (JPY none), then its code."""
     from widgets.money import format_money
 

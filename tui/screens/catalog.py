@@ -21,7 +21,7 @@ from textual.worker import Worker, WorkerState
 
 from styles import STYLES
 from tui.api.models import Brand, CatalogQuery, Product
-from tui.screens.base import BaseScreen
+from tui.screens.catalog_mirror import MIRROR_BINDINGS, MirrorSource, compose_sync_progress
 from widgets.filter_bar import FilterBar, FilterField, RowFilter, int_between, letters, positive_int, real_date
 from widgets.money import format_amount, format_range, to_decimal
 from widgets.pager import Pager, PageState
@@ -172,7 +172,7 @@ def refill(table: DataTable, columns: tuple[str, ...], rows: Iterable[tuple[str 
 # --- the screen -------------------------------------------------------------------
 
 
-class CatalogScreen(BaseScreen):
+class CatalogScreen(MirrorSource):
     destination = "catalog"
     CSS_PATH = STYLES / "catalog.tcss"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
@@ -189,6 +189,7 @@ class CatalogScreen(BaseScreen):
         Binding("r", "reload", "Reload", id="catalog.reload"),
         Binding("n", "page(1)", "Next page", id="catalog.next"),
         Binding("p", "page(-1)", "Prev page", id="catalog.previous"),
+        *MIRROR_BINDINGS,
         Binding("less_than_sign", "first_page", "First page", key_display="<", id="catalog.first", show=False),
         Binding("greater_than_sign", "last_page", "Last page", key_display=">", id="catalog.last", show=False),
         Binding("g", "jump_to_page", "Go to page", id="catalog.jump", show=False),
@@ -207,6 +208,7 @@ class CatalogScreen(BaseScreen):
     def compose_body(self) -> ComposeResult:
         yield FilterBar(CATALOG_FILTERS, id="filters")
         yield Pager("brands", id="pager")
+        yield from compose_sync_progress()
         yield RowFilter(id="row-filter")
         with Container(id="catalog-body"):
             yield DataTable(id="brands", cursor_type="row", zebra_stripes=True)
@@ -226,7 +228,15 @@ class CatalogScreen(BaseScreen):
         for label, width in BRAND_COLUMNS:
             table.add_column(label, width=width)
         table.focus()
+        self.open_mirror()
         self.reload()
+
+    def on_unmount(self) -> None:
+        self.close_mirror()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        allowed = super().check_action(action, parameters)
+        return allowed and self.check_mirror_action(action)
 
     @property
     def pager(self) -> Pager:
@@ -237,7 +247,15 @@ class CatalogScreen(BaseScreen):
     def reload(self) -> None:
         """Ask for what the current version, filters and page say."""
         self.pager.busy = True
-        if self.version == 1:
+        if self.mirror is not None:
+            self.pager.note = self.source_note()
+        if self.from_mirror:
+            page, brands = self.mirror_page(self.query_one(RowFilter).value)
+            if (page, brands) == (self.page, self.brands):  # a key that changes no result draws no rows
+                self.pager.busy = False
+            else:
+                self.show_page(page, brands)
+        elif self.version == 1:
             self.fetch_v1()
         else:
             self.fetch_page(catalog_query(self.filters, self.page))
@@ -273,7 +291,7 @@ class CatalogScreen(BaseScreen):
         self.show_page(page, self.v1_brands[start : start + page.size])
 
     def fill_brand_table(self) -> None:
-        needle = self.query_one(RowFilter).value
+        needle = "" if self.from_mirror else self.query_one(RowFilter).value  # the mirror searched already
         self.shown = [brand for brand in self.brands if row_matches(brand, needle)]
         table = self.query_one("#brands", DataTable)
         table.clear()
@@ -391,11 +409,18 @@ class CatalogScreen(BaseScreen):
     # --- the rows on screen -------------------------------------------------------------
 
     def action_filter_rows(self) -> None:
-        self.query_one(RowFilter).open()
+        row_filter = self.query_one(RowFilter)
+        row_filter.placeholder = ("search the mirror: brands, products, categories, every country (esc closes)"
+                                  if self.from_mirror else "filter the rows on screen (esc closes)")
+        row_filter.open()
 
     @on(RowFilter.Changed, "#row-filter")
     def row_filter_changed(self) -> None:
-        self.fill_brand_table()
+        if self.from_mirror:  # search as you type, over every page
+            self.page = PageState(0, self.page.size, self.page.count)
+            self.reload()
+        else:
+            self.fill_brand_table()
 
     @on(RowFilter.Submitted, "#row-filter")
     @on(RowFilter.Closed)
@@ -439,5 +464,8 @@ class CatalogScreen(BaseScreen):
             return
         if product.count == 0:
             self.notify(f"{product.name} is out of stock.", severity="warning")
+            return
+        if self.from_mirror:
+            self.order_live_product(product.id)
             return
         self.app.open_test_order(product)

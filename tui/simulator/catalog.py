@@ -80,10 +80,11 @@ class Brand:
     products: tuple[Product, ...]
     categories: tuple[Category, ...]
     has_pin: bool
+    updated: int = 0  # seconds after EPOCH of a change to the brand itself (a product removed)
 
     @property
     def modified(self) -> int:
-        return max(p.modified for p in self.products)
+        return max(self.updated, *(p.modified for p in self.products))
 
 
 def timestamp(seconds_after_epoch: int) -> str:

@@ -48,6 +48,7 @@ class SimulatorServer:
             app, log_level="warning", access_log=False,  # access logs would print weblink tokens
             lifespan="off", timeout_graceful_shutdown=2,
         ))
+        self._refreshes = 0  # change_catalog calls so far
         self._socket: socket.socket | None = None
         self._thread: threading.Thread | None = None
 
@@ -67,12 +68,22 @@ class SimulatorServer:
         self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [sock]},
                                         name="giftdesk-simulator", daemon=True)
         self._thread.start()
+        if self.settings.catalog_refresh_seconds:
+            threading.Thread(target=self._refresh_catalog, name="giftdesk-simulator-refresh", daemon=True).start()
         deadline = time.monotonic() + START_TIMEOUT_SECONDS
         while not self._server.started:
             if not self._thread.is_alive() or time.monotonic() > deadline:
                 raise RuntimeError("the simulator did not start")
             time.sleep(0.01)
         return self
+
+    def _refresh_catalog(self) -> None:
+        """The hourly price refresh, every `catalog_refresh_seconds`, while the server runs."""
+        interval = self.settings.catalog_refresh_seconds or 0
+        while not self._server.should_exit:
+            time.sleep(interval)
+            if not self._server.should_exit:
+                self.change_catalog(prices=20, stock=6, removed=2)
 
     def stop(self) -> None:
         if self._thread is not None:
@@ -100,6 +111,16 @@ class SimulatorServer:
         self.stop()
 
     # --- inspection for tests -------------------------------------------------
+
+    def change_catalog(self, *, prices: int = 0, stock: int = 0, removed: int = 0, seed: int | None = None):
+        """The hourly refresh, now: re-price, flip stock of, and remove some products (catalog_changes)."""
+        from .catalog_changes import refreshed
+
+        self._refreshes += 1
+        seed = self.settings.seed * 1000 + self._refreshes if seed is None else seed
+        catalog, changes = refreshed(self.state.catalog, seed=seed, prices=prices, stock=stock, removed=removed)
+        self.state.catalog = self.state.orders.catalog = catalog
+        return changes
 
     def payouts_for(self, token: str) -> list[dict]:
         """Payouts recorded for one weblink (raw token, `%3D` as on the wire): 0 or 1."""

@@ -1,0 +1,322 @@
+"""The local catalog mirror against the real simulator over loopback: sync, interruption and
+resume, incremental changes and removals, search ranking and filters, migrations, the offline CLI."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from decimal import Decimal
+
+import httpx
+import pytest
+from click.testing import CliRunner
+
+from tui.api.client import RetryPolicy, ServiceClient
+from tui.api.errors import ServiceError
+from tui.cli import main
+from tui.local.database import open_database
+from tui.local.mirror import BACK_IN_STOCK, MIGRATIONS, NEW, OUT_OF_STOCK, PRICE_DOWN, PRICE_UP, REMOVED, Mirror, SearchFilters, mirror_path, sync
+
+
+def client_for(sim, credential, **options) -> ServiceClient:
+    return ServiceClient(sim.base_url, credential.client_id, credential.client_secret, **options)
+
+
+def run_sync(sim, credential, mirror: Mirror, **options):
+    async def go():
+        async with client_for(sim, credential, **options) as client:
+            return await sync(mirror, client)
+
+    return asyncio.run(go())
+
+
+def service_products(sim) -> dict[int, tuple]:
+    """What the service sells now: product id -> (brand id, count)."""
+    return {p.id: (str(b.id), p.count) for b in sim.state.catalog.brands for p in b.products}
+
+
+def mirror_products(mirror: Mirror) -> dict[int, tuple]:
+    return {row[0]: (row[1], row[2]) for row in mirror.db.execute("SELECT id, brand_id, count FROM products")}
+
+
+@pytest.fixture
+def own_sim(sim_factory):
+    """A simulator of its own: these tests change its catalog."""
+    return sim_factory(brands=400, seed=7)
+
+
+@pytest.fixture
+def mirror(tmp_path):
+    with Mirror(tmp_path / "mirror.sqlite3") as opened:
+        yield opened
+
+
+# --- sync -------------------------------------------------------------------------------------
+
+
+def test_first_sync_holds_the_whole_catalog(own_sim, demo_credentials, mirror):
+    result = run_sync(own_sim, demo_credentials["acme-sandbox"], mirror)
+
+    assert result.record.kind == "full"
+    assert result.changes == 0  # the first sync is where the history starts
+    assert mirror_products(mirror) == service_products(own_sim)
+    assert mirror.counts() == (400, len(service_products(own_sim)))
+    assert result.record.requests == 4  # 400 brands in pages of 100
+
+
+def test_incremental_sync_with_nothing_changed_asks_for_changes_only(own_sim, demo_credentials, mirror):
+    credential = demo_credentials["acme-sandbox"]
+    run_sync(own_sim, credential, mirror)
+    again = run_sync(own_sim, credential, mirror)
+
+    assert again.record.kind == "incremental"
+    assert again.record.requests == 2  # what changed (nothing), and the brand count
+    assert again.changes == 0
+    assert mirror.changes() == []
+
+
+def test_incremental_sync_records_price_stock_changes_and_removals(own_sim, demo_credentials, mirror):
+    credential = demo_credentials["acme-sandbox"]
+    run_sync(own_sim, credential, mirror)
+    before = {row[0]: (Decimal(row[1]), Decimal(row[2])) for row in mirror.db.execute("SELECT id, price_min, price_max FROM products")}
+    changed = own_sim.change_catalog(prices=6, stock=5, removed=3)
+
+    result = run_sync(own_sim, credential, mirror)
+
+    assert result.record.kind == "incremental"
+    assert result.record.requests < 10
+    assert mirror_products(mirror) == service_products(own_sim)  # removals noticed, stock as served
+    found = mirror.changes()
+    kinds: dict[str, set[int]] = {}
+    for change in found:
+        kinds.setdefault(change.kind, set()).add(change.product_id)
+    assert kinds.get(PRICE_UP, set()) | kinds.get(PRICE_DOWN, set()) == set(changed.priced)
+    assert kinds.get(OUT_OF_STOCK, set()) == set(changed.out_of_stock)
+    assert kinds.get(BACK_IN_STOCK, set()) == set(changed.back_in_stock)
+    assert kinds[REMOVED] == set(changed.removed) and len(changed.removed) == 3
+    for change in found:
+        if change.kind in (PRICE_UP, PRICE_DOWN):
+            assert (change.old_min, change.old_max) == before[change.product_id]
+            assert (change.difference > 0) == (change.kind == PRICE_UP)
+    # The next sync finds nothing new.
+    assert run_sync(own_sim, credential, mirror).changes == 0
+
+
+def test_a_full_sync_over_an_existing_mirror_records_new_products(own_sim, demo_credentials, mirror):
+    credential = demo_credentials["acme-sandbox"]
+    run_sync(own_sim, credential, mirror)
+    mirror.db.execute("DELETE FROM products WHERE id = 10010")
+
+    async def go():
+        async with client_for(own_sim, credential) as client:
+            return await sync(mirror, client, full=True)
+
+    result = asyncio.run(go())
+    assert result.record.kind == "full"
+    assert [(c.kind, c.product_id) for c in mirror.changes()] == [(NEW, 10010)]
+
+
+class FailAfter(httpx.AsyncBaseTransport):
+    """Real requests to the simulator, then the connection is gone for good after `allowed` of them."""
+
+    def __init__(self, allowed: int):
+        self.allowed = allowed
+        self.inner = httpx.AsyncHTTPTransport()
+
+    async def handle_async_request(self, request):
+        if self.allowed <= 0:
+            raise httpx.ConnectError("the network went away", request=request)
+        self.allowed -= 1
+        return await self.inner.handle_async_request(request)
+
+
+def test_an_interrupted_sync_leaves_the_previous_mirror_whole_and_the_next_finishes(
+        own_sim, demo_credentials, mirror):
+    credential = demo_credentials["acme-sandbox"]
+    with pytest.raises(ServiceError):  # the first sync dies after two of its four pages
+        run_sync(own_sim, credential, mirror, transport=FailAfter(2), retry=RetryPolicy(attempts=1))
+    assert mirror.counts() == (0, 0) and mirror.last_sync() is None
+
+    run_sync(own_sim, credential, mirror)
+    held = mirror_products(mirror)
+    changed = own_sim.change_catalog(prices=30, removed=2)
+    with pytest.raises(ServiceError):  # dies after the changes' first page, before the brand count
+        run_sync(own_sim, credential, mirror, transport=FailAfter(1), retry=RetryPolicy(attempts=1))
+    assert mirror_products(mirror) == held
+    assert mirror.last_sync().id == 1 and mirror.changes() == []
+
+    result = run_sync(own_sim, credential, mirror)
+    assert mirror_products(mirror) == service_products(own_sim)
+    assert {c.product_id for c in mirror.changes() if c.kind == REMOVED} == set(changed.removed)
+    assert result.record.id == 2
+
+
+def test_a_sync_killed_mid_walk_leaves_no_half_mirror(sim_factory, demo_credentials, tmp_path):
+    sim = sim_factory(brands=3000, faults="latency=100ms")
+    credential = demo_credentials["acme-sandbox"]
+    env = {**os.environ, "GIFTDESK_BASE_URL": sim.base_url, "GIFTDESK_CLIENT_ID": credential.client_id,
+           "GIFTDESK_CLIENT_SECRET": credential.client_secret, "GIFTDESK_ENVIRONMENT": credential.environment}
+    path = mirror_path("env", credential.environment)
+    wal = path.with_name(path.name + "-wal")
+    process = subprocess.Popen([sys.executable, "-m", "tui", "catalog", "sync"], env=env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        while process.poll() is None and not (wal.exists() and wal.stat().st_size > 100_000):
+            time.sleep(0.02)  # until pages are being written
+        assert process.poll() is None, "the sync ended before it could be killed"
+        os.kill(process.pid, signal.SIGKILL)
+    finally:
+        process.wait()
+    with Mirror(path) as mirror:
+        assert mirror.counts() == (0, 0) and mirror.last_sync() is None
+        result = run_sync(sim, credential, mirror)
+        assert result.record.kind == "full" and mirror.counts()[0] == 3000
+
+
+# --- search -----------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def synced(sim, demo_credentials, mirror) -> Mirror:
+    run_sync(sim, demo_credentials["acme-sandbox"], mirror)
+    return mirror
+
+
+def test_search_matches_prefixes_of_names_and_ranks_names_first(synced):
+    hits = synced.search("tea")
+    assert hits.brands[0]["name"] == "Tea & Co"
+    assert {p["id"] for p in hits.brands[0]["products"]} == {501, 502}
+
+    books = synced.search("boo")  # a prefix: brand "Acme Books" and the "Books" category
+    names = [brand["name"] for brand in books.brands]
+    by_name = [n for n in names if "Books" in n]
+    assert names[: len(by_name)] == by_name  # brand-name matches before category-only matches
+    assert len(names) > len(by_name)
+
+
+def test_search_all_words_must_match_and_typed_syntax_is_literal(synced):
+    assert [b["name"] for b in synced.search("acme egift").brands] == ["Acme Books"]
+    assert [p["id"] for p in synced.search("acme egift").brands[0]["products"]] == [102]
+    assert synced.search('acme" OR "tea').count == synced.search("acme tea").count == 0
+    assert synced.search("bäckerei").brands[0]["name"] == "Bäckerei Blau"
+    assert synced.search("backerei").brands[0]["name"] == "Bäckerei Blau"  # accents optional
+
+
+def test_search_filters_are_the_v2_filters(synced, sim):
+    gb = synced.search("", SearchFilters(country="gb"), limit=1000)
+    assert gb.count == sum(1 for b in sim.state.catalog.brands if b.country == "GB")
+    assert {b["countryCode"] for b in gb.brands} == {"GB"}
+    eur = synced.search("gift", SearchFilters(currency="EUR"), limit=1000)
+    assert eur.count and {b["currencyCode"] for b in eur.brands} == {"EUR"}
+    assert [b["name"] for b in synced.search("", SearchFilters(product_id=402)).brands] == ["Scarce Sneakers"]
+    assert synced.search("", SearchFilters(brand_id="5")).brands[0]["name"] == "Tea & Co"
+    assert {b["name"] for b in synced.search("", SearchFilters(name="sneak")).brands} == {"Scarce Sneakers"}
+    recent = synced.search("", SearchFilters(modified_since="2024-06-01T12:06:00"), limit=1000)
+    assert all(p["modifiedDate"] > "2024-06-01T12:06:00" for b in recent.brands for p in b["products"])
+
+
+def test_search_pages_through_brands(synced):
+    first, second = synced.search("", limit=20), synced.search("", offset=20, limit=20)
+    assert first.count == second.count == 300
+    assert not {b["internalId"] for b in first.brands} & {b["internalId"] for b in second.brands}
+
+
+# --- migrations --------------------------------------------------------------------------------
+
+
+def test_a_mirror_of_schema_1_is_migrated_with_its_data(tmp_path):
+    path = tmp_path / "old.sqlite3"
+    old = open_database(path, MIGRATIONS[:1])
+    old.execute("INSERT INTO brands (id, name, country, currency, description) VALUES ('9', 'Amazonia', 'BR', "
+                "'BRL', 'Rainforest cards')")
+    old.execute("INSERT INTO products VALUES (90, '9', 'Amazonia eGift', 5, 50, NULL, 5, 50, 'BRL', "
+                "'2024-01-01T00:00:00')")
+    old.execute("INSERT INTO syncs VALUES (1, '2024-01-01T00:00:00', '2024-01-01T00:01:00', 'full', 1, 1, 1)")
+    old.close()
+
+    with Mirror(path) as mirror:
+        assert mirror.db.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
+        assert [b["name"] for b in mirror.search("amaz").brands] == ["Amazonia"]
+        assert mirror.search("rainforest").count == 1  # descriptions indexed too
+        assert mirror.changes() == []
+
+
+def test_a_mirror_from_a_newer_giftdesk_is_refused(tmp_path):
+    from tui.local.database import DatabaseError
+
+    path = tmp_path / "new.sqlite3"
+    Mirror(path).close()
+    connection = sqlite3.connect(path)
+    connection.execute(f"PRAGMA user_version = {len(MIGRATIONS) + 1}")
+    connection.close()
+    with pytest.raises(DatabaseError, match="newer giftdesk"):
+        Mirror(path)
+
+
+# --- the command line, offline -------------------------------------------------------------
+
+
+@pytest.fixture
+def giftdesk():
+    runner = CliRunner()
+    return lambda *args: runner.invoke(main, list(args), catch_exceptions=False)
+
+
+def point_at(monkeypatch, sim, credential) -> None:
+    monkeypatch.setenv("GIFTDESK_BASE_URL", sim.base_url)
+    monkeypatch.setenv("GIFTDESK_CLIENT_ID", credential.client_id)
+    monkeypatch.setenv("GIFTDESK_CLIENT_SECRET", credential.client_secret)
+    monkeypatch.setenv("GIFTDESK_ENVIRONMENT", credential.environment)
+
+
+def test_the_cli_syncs_then_searches_and_lists_changes_with_the_service_stopped(
+        giftdesk, sim_factory, demo_credentials, monkeypatch):
+    import json
+
+    sim = sim_factory(brands=300)
+    point_at(monkeypatch, sim, demo_credentials["acme-sandbox"])
+    first = giftdesk("catalog", "sync")
+    assert first.exit_code == 0, first.stderr
+    assert first.stdout.startswith("full sync: 300 brands")
+    changed = sim.change_catalog(prices=4, removed=1)
+    second = giftdesk("catalog", "sync", "--json")
+    assert json.loads(second.stdout)["kind"] == "incremental"
+    sim.stop()
+
+    assert giftdesk("catalog", "--country", "GB").exit_code == 5  # the live listing needs the service
+    found = giftdesk("catalog", "search", "tea", "--country", "GB")
+    assert found.exit_code == 0, found.stderr
+    assert "Tea & Co" in found.stdout and "502" in found.stdout
+    as_json = json.loads(giftdesk("catalog", "search", "tea", "--json").stdout)
+    assert as_json[0]["brand"]["name"] == "Tea & Co" and {"id", "price", "count"} <= set(as_json[0]["product"])
+    listed = giftdesk("catalog", "changes")
+    assert listed.exit_code == 0
+    for product_id in (*changed.priced, *changed.removed):
+        assert str(product_id) in listed.stdout
+    since = json.loads(giftdesk("catalog", "changes", "--since", "today", "--json").stdout)
+    assert {c["product_id"] for c in since} == {*changed.priced, *changed.removed}
+    assert giftdesk("catalog", "changes", "--since", "2999-01-01").stdout.count("\n") == 2  # headers only
+
+
+def test_searching_without_a_mirror_says_to_sync(giftdesk, sim, demo_credentials, monkeypatch):
+    point_at(monkeypatch, sim, demo_credentials["acme-sandbox"])
+    result = giftdesk("catalog", "search", "tea")
+    assert result.exit_code == 2
+    assert "giftdesk catalog sync" in result.stderr
+
+
+def test_listing_options_and_a_subcommand_do_not_mix(giftdesk):
+    assert giftdesk("catalog", "--country", "GB", "sync").exit_code == 2
+
+
+@pytest.mark.parametrize("name", ["sync", "search", "changes"])
+def test_each_mirror_command_has_examples(giftdesk, name):
+    result = giftdesk("catalog", name, "--help")
+    assert result.exit_code == 0
+    examples = result.stdout.split("Examples:")[1]
+    assert f"giftdesk catalog {name}" in examples

@@ -1,0 +1,161 @@
+"""The Catalog screen over the local mirror (issue 15), against the real simulator.
+
+The mirror is synced for the demo profile "demo-sandbox" (environment sandbox) into
+the test's own data dir, by the screen's `S` or by tui.local.mirror directly.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from apps import app_on, notifications, settle, until
+from textual.widgets import DataTable, ProgressBar
+
+from tui.api.client import ServiceClient
+from tui.local.mirror import Mirror, mirror_path, sync
+from tui.screens.catalog_mirror import ChangesScreen
+from widgets.filter_bar import FilterBar
+
+SIZE = (80, 24)
+
+
+async def synced_mirror(sim, credential) -> None:
+    """What `giftdesk catalog sync --profile demo-sandbox` leaves behind."""
+    async with ServiceClient(sim.base_url, credential.client_id, credential.client_secret) as client:
+        with Mirror(mirror_path("demo-sandbox", "sandbox")) as mirror:
+            await sync(mirror, client)
+
+
+def rows(table: DataTable) -> list[list[str]]:
+    return [[str(cell) for cell in table.get_row_at(i)] for i in range(table.row_count)]
+
+
+def note(screen) -> str:
+    return str(screen.query_one("#pager-status").render())
+
+
+async def search(pilot, text: str) -> None:
+    """Type into the `/` box (opened first if it is not)."""
+    if not pilot.app.focused or pilot.app.focused.id != "row-filter":
+        await pilot.press("slash")
+    await pilot.press(*text)
+    await settle(pilot)
+
+
+@pytest.fixture
+def own_sim(sim_factory):
+    return sim_factory(brands=300)
+
+
+async def test_without_a_mirror_the_screen_is_live_and_s_syncs_one(own_sim):
+    async with app_on(own_sim).run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = pilot.app.screen
+        assert "mirror" not in note(screen) and screen.mirror is None
+        assert screen.check_action("mirror_changes", ()) is None  # dimmed: nothing to show yet
+        await pilot.press("S")
+        await until(pilot, lambda: screen.mirror is not None)
+        await settle(pilot)
+        assert "mirror, synced just now" in note(screen)
+        assert not screen.query_one("#sync-progress", ProgressBar).display
+        assert any("Catalog mirror synced (full): 1,288 products" in n for n in notifications(pilot.app))
+
+
+async def test_search_as_you_type_covers_every_country_and_page(own_sim, demo_credentials):
+    await synced_mirror(own_sim, demo_credentials["acme-sandbox"])
+    async with app_on(own_sim).run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = pilot.app.screen
+        table = screen.query_one("#brands", DataTable)
+        assert "mirror, synced just now" in note(screen)
+        await search(pilot, "te")
+        assert screen.page.count > 1
+        await search(pilot, "a")  # "tea"
+        assert [row[0] for row in rows(table)] == ["Tea & Co"]
+        assert screen.detail.name == "Tea & Co"
+        await pilot.press("escape")  # closes the search: the whole mirror again
+        await settle(pilot)
+        assert screen.page.count == 300
+
+
+async def test_v2_filters_apply_to_the_mirror_and_live_is_one_key_away(own_sim, demo_credentials):
+    await synced_mirror(own_sim, demo_credentials["acme-sandbox"])
+    async with app_on(own_sim).run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = pilot.app.screen
+        bar = screen.query_one(FilterBar)
+        bar.input_for("country").focus()
+        await pilot.press(*"gb", "enter")
+        await settle(pilot)
+        table = screen.query_one("#brands", DataTable)
+        gb = sum(1 for b in own_sim.state.catalog.brands if b.country == "GB")
+        assert screen.page.count == gb and {row[1] for row in rows(table)} == {"GB"}
+        await search(pilot, "gift")
+        assert {row[1] for row in rows(table)} == {"GB"} and 0 < screen.page.count <= gb
+        await pilot.press("escape", "l")
+        await settle(pilot)
+        assert note(screen).endswith("live service (mirror synced just now)")
+        assert screen.page.count == gb  # the service's own answer to CountryCode=GB
+
+
+async def test_the_mirror_keeps_working_with_the_service_stopped(sim_factory, demo_credentials):
+    sim = sim_factory(brands=300)
+    await synced_mirror(sim, demo_credentials["acme-sandbox"])
+    app = app_on(sim)
+    sim.stop()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = pilot.app.screen
+        await search(pilot, "sneak")
+        assert [row[0] for row in rows(screen.query_one("#brands", DataTable))] == ["Scarce Sneakers"]
+        await pilot.press("escape", "n")
+        await settle(pilot)
+        assert screen.page.index == 1 and screen.query_one("#brands", DataTable).row_count == 50
+
+
+async def test_changes_view_lists_what_the_last_sync_found(own_sim, demo_credentials):
+    await synced_mirror(own_sim, demo_credentials["acme-sandbox"])
+    changed = own_sim.change_catalog(prices=3, stock=2, removed=1)
+    async with app_on(own_sim).run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = pilot.app.screen
+        await pilot.press("S")
+        await until(pilot, lambda: any("incremental" in n for n in notifications(pilot.app)))
+        await pilot.press("H")
+        await until(pilot, lambda: isinstance(pilot.app.screen, ChangesScreen))
+        table = pilot.app.screen.query_one(DataTable)
+        listed = {int(row[2]) for row in rows(table)}
+        assert listed == {*changed.priced, *changed.out_of_stock, *changed.back_in_stock, *changed.removed}
+        kinds = {row[1] for row in rows(table)}
+        assert "removed" in kinds and kinds <= {"price up", "price down", "out of stock", "back in stock", "removed"}
+        await pilot.press("escape")
+        await until(pilot, lambda: pilot.app.screen is screen)
+
+
+async def test_a_test_order_from_the_mirror_starts_from_the_live_product(own_sim, demo_credentials):
+    from tui.screens.test_order import TestOrderScreen
+
+    await synced_mirror(own_sim, demo_credentials["acme-sandbox"])
+    async with app_on(own_sim).run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await search(pilot, "acme")
+        await pilot.press("enter")  # leaves the search for the brands table
+        await pilot.press("enter", "enter")  # the brand, then its first product
+        await until(pilot, lambda: isinstance(pilot.app.screen, TestOrderScreen))
+        assert pilot.app.screen.product.id == 101
+
+
+def test_mirror_search_snapshot(own_sim, demo_credentials, snap_compare):
+    asyncio.run(synced_mirror(own_sim, demo_credentials["acme-sandbox"]))
+
+    async def check(pilot):
+        await settle(pilot)
+        await search(pilot, "books")
+        screen = pilot.app.screen
+        screen.query_one("#row-filter").cursor_blink = False  # shown, not blinking: the same picture every time
+        await until(pilot, lambda: screen.detail is not None and not screen.pager.busy)
+        await pilot.wait_for_scheduled_animations()
+
+    app = app_on(own_sim)
+    assert snap_compare(app, terminal_size=(160, 48), run_before=check)

@@ -1,0 +1,213 @@
+"""The Catalog screen's local mirror (tui.local.mirror): search as you type, sync, changes.
+
+With a mirror (a finished sync of this profile and environment), the Catalog
+screen pages through it: `/` searches every brand, product, category name and
+description of every country as you type, the v2 filters apply locally, and
+the pager says "mirror, synced 5 min ago". `l` switches to the live service
+and back; prices in another currency and catalog v1 are live only. Without a
+mirror the screen is as it was; `S` syncs one (a progress bar meanwhile),
+`H` shows what the syncs found changed.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import DataTable, Footer, ProgressBar, Static
+
+from tui.api.models import Brand, CatalogQuery
+from tui.core.safe_text import visible
+from tui.local.mirror import PRICE_DOWN, PRICE_UP, Change, Mirror, SearchFilters, has_mirror, mirror_path, sync
+from tui.screens.base import BaseScreen
+from widgets.money import format_money, format_range
+from widgets.pager import PageState
+from widgets.safe_text import safe
+
+MIRROR_BINDINGS = [
+    Binding("S", "sync_mirror", "Sync mirror", id="catalog.sync"),
+    Binding("H", "mirror_changes", "Changes", id="catalog.changes"),
+    Binding("l", "toggle_live", "Live/mirror", id="catalog.live"),
+]
+
+
+def mirror_filters(filters: dict[str, str]) -> SearchFilters:
+    """The screen's validated v2 filters, as the mirror applies them."""
+    product_id = filters.get("product_id")
+    return SearchFilters(country=filters.get("country") or None, currency=filters.get("currency") or None,
+                         name=filters.get("name") or None, brand_id=filters.get("brand_id") or None,
+                         product_id=int(product_id) if product_id else None,
+                         modified_since=filters.get("modified_since") or None)
+
+
+class MirrorSource(BaseScreen):
+    """The mirror side of the Catalog screen, which subclasses it."""
+
+    mirror: Mirror | None = None
+    live: bool = False  # `l`: the live service although a mirror exists
+    version: int
+    filters: dict[str, str]
+    page: PageState
+
+    def reload(self) -> None:
+        raise NotImplementedError
+
+    def open_mirror(self) -> None:
+        session = self.app.session
+        if self.mirror is None and has_mirror(session.profile.name, session.environment):
+            self.mirror = Mirror(mirror_path(session.profile.name, session.environment))
+
+    def close_mirror(self) -> None:
+        if self.mirror is not None:
+            self.mirror.close()
+            self.mirror = None
+
+    @property
+    def from_mirror(self) -> bool:
+        """Whether the rows come from the mirror: one exists, `l` did not ask for live, nothing live-only is asked."""
+        return (self.mirror is not None and not self.live and self.version == 2
+                and not self.filters.get("target_currency"))
+
+    def source_note(self) -> str:
+        if self.mirror is None:
+            return ""
+        last = self.mirror.last_sync()
+        age = f"synced {last.age()}" if last else "never synced"
+        if self.from_mirror:
+            return f"mirror, {age}"
+        target = self.filters.get("target_currency")
+        return f"live service (mirror {age})" + (f" · prices in {target.upper()}" if target else "")
+
+    def mirror_page(self, search: str) -> tuple[PageState, list[Brand]]:
+        assert self.mirror is not None
+        page: PageState = self.page
+        hits = self.mirror.search(search, mirror_filters(self.filters),
+                                  offset=page.index * page.size, limit=page.size)
+        return PageState(page.index, page.size, hits.count), [Brand.model_validate(b) for b in hits.brands]
+
+    # --- keys -----------------------------------------------------------------------------
+
+    def check_mirror_action(self, action: str) -> bool | None:
+        """`H` and `l` need a mirror (dimmed without one); `S` is always there."""
+        if action in ("mirror_changes", "toggle_live"):
+            return None if self.mirror is None else True
+        return True
+
+    def action_toggle_live(self) -> None:
+        if self.mirror is not None:
+            self.live = not self.live
+            self.page = PageState(0, self.page.size, 0)
+            self.reload()
+
+    def action_mirror_changes(self) -> None:
+        if self.mirror is not None:
+            self.app.push_screen(ChangesScreen(self.mirror))
+
+    def action_sync_mirror(self) -> None:
+        self.run_sync()
+
+    @work(exclusive=True, exit_on_error=False, group="mirror-sync")
+    async def run_sync(self) -> None:
+        session = self.app.session
+        bar = self.query_one("#sync-progress", ProgressBar)
+        bar.update(total=None, progress=0)
+        bar.display = True
+        try:
+            client = await session.client()
+            # Its own connection: the screen keeps reading the previous mirror until the sync commits.
+            with Mirror(mirror_path(session.profile.name, session.environment)) as writer:
+                result = await sync(writer, client, advance=lambda steps=1, total=None: bar.update(
+                    total=total if total is not None else bar.total, advance=steps))
+        finally:
+            bar.display = False
+        self.notify(f"Catalog mirror synced ({result.record.kind}): {result.record.products:,} products, "
+                    f"{result.changes:,} changes (H shows them).")
+        self.open_mirror()
+        self.refresh_bindings()
+        self.reload()
+
+    @work(exclusive=True, exit_on_error=False, group="catalog")
+    async def order_live_product(self, product_id: int) -> None:
+        """Orders start from the live product: stock and price may have moved since the sync."""
+        page = await (await self.app.session.client()).catalog(CatalogQuery(product_id=product_id))
+        found = [p for brand in page.items for p in brand.products if p.id == product_id]
+        if not found:
+            self.notify(f"Product {product_id} is no longer in the live catalog.", severity="warning")
+        elif found[0].count == 0:
+            self.notify(visible(f"{found[0].name} is out of stock now."), severity="warning", markup=False)
+        else:
+            self.app.open_test_order(found[0])
+
+
+def compose_sync_progress() -> ComposeResult:
+    bar = ProgressBar(id="sync-progress", show_eta=False)
+    bar.display = False
+    yield bar
+
+
+def price_text(low: Decimal | None, high: Decimal | None, currency: str) -> str:
+    return "" if low is None or high is None else format_range(low, high, currency)
+
+
+def change_row(change: Change) -> tuple[str | Text, ...]:
+    difference = change.difference if change.kind in (PRICE_UP, PRICE_DOWN) else None
+    shown = "" if difference is None else ("+" if difference > 0 else "") + format_money(difference, change.currency)
+    style = {"out of stock": "bold red", "removed": "red", "back in stock": "green", "new": "green"}.get(change.kind, "")
+    return (change.at.replace("T", " "), Text(change.kind, style=style), str(change.product_id), safe(change.product),
+            safe(change.brand), safe(change.country), price_text(change.old_min, change.old_max, change.currency),
+            price_text(change.new_min, change.new_max, change.currency), shown)
+
+
+class ChangesScreen(ModalScreen[None]):
+    """What the mirror's syncs found changed: the last sync's by default, `a` every one recorded."""
+
+    DEFAULT_CSS = """
+    ChangesScreen { align: center middle; }
+    ChangesScreen > Vertical { width: 95%; height: 90%; border: round $primary; background: $surface; }
+    ChangesScreen #changes-title { height: 1; padding: 0 1; }
+    ChangesScreen DataTable { height: 1fr; }
+    """
+    BINDINGS = [
+        Binding("escape", "dismiss", "Close", id="changes.close"),
+        Binding("a", "toggle_all", "Last sync/all", id="changes.all"),
+    ]
+    COLUMNS = ("At (UTC)", "Change", "Id", "Product", "Brand", "Ctry", "Old price", "New price", "Difference")
+
+    def __init__(self, mirror: Mirror) -> None:
+        super().__init__()
+        self.mirror = mirror
+        self.all = False
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static("", id="changes-title")
+            yield DataTable(id="changes", cursor_type="row", zebra_stripes=True)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(DataTable).add_columns(*self.COLUMNS)
+        self.show()
+
+    def show(self) -> None:
+        from datetime import datetime
+
+        found = self.mirror.changes(datetime.min if self.all else None)
+        table = self.query_one(DataTable)
+        table.clear()
+        table.add_rows(change_row(change) for change in reversed(found))  # newest first
+        what = "every change recorded" if self.all else "changes found by the last sync"
+        self.query_one("#changes-title", Static).update(
+            Text(f"Catalog mirror: {what} ({len(found)}). a: {'last sync' if self.all else 'all'}", style="bold"))
+        table.focus()
+
+    def action_toggle_all(self) -> None:
+        self.all = not self.all
+        self.show()
+
+    async def action_dismiss(self, result: None = None) -> None:
+        self.dismiss(result)
