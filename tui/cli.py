@@ -15,6 +15,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "accounts": ("tui.commands.accounts", "List the settlement accounts: currency, balance, active, sandbox."),
     "catalog": ("tui.commands.catalog", "Browse the catalog: brands and products, with filters and paging."),
     "order": ("tui.commands.order", "Show an order (optionally until it is final), or place one."),
+    "orders": ("tui.commands.orders", "List the order history of a range of days, one line per order line."),
     "payout": ("tui.commands.payout", "Check a recipient locally, redeem a payout, or show its status."),
     "notifications": ("tui.commands.notifications", "Show or set the order-callback configuration."),
     "listen": ("tui.commands.listen", "Receive order callbacks locally, verify them, and show them."),

@@ -47,8 +47,10 @@ class DemoBackend:
     def _run(self) -> None:
         try:
             from tui.simulator import SimulatorServer, SimulatorSettings
+            from tui.simulator.settings import DEMO_HISTORY
 
-            self.server = SimulatorServer(SimulatorSettings(port=self.port, timing="fast"))
+            self.server = SimulatorServer(SimulatorSettings(port=self.port, timing="fast", history=DEMO_HISTORY,
+                                                            place_limits=True))
             self.server.start()
         except BaseException as error:  # reported to whoever waits for the server
             self._error = error

@@ -10,18 +10,23 @@ from __future__ import annotations
 
 import click
 
+from tui.simulator.settings import DEMO_HISTORY
+
 
 @click.command(name="sim")
 @click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True, help="Port on 127.0.0.1; 0 picks a free one.")
 @click.option("--seed", type=int, default=1, show_default=True, help="Seed of the catalog, ids and faults.")
 @click.option("--brands", type=click.IntRange(1), default=300, show_default=True, help="Number of catalog brands.")
 @click.option("--faults", metavar="SPEC", default=None, help='Injected faults, e.g. "latency=50ms,5xx=0.1,drop=0.05,429=0.1".')
-def command(port: int, seed: int, brands: int, faults: str | None) -> None:
+@click.option("--history", type=click.IntRange(0), default=DEMO_HISTORY, show_default=True, metavar="N",
+              help="Orders seeded over the last 30 days (Get order and the order history find them).")
+def command(port: int, seed: int, brands: int, faults: str | None, history: int) -> None:
     """Run the service simulator on a local port."""
     from tui.simulator import DEMO_CREDENTIALS, SimulatorServer, SimulatorSettings
 
     try:
-        server = SimulatorServer(SimulatorSettings(seed=seed, brands=brands, faults=faults, port=port))
+        server = SimulatorServer(SimulatorSettings(seed=seed, brands=brands, faults=faults, port=port,
+                                                      history=history, place_limits=True))
     except ValueError as error:  # a bad --faults spec
         raise click.BadParameter(str(error), param_hint="--faults") from None
 

@@ -49,6 +49,9 @@ TIMING_PRESETS: dict[str, Timing] = {
 }
 
 
+DEMO_HISTORY = 200  # orders in the past of `giftdesk --demo` and `giftdesk sim`
+
+
 @dataclass(frozen=True)
 class SimulatorSettings:
     seed: int = 1
@@ -57,6 +60,8 @@ class SimulatorSettings:
     faults: str | None = None  # e.g. "latency=50ms,5xx=0.1,drop=0.05,429=0.1"
     host: str = "127.0.0.1"
     port: int = 0  # 0: a free port
+    history: int = 0  # orders seeded over the last 30 days (tui/simulator/history.py)
+    place_limits: bool = False  # refuse Place order calls that break the provider's pacing (429)
 
     def resolved_timing(self) -> Timing:
         if isinstance(self.timing, Timing):
