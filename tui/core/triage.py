@@ -56,10 +56,15 @@ def board_rows(lines: Iterable[OrderHistoryLine], *, now: datetime, stuck_after:
     return rows
 
 
+def order_count(rows: Iterable[BoardRow]) -> int:
+    return len({row.line.order_number for row in rows})
+
+
 def status_counts(rows: Sequence[BoardRow]) -> dict[str, int]:
-    """Lines per status, most first; stuck lines counted apart too (under "stuck")."""
-    counts = dict(Counter(row.line.status for row in rows).most_common())
-    stuck = sum(row.stuck for row in rows)
+    """Orders per status (an order of several lines counts once), most first; stuck orders counted apart too ("stuck")."""
+    orders = {row.line.order_number: row for row in rows}.values()
+    counts = dict(Counter(row.line.status for row in orders).most_common())
+    stuck = sum(row.stuck for row in orders)
     if stuck:
         counts[STUCK] = stuck
     return counts

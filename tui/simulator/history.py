@@ -188,6 +188,8 @@ def _place_funded(book: OrderBook, credential: DemoCredential, body: dict, openi
 def _move_back(order: Order, age: float, stuck: bool) -> None:
     order.created_at -= age
     order.created_wall -= timedelta(seconds=age)
+    for card in order.cards:
+        card.expires -= timedelta(seconds=age)
     if stuck:
         order.pending_until = age + STUCK_FOR_SECONDS
         order.processing_until = order.pending_until + order.created_until
