@@ -209,10 +209,14 @@ class ServiceClient:
 
         Paced to the provider's limits first (tui/api/pacing.py): this may wait.
         """
-        delay = self._pacer.reserve(line.product_id for line in order.products)
+        products = [line.product_id for line in order.products]
+        delay = self._pacer.reserve(products)
         if delay > 0:
             await self._sleep(delay)
-        response = await self._send("POST", CHECKOUT_PATH, json=order.to_wire(), retry_on=RetryOn.READ)
+        try:
+            response = await self._send("POST", CHECKOUT_PATH, json=order.to_wire(), retry_on=RetryOn.READ)
+        finally:
+            self._pacer.done(products)
         data = _json(response, CHECKOUT_PATH)
         if not isinstance(data, str):
             raise MalformedResponseError(f"POST {CHECKOUT_PATH}: expected the RequestId as a JSON string")

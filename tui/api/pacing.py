@@ -4,7 +4,9 @@ The provider's SDK documentation (DESIGN.md, "Facts"): at least 500 ms
 between two Place order calls, and at most 6 orders for the same product
 within one minute. `PlacePacer.reserve` gives each call the earliest moment
 that keeps both, and books it at once, so calls made side by side queue up
-instead of racing. One pacer per client: a one-shot command starts afresh
+instead of racing; `done` moves the booking to when the answer came, so the
+next call keeps its distance from when the service saw this one, however
+long the request took to arrive. One pacer per client: a one-shot command starts afresh
 (the service's 429 and the client's retry cover a burst of commands).
 """
 
@@ -46,3 +48,12 @@ class PlacePacer:
         for product in products:
             self._by_product[product].append(at)
         return at - now
+
+    def done(self, product_ids: Iterable[int]) -> None:
+        """The call's answer came (or it failed): count it from now."""
+        now = self.clock()
+        self._last = now if self._last is None else max(self._last, now)
+        for product in set(product_ids):
+            booked = self._by_product.get(product)
+            if booked:
+                booked[-1] = max(booked[-1], now)
