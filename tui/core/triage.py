@@ -120,5 +120,8 @@ SORT_KEYS: dict[str, Callable[[BoardRow], Any]] = {
 }
 
 
+NEWEST_FIRST = frozenset({"time"})  # columns that sort descending when first chosen; the others ascending
+
+
 def sorted_rows(rows: Iterable[BoardRow], column: str, *, descending: bool) -> list[BoardRow]:
     return sorted(rows, key=SORT_KEYS[column], reverse=descending)

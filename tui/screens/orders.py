@@ -24,7 +24,7 @@ from textual.widgets import DataTable, Static
 from styles import STYLES
 from tui.api.models import OrderHistoryLine
 from tui.core.dates import DayRange
-from tui.core.triage import DEFAULT_STUCK_MINUTES, STUCK, BoardRow, RowQuery, board_rows, filtered, order_count, sorted_rows, status_counts
+from tui.core.triage import DEFAULT_STUCK_MINUTES, NEWEST_FIRST, STUCK, BoardRow, RowQuery, board_rows, filtered, order_count, sorted_rows, status_counts
 from tui.screens.base import BaseScreen
 from widgets.date_range import RANGE_BINDINGS, DateRangeKeys
 from widgets.filter_bar import RowFilter
@@ -35,9 +35,9 @@ from widgets.status_badge import status_style
 # (column id for sorting, title, width): what matters in an incident comes first, so 80 columns show it.
 COLUMNS = (
     ("time", "Time (UTC)", 11),
-    ("status", "Status", 17),
+    ("status", "Status", 18),
     ("order", "Order", 10),
-    ("product", "Product", 22),
+    ("product", "Product", 16),
     ("denomination", "Denomination", 12),
     ("quantity", "Qty", 3),
     ("total", "Total", 14),
@@ -189,7 +189,8 @@ class OrdersScreen(DateRangeKeys, BaseScreen):
 
     def action_sort_next(self) -> None:
         keys = [key for key, _, _ in COLUMNS]
-        self.sort_by(keys[(keys.index(self.sort_column) + 1) % len(keys)], descending=self.descending)
+        column = keys[(keys.index(self.sort_column) + 1) % len(keys)]
+        self.sort_by(column, descending=column in NEWEST_FIRST)
 
     def action_sort_reverse(self) -> None:
         self.sort_by(self.sort_column, descending=not self.descending)
@@ -197,7 +198,7 @@ class OrdersScreen(DateRangeKeys, BaseScreen):
     @on(DataTable.HeaderSelected, "#orders-table")
     def header_selected(self, event: DataTable.HeaderSelected) -> None:
         column = str(event.column_key.value)
-        self.sort_by(column, descending=not self.descending if column == self.sort_column else False)
+        self.sort_by(column, descending=not self.descending if column == self.sort_column else column in NEWEST_FIRST)
 
     # --- what is shown around the table ---------------------------------------------
 
@@ -243,7 +244,8 @@ class OrdersScreen(DateRangeKeys, BaseScreen):
             line = row.line
             placed = f"{row.placed:%Y-%m-%d %H:%M:%S} UTC" if row.placed else "time unknown"
             parts = [line.order_number, f"RequestId {line.client_reference_number}", placed,
-                     line.client_name or "", line.channel or "", f"order total {line.total} {line.account_currency or ''}"]
+                     line.client_name or "", line.channel or "",
+                     "" if line.total is None else f"order total {format_money(line.total, line.account_currency or '')}"]
             detail = safe(" · ".join(part for part in parts if part))
             if row.stuck:
                 detail.append(f"\nnot final after {int(self.stuck_after.total_seconds() // 60)} minutes: "
