@@ -13,7 +13,6 @@ from datetime import UTC, date, datetime, timedelta
 import httpx
 import pytest
 from apps import app_on, demo_profiles, settle, until
-from textual.widgets import DataTable
 
 from tui.app import AppSettings, build_app
 from tui.core.dates import DayRange
@@ -22,6 +21,7 @@ from tui.screens.order import OrderScreen
 from tui.screens.orders import STUCK_MARK, OrdersScreen
 from tui.simulator import SimulatorServer, SimulatorSettings
 from widgets.filter_bar import RowFilter
+from widgets.row_table import RowTable
 
 SIZE = (80, 24)
 WIDE = (160, 48)
@@ -100,7 +100,7 @@ async def test_slash_filters_by_text_and_by_status(seeded, demo_credentials):
         assert set(column(screen, 1)) == {"Succeeded"}
         assert screen.table.row_count == sum(line["status"] == "Succeeded" for line in lines)
         await pilot.press("enter")  # keeps the filter, back to the table
-        assert isinstance(app.focused, DataTable) and screen.query_one(RowFilter).value == "status:succeeded"
+        assert isinstance(app.focused, RowTable) and screen.query_one(RowFilter).value == "status:succeeded"
 
 
 async def test_f_steps_through_the_statuses_then_stuck(seeded, demo_credentials):

@@ -19,7 +19,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.widgets import DataTable, Static
+from textual.widgets import Static
 
 from styles import STYLES
 from tui.api.models import OrderHistoryLine
@@ -29,19 +29,20 @@ from tui.screens.base import BaseScreen
 from widgets.date_range import RANGE_BINDINGS, DateRangeKeys
 from widgets.filter_bar import RowFilter
 from widgets.money import format_money
+from widgets.row_table import RowColumn, RowTable
 from widgets.safe_text import safe
 from widgets.status_badge import status_style
 
-# (column id for sorting, title, width): what matters in an incident comes first, so 80 columns show it.
+# Keys are the sort keys (tui.core.triage.SORT_KEYS); what matters in an incident comes first, so 80 columns show it.
 COLUMNS = (
-    ("time", "Time (UTC)", 11),
-    ("status", "Status", 18),
-    ("order", "Order", 10),
-    ("product", "Product", 16),
-    ("denomination", "Denomination", 12),
-    ("quantity", "Qty", 3),
-    ("total", "Total", 14),
-    ("request", "RequestId", 36),
+    RowColumn("time", "Time (UTC)", 11),
+    RowColumn("status", "Status", 18),
+    RowColumn("order", "Order", 10),
+    RowColumn("product", "Product", 16),
+    RowColumn("denomination", "Denomination", 12),
+    RowColumn("quantity", "Qty", 3),
+    RowColumn("total", "Total", 14),
+    RowColumn("request", "RequestId", 36),
 )
 STUCK_MARK = " ⚑ stuck"
 
@@ -72,6 +73,7 @@ def row_cells(row: BoardRow) -> tuple[Text, ...]:
 class OrdersScreen(DateRangeKeys, BaseScreen):
     destination = "orders"
     EXPORT_NAME = "orders"
+    AUTO_FOCUS = "#orders-table"
     CSS_PATH = STYLES / "orders.tcss"
     BINDINGS = [
         *RANGE_BINDINGS,
@@ -86,26 +88,26 @@ class OrdersScreen(DateRangeKeys, BaseScreen):
         super().__init__()
         self.day_range = DayRange.last_days(1, today=date.today())
         self.rows: list[BoardRow] = []  # every line of the range, in the sort order
-        self.cells: dict[int, tuple[Text, ...]] = {}  # id(row) -> its drawn cells, built once per load
+        self._cells: dict[int, tuple[Text, ...]] = {}  # id(row) -> its drawn cells, built when first drawn
         self.shown: list[BoardRow] = []  # the rows on screen, after the filter
         self.status_filter: str | None = None  # `f`: one status (or "stuck"), None for all
         self.sort_column = "time"
         self.descending = True
         self.problem: str | None = None  # why the last load failed
+        self.counts: dict[str, int] = {}  # orders per status (and stuck) of the whole range
+        self.orders = 0  # orders in the range
 
     def compose_body(self) -> ComposeResult:
         yield RowFilter(id="orders-filter")
         yield Static(id="orders-summary")
-        yield DataTable(id="orders-table", cursor_type="row", zebra_stripes=True)
+        yield RowTable(COLUMNS, cells=self.cells_of, id="orders-table")
         yield Static(id="orders-detail")
 
     @property
-    def table(self) -> DataTable:
-        return self.query_one("#orders-table", DataTable)
+    def table(self) -> RowTable:
+        return self.query_one("#orders-table", RowTable)
 
     def on_mount(self) -> None:
-        for key, title, width in COLUMNS:
-            self.table.add_column(title, width=width, key=key)
         self.table.focus()
         self.action_reload()
 
@@ -142,8 +144,10 @@ class OrdersScreen(DateRangeKeys, BaseScreen):
         """Rows from the service's lines; `now` (naive UTC) decides which are stuck."""
         moment = now or datetime.now(UTC).replace(tzinfo=None)
         rows = board_rows(lines, now=moment, stuck_after=self.stuck_after)
-        self.cells = {id(row): row_cells(row) for row in rows}
+        self._cells = {}
         self.rows = sorted_rows(rows, self.sort_column, descending=self.descending)
+        self.counts = status_counts(rows)
+        self.orders = order_count(rows)
         self._show_rows()
 
     # --- filter and sort -----------------------------------------------------------
@@ -154,9 +158,7 @@ class OrdersScreen(DateRangeKeys, BaseScreen):
 
     def _show_rows(self) -> None:
         self.shown = filtered(self.rows, self.row_query())
-        table = self.table
-        table.clear()
-        table.add_rows([self.cells[id(row)] for row in self.shown])
+        self.table.set_rows(self.shown)
         self._show_summary()
         self._show_detail()
 
@@ -175,7 +177,7 @@ class OrdersScreen(DateRangeKeys, BaseScreen):
 
     def action_next_status(self) -> None:
         """All, then each status on the board (most lines first), then stuck, then all again."""
-        choices: list[str | None] = [None, *(s for s in status_counts(self.rows) if s != STUCK)]
+        choices: list[str | None] = [None, *(s for s in self.counts if s != STUCK)]
         if any(row.stuck for row in self.rows):
             choices.append(STUCK)
         position = choices.index(self.status_filter) if self.status_filter in choices else 0
@@ -188,16 +190,16 @@ class OrdersScreen(DateRangeKeys, BaseScreen):
         self._show_rows()
 
     def action_sort_next(self) -> None:
-        keys = [key for key, _, _ in COLUMNS]
+        keys = [column.key for column in COLUMNS]
         column = keys[(keys.index(self.sort_column) + 1) % len(keys)]
         self.sort_by(column, descending=column in NEWEST_FIRST)
 
     def action_sort_reverse(self) -> None:
         self.sort_by(self.sort_column, descending=not self.descending)
 
-    @on(DataTable.HeaderSelected, "#orders-table")
-    def header_selected(self, event: DataTable.HeaderSelected) -> None:
-        column = str(event.column_key.value)
+    @on(RowTable.HeaderSelected, "#orders-table")
+    def header_selected(self, event: RowTable.HeaderSelected) -> None:
+        column = event.column.key
         self.sort_by(column, descending=not self.descending if column == self.sort_column else column in NEWEST_FIRST)
 
     # --- what is shown around the table ---------------------------------------------
@@ -209,14 +211,14 @@ class OrdersScreen(DateRangeKeys, BaseScreen):
         elif not self.rows:
             summary.append("no orders · t today · d 24 h · k 7 days · R a range of days", style="dim")
         else:
-            summary.append(f"{order_count(self.rows)} orders ({len(self.rows)} lines): ")
+            summary.append(f"{self.orders} orders ({len(self.rows)} lines): ")
             parts = []
-            for status, count in status_counts(self.rows).items():
+            for status, count in self.counts.items():
                 style = "bold red" if status == STUCK else status_style(status)
                 label = f"stuck > {int(self.stuck_after.total_seconds() // 60)} min" if status == STUCK else status
                 parts.append(Text.assemble((str(count), "bold"), " ", safe(label, style=style)))
             summary.append_text(Text(" · ").join(parts))
-            title = next(title for key, title, _ in COLUMNS if key == self.sort_column)
+            title = next(column.title for column in COLUMNS if column.key == self.sort_column)
             summary.append(f"  ·  by {title} {'↓' if self.descending else '↑'}", style="dim")
             query = self.row_query()
             if query:
@@ -227,6 +229,16 @@ class OrdersScreen(DateRangeKeys, BaseScreen):
     def _describe(query: RowQuery) -> str:
         return " ".join([*(f"status:{s}" for s in sorted(query.statuses)), *query.words])
 
+    def export_rows(self) -> tuple[list[str], list[list[str]]]:
+        """Every line the filter keeps, in the board's order, as drawn (the table draws only what is in view)."""
+        return [column.title for column in COLUMNS], [[cell.plain for cell in self.cells_of(row)] for row in self.shown]
+
+    def cells_of(self, row: BoardRow) -> tuple[Text, ...]:
+        cells = self._cells.get(id(row))
+        if cells is None:
+            cells = self._cells[id(row)] = row_cells(row)
+        return cells
+
     def highlighted_row(self) -> BoardRow | None:
         row = self.table.cursor_row
         return self.shown[row] if 0 <= row < len(self.shown) else None
@@ -236,7 +248,7 @@ class OrdersScreen(DateRangeKeys, BaseScreen):
         row = self.highlighted_row()
         return row.request_id if row else None
 
-    @on(DataTable.RowHighlighted, "#orders-table")
+    @on(RowTable.RowHighlighted, "#orders-table")
     def _show_detail(self) -> None:
         row = self.highlighted_row()
         detail = Text("")
@@ -252,7 +264,7 @@ class OrdersScreen(DateRangeKeys, BaseScreen):
                               "enter opens the order", style="bold red")
         self.query_one("#orders-detail", Static).update(detail)
 
-    @on(DataTable.RowSelected, "#orders-table")
+    @on(RowTable.RowSelected, "#orders-table")
     async def open_order(self) -> None:
         request_id = self.highlighted_request_id()
         if request_id:
