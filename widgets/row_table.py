@@ -141,8 +141,9 @@ class RowTable(ScrollView, can_focus=True):
         key = (self.has_focus, self.app.theme)
         if self._style_key != key:
             self._style_key = key
-            self._style_set = (self.rich_style, *(self.get_component_rich_style(name) for name in
-                               ("row-table--header", "row-table--even", "row-table--cursor")))
+            component = self.get_component_rich_style
+            self._style_set = (self.rich_style, component("row-table--header"), component("row-table--even"),
+                               component("row-table--cursor"))
         return self._style_set
 
     def render_line(self, y: int) -> Strip:
