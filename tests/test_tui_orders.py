@@ -7,6 +7,7 @@ dates, so that they do not move with the clock.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from datetime import UTC, date, datetime, timedelta
 
@@ -18,7 +19,7 @@ from tui.app import AppSettings, build_app
 from tui.core.dates import DayRange
 from tui.core.triage import DEFAULT_STUCK_MINUTES
 from tui.screens.order import OrderScreen
-from tui.screens.orders import STUCK_MARK, OrdersScreen
+from tui.screens.orders import COLUMNS, STUCK_MARK, OrdersScreen
 from tui.simulator import SimulatorServer, SimulatorSettings
 from widgets.filter_bar import RowFilter
 from widgets.row_table import RowTable
@@ -132,6 +133,37 @@ async def test_s_sorts_by_each_column_and_S_reverses(seeded):
         totals = [row.line.sub_total for row in screen.shown]
         assert totals == sorted(totals, reverse=True)
         assert "by Total ↓" in summary(screen)
+
+
+async def test_e_exports_every_line_the_filter_keeps(seeded, tmp_path):
+    app = app_on(seeded)
+    async with app.run_test(size=SIZE) as pilot:  # 80 columns: far fewer rows drawn than exported
+        screen = await open_board(pilot)
+        await pilot.press("k")
+        await until(pilot, lambda: not screen.table.loading and screen.day_range.start != screen.day_range.end)
+        await settle(pilot)
+        await pilot.press("slash", *"status:succeeded", "enter", "e")
+        await pilot.pause()
+        await pilot.press("j")
+        await pilot.pause()
+        [path] = list((tmp_path / "data" / "exports").iterdir())
+        records = json.loads(path.read_text())
+        assert len(records) == len(screen.shown) > screen.table.size.height
+        assert {record["Status"] for record in records} == {"Succeeded"}
+        assert [record["RequestId"] for record in records] == [row.request_id for row in screen.shown]
+
+
+async def test_a_click_on_a_header_sorts_by_it(seeded):
+    app = app_on(seeded)
+    async with app.run_test(size=WIDE) as pilot:
+        screen = await open_board(pilot)
+        x = sum(column.width + 2 for column in COLUMNS[:3]) + 2  # inside "Product"
+        await pilot.click("#orders-table", offset=(x, 0))
+        assert screen.sort_column == "product" and not screen.descending
+        products = [(row.line.product_name or "").lower() for row in screen.shown]
+        assert products == sorted(products)
+        await pilot.click("#orders-table", offset=(x, 0))
+        assert screen.descending
 
 
 async def test_enter_opens_the_order_inspector_on_its_request_id(seeded):

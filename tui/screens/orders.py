@@ -223,7 +223,7 @@ class OrdersScreen(DateRangeKeys, BaseScreen):
             query = self.row_query()
             if query:
                 summary.append_text(safe(f"  ·  {len(self.shown)} shown ({self._describe(query)})", style="italic"))
-        self.query_one("#orders-summary", Static).update(summary)
+        self.query_one("#orders-summary", Static).update(summary, layout=False)
 
     @staticmethod
     def _describe(query: RowQuery) -> str:
@@ -262,7 +262,7 @@ class OrdersScreen(DateRangeKeys, BaseScreen):
             if row.stuck:
                 detail.append(f"\nnot final after {int(self.stuck_after.total_seconds() // 60)} minutes: "
                               "enter opens the order", style="bold red")
-        self.query_one("#orders-detail", Static).update(detail)
+        self.query_one("#orders-detail", Static).update(detail, layout=False)
 
     @on(RowTable.RowSelected, "#orders-table")
     async def open_order(self) -> None:
