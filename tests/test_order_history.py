@@ -11,7 +11,11 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import re
+import signal
+import subprocess
+import sys
 import uuid
 from collections import defaultdict
 from datetime import UTC, date, datetime, timedelta
@@ -271,3 +275,26 @@ def test_profile_stuck_threshold_is_optional_and_positive():
     assert updated_profile(profile, stuck_after_minutes=5).stuck_after_minutes == 5
     with pytest.raises(ConfigError):
         updated_profile(profile, stuck_after_minutes=0)
+
+
+def test_demo_commands_have_a_seeded_past():
+    from tui.simulator.settings import DEMO_HISTORY
+
+    result = CliRunner().invoke(main, ["--demo", "orders", "list", "--from", "30d", "--json"], catch_exceptions=False)
+    assert result.exit_code == 0
+    lines = json.loads(result.stdout)
+    assert len({line["orderNumber"] for line in lines}) == DEMO_HISTORY
+
+
+def test_giftdesk_sim_seeds_the_history_it_is_given(demo_credentials):
+    process = subprocess.Popen(
+        [sys.executable, "-c", "from tui.commands.sim import command; command()", "--brands", "50", "--history", "7"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    try:
+        base_url = process.stdout.readline().split(" on ")[1].split()[0]
+        response = httpx.get(base_url + HISTORY, params=last_30_days(), auth=demo_credentials["acme-sandbox"].auth)
+        assert len({line["orderNumber"] for line in response.json()}) == 7
+    finally:
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=10) == 0
