@@ -15,7 +15,13 @@ CSV_FIELDS = ("orderDate", "orderNumber", "clientReferenceNumber", "clientName",
 
 @click.group("orders")
 def command() -> None:
-    """List the order history (one line per order line)."""
+    """List the order history (one line per order line).
+
+    \b
+    Examples:
+      giftdesk orders list --from today
+      giftdesk orders list --from 7d --status Pending --json
+    """
 
 
 @command.command("list")

@@ -140,10 +140,9 @@ class OrdersScreen(DateRangeKeys, BaseScreen):
         self.problem = None
         self.show_lines(lines)
 
-    def show_lines(self, lines: list[OrderHistoryLine], *, now: datetime | None = None) -> None:
-        """Rows from the service's lines; `now` (naive UTC) decides which are stuck."""
-        moment = now or datetime.now(UTC).replace(tzinfo=None)
-        rows = board_rows(lines, now=moment, stuck_after=self.stuck_after)
+    def show_lines(self, lines: list[OrderHistoryLine]) -> None:
+        """Rows from the service's lines; which are stuck is decided now."""
+        rows = board_rows(lines, now=datetime.now(UTC).replace(tzinfo=None), stuck_after=self.stuck_after)
         self._cells = {}
         self.rows = sorted_rows(rows, self.sort_column, descending=self.descending)
         self.counts = status_counts(rows)
@@ -158,9 +157,8 @@ class OrdersScreen(DateRangeKeys, BaseScreen):
 
     def _show_rows(self) -> None:
         self.shown = filtered(self.rows, self.row_query())
-        self.table.set_rows(self.shown)
+        self.table.set_rows(self.shown)  # posts RowHighlighted: the detail line follows
         self._show_summary()
-        self._show_detail()
 
     def action_filter(self) -> None:
         self.query_one(RowFilter).open()
