@@ -13,11 +13,12 @@ import platform
 import sys
 import time
 
-from bench import catalog_mirror, catalog_paging, cli_order_show, cpu_idle, demo_launch, sim_catalog
+from bench import catalog_mirror, catalog_paging, cli_order_show, cpu_idle, demo_launch, orders_board, sim_catalog
 from bench.common import ROOT, Figure, load_average
 
 RESULTS = ROOT / "bench" / "results.md"
 MODULES = (demo_launch, cli_order_show, catalog_paging, sim_catalog, cpu_idle,  # figures 1, 2, 3-4, 5, 6
+           orders_board,  # 13
            catalog_mirror)  # 15-18: run one module alone with `python -m bench.catalog_mirror [--quick]`
 
 

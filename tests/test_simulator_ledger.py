@@ -128,3 +128,20 @@ def test_exchange_rates_three_behaviours_and_a_refusal(acme):
         "baseCurrencyCode": "EUR", "rates": [{"currencyCode": "USD", "value": Decimal("1.086957")}]}
     refused = http.get(RATES, params={"currency": "XYZ"})
     assert (refused.status_code, refused.json()) == (400, "Unsupported currency")
+
+
+def test_a_seeded_past_has_its_transactions_on_the_orders_days_and_they_add_up(sim_factory, demo_credentials):
+    """Seeded orders are charged now and moved back; their transactions move with them, and a
+    history that drains an account raises its opening balance instead of breaking the ledger."""
+    sim = sim_factory(history=2000, seed=3)
+    transactions = sim.state.orders.ledger.transactions["acme-sandbox"]
+    assert len(transactions) == 2000
+    assert all(t.at == t.order.created_wall for t in transactions)
+    assert len({t.at.date() for t in transactions}) > 20  # spread over the 30 days, not all today
+    by_account: dict[int, list] = {}
+    for t in transactions:
+        by_account.setdefault(t.order.account.id, []).append(t)
+    for account_transactions in by_account.values():
+        for before, after in zip(account_transactions, account_transactions[1:]):
+            assert after.balance_after - before.balance_after == after.amount
+        assert account_transactions[-1].balance_after == account_transactions[-1].order.account.balance

@@ -24,6 +24,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "accounts": ("tui.commands.accounts", "List the settlement accounts and balances."),
     "catalog": ("tui.commands.catalog", "Browse brands and products, filtered and paged."),
     "completion": ("tui.commands.completion", "Print the shell completion script (bash, zsh, fish)."),
+    "orders": ("tui.commands.orders", "List the order lines of a range of days."),
     "order": ("tui.commands.order", "Show an order, or place one."),
     "payout": ("tui.commands.payout", "Check a recipient, redeem a payout, show its status."),
     "notifications": ("tui.commands.notifications", "Show or set the order-callback configuration."),

@@ -48,8 +48,10 @@ class DemoBackend:
     def _run(self) -> None:
         try:
             from tui.simulator import SimulatorServer, SimulatorSettings
+            from tui.simulator.settings import DEMO_HISTORY
 
-            self.server = SimulatorServer(SimulatorSettings(port=self.port, timing="fast", catalog_refresh_seconds=DEMO_CATALOG_REFRESH_SECONDS))
+            self.server = SimulatorServer(SimulatorSettings(port=self.port, timing="fast", history=DEMO_HISTORY, place_limits=True,
+                                                            catalog_refresh_seconds=DEMO_CATALOG_REFRESH_SECONDS))
             self.server.start()
         except BaseException as error:  # reported to whoever waits for the server
             self._error = error

@@ -19,7 +19,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import date
 from enum import Flag, auto
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 from urllib.parse import quote
 
 import httpx
@@ -42,12 +42,14 @@ from tui.api.models import (
     CatalogQuery,
     NotificationConfig,
     Order,
+    OrderHistoryLine,
     PayoutStatus,
     PlaceOrder,
     RedeemRequest,
     RedeemResult,
 )
 from tui.api.money_models import ExchangeRates, TransactionsReport
+from tui.api.pacing import PlacePacer
 from tui.api.payout_rules import validate_redeem
 from tui.api.redact import mask_text, register_secret
 from tui.api.weblink import weblink_token
@@ -59,6 +61,7 @@ CATALOG_V2_PATH = "/api/integration/v2.0/catalog"
 CATALOG_V1_PATH = "/api/integration/v1.0/catalog"
 CHECKOUT_PATH = "/api/integration/v1.0/orders/checkout"
 ORDER_PATH = "/api/integration/v1.0/orders/{request_id}"
+ORDER_HISTORY_PATH = "/api/integration/v1.0/orders"
 NOTIFICATION_PATH = "/api/Integration/v1/notification"
 REDEEM_PATH = "/api/Integration/v2/payout/redeem/{token}"
 PAYOUT_STATUS_PATH = "/api/Integration/v2/payout/status/{token}"
@@ -66,6 +69,12 @@ TRANSACTIONS_PATH = "/api/integration/v1.0/transactions"
 EXCHANGE_RATES_PATH = "/api/integration/v1.0/exchange-rates"
 
 DEFAULT_TIMEOUT = httpx.Timeout(10.0, connect=5.0)
+
+class WireDays(Protocol):
+    """A day range as the history endpoints take it: `{"startDate": ..., "endDate": ...}`."""
+
+    def to_wire(self) -> dict[str, str]: ...
+
 
 OnRetry = Callable[[int, float, str], None]
 Sleep = Callable[[float], Awaitable[None]]
@@ -153,6 +162,7 @@ class ServiceClient:
         on_retry: OnRetry | None = None,
         sleep: Sleep = event_loop_sleep,
         rand: Callable[[], float] = random.random,
+        pacer: PlacePacer | None = None,
     ) -> None:
         secret = client_secret if isinstance(client_secret, SecretStr) else SecretStr(client_secret)
         register_secret(secret)
@@ -162,6 +172,7 @@ class ServiceClient:
         self.on_retry = on_retry
         self._sleep = sleep
         self._rand = rand
+        self._pacer = pacer or PlacePacer()
         self._http = httpx.AsyncClient(
             base_url=self.base_url,
             auth=httpx.BasicAuth(client_id, secret.get_secret_value()),
@@ -199,8 +210,18 @@ class ServiceClient:
         return _parse_list(Brand, _field(data, "brands", CATALOG_V1_PATH), CATALOG_V1_PATH)
 
     async def place_order(self, order: PlaceOrder) -> str:
-        """Place an order; returns the RequestId the service echoes. Retries reuse `order.request_id`."""
-        response = await self._send("POST", CHECKOUT_PATH, json=order.to_wire(), retry_on=RetryOn.READ)
+        """Place an order; returns the RequestId the service echoes. Retries reuse `order.request_id`.
+
+        Paced to the provider's limits first (tui/api/pacing.py): this may wait.
+        """
+        products = [line.product_id for line in order.products]
+        delay = self._pacer.reserve(products)
+        if delay > 0:
+            await self._sleep(delay)
+        try:
+            response = await self._send("POST", CHECKOUT_PATH, json=order.to_wire(), retry_on=RetryOn.READ)
+        finally:
+            self._pacer.done(products)
         data = _json(response, CHECKOUT_PATH)
         if not isinstance(data, str):
             raise MalformedResponseError(f"POST {CHECKOUT_PATH}: expected the RequestId as a JSON string")
@@ -209,6 +230,11 @@ class ServiceClient:
     async def get_order(self, request_id: str) -> Order:
         path = ORDER_PATH.format(request_id=quote(request_id.strip(), safe=""))
         return _parse(Order, await self._get_json(path), path)
+
+    async def order_history(self, day_range: WireDays) -> list[OrderHistoryLine]:
+        """Every order line of the days in `day_range` (a tui.core.dates.DayRange: both days included)."""
+        data = await self._get_json(ORDER_HISTORY_PATH, params=day_range.to_wire())
+        return _parse_list(OrderHistoryLine, data, ORDER_HISTORY_PATH)
 
     async def get_notifications(self) -> NotificationConfig:
         return _parse(NotificationConfig, await self._get_json(NOTIFICATION_PATH), NOTIFICATION_PATH)

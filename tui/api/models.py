@@ -132,6 +132,27 @@ class Order(WireModel):
         return [card for item in self.items for card in item.cards]
 
 
+class OrderHistoryLine(WireModel):
+    """One order line of the order history (DESIGN.md "Facts"); open the order by `client_reference_number`.
+
+    Fields in the documented order, so that `to_wire` gives them back as the service sends them.
+    """
+
+    client_name: str | None = None
+    order_number: str
+    order_date: str | None = None
+    client_reference_number: str  # the RequestId
+    channel: str | None = None
+    product_name: str | None = None
+    denomination: str | None = None  # e.g. "USD 10"
+    quantity: int | None = None
+    unit_price: Decimal | None = None
+    sub_total: Decimal | None = None
+    total: Decimal | None = None
+    account_currency: str | None = None
+    status: str
+
+
 class NotificationConfig(WireModel):
     notification_url: str = ""  # empty disables callbacks
     notification_url_sandbox: str = ""

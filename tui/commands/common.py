@@ -217,9 +217,10 @@ def opened_profile(options: Options) -> Iterator[Profile]:
 
     if options.demo:
         from tui.simulator import DEMO_CREDENTIALS, SimulatorServer, SimulatorSettings
+        from tui.simulator.settings import DEMO_HISTORY
 
         credential = next(c for c in DEMO_CREDENTIALS if c.name == DEMO_CREDENTIAL)
-        with SimulatorServer(SimulatorSettings(timing="fast")) as sim:
+        with SimulatorServer(SimulatorSettings(timing="fast", history=DEMO_HISTORY, place_limits=True)) as sim:
             yield demo_profile("demo", credential.environment, sim.base_url,
                                credential.client_id, credential.client_secret)
         return

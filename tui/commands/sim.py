@@ -11,6 +11,7 @@ from __future__ import annotations
 import click
 
 from tui.commands.common import debug_option
+from tui.simulator.settings import DEMO_HISTORY
 
 
 @click.command(name="sim")
@@ -20,8 +21,10 @@ from tui.commands.common import debug_option
 @click.option("--brands", type=click.IntRange(1), default=300, show_default=True, metavar="N",
               help="Number of catalog brands.")
 @click.option("--faults", metavar="SPEC", default=None, help='Injected faults, e.g. "latency=50ms,5xx=0.1,drop=0.05,429=0.1".')
+@click.option("--history", type=click.IntRange(0), default=DEMO_HISTORY, show_default=True, metavar="N",
+              help="Orders seeded over the last 30 days (Get order and the order history find them).")
 @debug_option
-def command(port: int, seed: int, brands: int, faults: str | None) -> None:
+def command(port: int, seed: int, brands: int, faults: str | None, history: int) -> None:
     """Run the service simulator on a local port.
 
     Prints its base URL and an `export ...` line per demo credential; point
@@ -31,11 +34,13 @@ def command(port: int, seed: int, brands: int, faults: str | None) -> None:
     Examples:
       giftdesk sim --port 8080
       giftdesk sim --brands N --faults latency=50ms,5xx=0.1
+      giftdesk sim --history 500 --seed 7
     """
     from tui.simulator import DEMO_CREDENTIALS, SimulatorServer, SimulatorSettings
 
     try:
-        server = SimulatorServer(SimulatorSettings(seed=seed, brands=brands, faults=faults, port=port))
+        server = SimulatorServer(SimulatorSettings(seed=seed, brands=brands, faults=faults, port=port,
+                                                      history=history, place_limits=True))
     except ValueError as error:  # a bad --faults spec
         raise click.BadParameter(str(error), param_hint="--faults") from None
 

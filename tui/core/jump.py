@@ -15,7 +15,7 @@ from tui.core.navigation import BY_NAME
 _TAKES_ARGUMENT = {"order", "payout", "profiles"}
 # Short forms a person types without thinking.
 _ALIASES = {
-    "o": "order", "orders": "order",
+    "o": "order",
     "p": "payout", "payouts": "payout",
     "profile": "profiles",
     "account": "accounts", "acct": "accounts",

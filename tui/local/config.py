@@ -99,6 +99,8 @@ class Profile(BaseModel):
     secret: SecretSource
     default_account: StrictInt | None = Field(default=None, ge=0)
     readonly: bool = False
+    # The Orders board flags a non-final order older than this (None: tui.core.triage's default, 15).
+    stuck_after_minutes: StrictInt | None = Field(default=None, ge=1)
 
     @field_validator("name")
     @classmethod

@@ -78,9 +78,12 @@ class BaseScreen(Screen):
         """The table `e` exports; a screen with several names its own."""
         return self.query_one(DataTable)
 
+    def export_rows(self) -> tuple[list[str], list[list[str]]]:
+        """Column titles and rows `e` writes: the export table as drawn; a screen without a DataTable gives its own."""
+        return table_as_shown(self.export_table())
+
     def action_export(self) -> None:
-        table = self.export_table()
-        headers, rows = table_as_shown(table)
+        headers, rows = self.export_rows()
 
         def write(fmt: ExportFormat | None) -> None:
             if fmt is None or self.EXPORT_NAME is None:

@@ -6,6 +6,7 @@ import asyncio
 import base64
 import binascii
 import json
+import math
 from collections.abc import Awaitable, Callable
 
 from starlette.applications import Starlette
@@ -15,9 +16,11 @@ from starlette.routing import Route
 
 from .catalog import Catalog, CatalogQuery, CatalogQueryError
 from .credentials import DEMO_CREDENTIALS, DemoCredential
+from .history import HISTORY_PATH, history_endpoint
 from .money_endpoints import exchange_rates, transactions
 from .notifications import NotificationConfigInvalid, Notifier
 from .orders import OrderBook, OrderRejected
+from .pacing import PlaceOrderLimits
 from .payouts import PayoutDesk, RedeemRefused, parse_redeem_body
 from .settings import Timing
 
@@ -37,6 +40,7 @@ class SimulatorState:
         self.payouts = PayoutDesk(self.orders, timing, seed)
         self.notifier = Notifier(timing)
         self.credentials = {c.client_id: c for c in DEMO_CREDENTIALS}
+        self.place_limits: PlaceOrderLimits | None = None  # SimulatorSettings.place_limits
 
 
 Handler = Callable[[Request, DemoCredential], Awaitable[Response]]
@@ -96,8 +100,11 @@ def build_app(state: SimulatorState) -> Starlette:
         return JSONResponse(state.catalog.page(query))
 
     async def checkout(request, credential):
+        body = await json_body(request)
+        if state.place_limits and (wait := state.place_limits.admit(credential.name, body)) is not None:
+            return Response(status_code=429, headers={"Retry-After": str(math.ceil(wait))})
         try:
-            order = state.orders.place(credential, await json_body(request))
+            order = state.orders.place(credential, body)
         except OrderRejected as rejected:
             return text(400, str(rejected))
         state.notifier.schedule(order)
@@ -143,6 +150,7 @@ def build_app(state: SimulatorState) -> Starlette:
         Route("/api/integration/v1.0/catalog", endpoint(catalog_v1), methods=["GET"]),
         Route("/api/integration/v2.0/catalog", endpoint(catalog_v2), methods=["GET"]),
         Route("/api/integration/v1.0/orders/checkout", endpoint(checkout), methods=["POST"]),
+        Route(HISTORY_PATH, endpoint(history_endpoint(state.orders)), methods=["GET"]),
         Route("/api/integration/v1.0/orders/{request_id}", endpoint(get_order), methods=["GET"]),
         Route("/api/integration/v1.0/transactions", endpoint(transactions(state.orders.ledger)), methods=["GET"]),
         Route("/api/integration/v1.0/exchange-rates", endpoint(exchange_rates), methods=["GET"]),

@@ -11,7 +11,7 @@ as the provider's fixed-width column sends it, nested `orderItems`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING
@@ -21,7 +21,7 @@ from .rates import convert, rate
 
 if TYPE_CHECKING:
     from .catalog import Product
-    from .orders import Order, OrderLine
+    from .orders import Account, Order, OrderLine
 
 TRANSACTION_ID_WIDTH = 16  # the provider pads its ids with spaces to a fixed width
 DISCOUNT_TYPE = "Percentage"
@@ -52,7 +52,11 @@ class Transaction:
     order: Order
     amount: Decimal  # signed: a charge is negative
     balance_after: Decimal
-    at: datetime  # naive UTC
+
+    @property
+    def at(self) -> datetime:
+        """Naive UTC: the charge is made when the order is (a seeded past order moves both)."""
+        return self.order.created_wall
 
     def to_json(self) -> dict:
         order, currency = self.order, self.order.account.currency
@@ -119,11 +123,16 @@ class Ledger:
             order=order,
             amount=-order.total,
             balance_after=order.account.balance,
-            at=order.created_wall,
         )
         self._next_id += 1
         self.transactions.setdefault(order.credential.name, []).append(transaction)
         return transaction
+
+    def raise_opening_balance(self, account: Account, amount: Decimal) -> None:
+        """The account held `amount` more from the start: every balance after its charges so far moves up too."""
+        for name, transactions in self.transactions.items():
+            self.transactions[name] = [replace(t, balance_after=t.balance_after + amount) if t.order.account is account else t
+                                       for t in transactions]
 
     def between(self, credential_name: str, start: date, end: date) -> list[Transaction]:
         return [t for t in self.transactions.get(credential_name, []) if start <= t.at.date() <= end]

@@ -14,6 +14,8 @@ import uvicorn
 from .app import SimulatorState, build_app
 from .catalog import build_catalog
 from .faults import FaultInjector, FaultSpec
+from .history import seed_history
+from .pacing import PlaceOrderLimits
 
 if TYPE_CHECKING:
     from starlette.types import ASGIApp
@@ -37,6 +39,9 @@ class SimulatorServer:
             self.settings.resolved_timing(),
             self.settings.seed,
         )
+        seed_history(self.state.orders, self.settings.history, self.settings.seed)
+        if self.settings.place_limits:
+            self.state.place_limits = PlaceOrderLimits()
         # The catalog never changes: keep its (up to ~100,000 products') objects out of
         # the collector's full passes, which would otherwise pause the whole process,
         # the TUI beside it included, for every one of them.

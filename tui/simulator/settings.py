@@ -49,6 +49,9 @@ TIMING_PRESETS: dict[str, Timing] = {
 }
 
 
+DEMO_HISTORY = 200  # orders in the past of `giftdesk --demo` and `giftdesk sim`
+
+
 @dataclass(frozen=True)
 class SimulatorSettings:
     seed: int = 1
@@ -58,6 +61,8 @@ class SimulatorSettings:
     host: str = "127.0.0.1"
     port: int = 0  # 0: a free port
     catalog_refresh_seconds: float | None = None  # re-price some products this often (catalog_changes)
+    history: int = 0  # orders seeded over the last 30 days (tui/simulator/history.py)
+    place_limits: bool = False  # refuse Place order calls that break the provider's pacing (429)
 
     def resolved_timing(self) -> Timing:
         if isinstance(self.timing, Timing):

@@ -1,0 +1,139 @@
+"""Place order pacing: at least 500 ms between calls, at most 6 orders of a product a minute.
+
+The client's rule (tui/api/pacing.py) and the simulator's (tui/simulator/pacing.py)
+are separate implementations of the same documented limits (DESIGN.md, "Facts"):
+each is checked on a clock we move by hand, then both together over loopback.
+"""
+
+from __future__ import annotations
+
+import itertools
+import uuid
+
+import httpx
+import pytest
+
+from tui.api.client import NO_RETRY, ServiceClient
+from tui.api.errors import RateLimitedError
+from tui.api.models import OrderLine, PlaceOrder
+from tui.api.pacing import PlaceLimits, PlacePacer
+from tui.simulator.pacing import PlaceOrderLimits
+
+CHECKOUT = "/api/integration/v1.0/orders/checkout"
+FIXED_PRODUCT, OTHER_PRODUCT, VALUE = 101, 102, 25
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def body(*products: int) -> dict:
+    return {"RequestId": str(uuid.uuid4()), "AccountId": 1001,
+            "Products": [{"ProductId": p, "Quantity": 1, "Value": VALUE} for p in products]}
+
+
+# --- the client's rule ----------------------------------------------------------------------
+
+
+def test_pacer_keeps_half_a_second_between_calls():
+    clock = Clock()
+    pacer = PlacePacer(clock=clock)
+    assert pacer.reserve([FIXED_PRODUCT]) == 0
+    assert pacer.reserve([OTHER_PRODUCT]) == pytest.approx(0.5)  # booked at once: side by side calls queue up
+    assert pacer.reserve([OTHER_PRODUCT + 1]) == pytest.approx(1.0)
+    clock.now += 5
+    assert pacer.reserve([FIXED_PRODUCT]) == 0
+
+
+def test_pacer_counts_a_call_from_when_its_answer_came():
+    clock = Clock()
+    pacer = PlacePacer(clock=clock)
+    pacer.reserve([FIXED_PRODUCT])
+    clock.now += 2.0  # a slow request: the service may have seen it late
+    pacer.done([FIXED_PRODUCT])
+    assert pacer.reserve([OTHER_PRODUCT]) == pytest.approx(0.5)
+
+
+def test_pacer_allows_six_orders_of_a_product_a_minute():
+    clock = Clock()
+    pacer = PlacePacer(clock=clock)
+    for _ in range(6):
+        clock.now += pacer.reserve([FIXED_PRODUCT])
+    first = 1000.0
+    assert pacer.reserve([FIXED_PRODUCT]) == pytest.approx(first + 60 - clock.now)  # the 7th waits for the 1st to age out
+    assert pacer.reserve([OTHER_PRODUCT]) == pytest.approx(first + 60.5 - clock.now)  # and the next call after it
+
+
+def test_pacer_counts_every_product_of_an_order_once():
+    clock = Clock()
+    pacer = PlacePacer(PlaceLimits(min_interval=0.0, per_product=2, window=60.0), clock=clock)
+    assert pacer.reserve([FIXED_PRODUCT, FIXED_PRODUCT, OTHER_PRODUCT]) == 0
+    assert pacer.reserve([OTHER_PRODUCT]) == 0
+    assert pacer.reserve([OTHER_PRODUCT]) == pytest.approx(60)
+    assert pacer.reserve([FIXED_PRODUCT]) == pytest.approx(60)  # after the booked one above, not before it
+
+
+async def test_client_waits_before_sending_a_call_too_soon():
+    clock, sent, sleeps = Clock(), [], []
+
+    def service(request: httpx.Request) -> httpx.Response:
+        sent.append(clock.now)
+        return httpx.Response(200, json="r")
+
+    async def sleep(seconds: float) -> None:
+        sleeps.append(seconds)
+        clock.now += seconds
+
+    async with ServiceClient("http://svc.test", "id", "secret", transport=httpx.MockTransport(service),
+                             sleep=sleep, pacer=PlacePacer(clock=clock)) as client:
+        for _ in range(7):
+            await client.place_order(PlaceOrder(str(uuid.uuid4()), 1001, [OrderLine(FIXED_PRODUCT, 1, VALUE)]))
+    assert sleeps[:5] == [pytest.approx(0.5)] * 5
+    assert all(later - earlier >= 0.5 for earlier, later in itertools.pairwise(sent))
+    assert sent[6] - sent[0] >= 60
+
+
+# --- the simulator's rule ---------------------------------------------------------------------
+
+
+def test_simulator_limits_refuse_a_call_too_soon_and_a_seventh_order_of_a_product():
+    clock = Clock()
+    limits = PlaceOrderLimits(clock=clock)
+    assert limits.admit("acme-sandbox", body(FIXED_PRODUCT)) is None
+    clock.now += 0.2
+    assert limits.admit("acme-sandbox", body(OTHER_PRODUCT)) == pytest.approx(0.3)
+    assert limits.admit("other-sandbox", body(FIXED_PRODUCT)) is None  # per credential
+    for _ in range(5):
+        clock.now += 0.5
+        assert limits.admit("acme-sandbox", body(FIXED_PRODUCT)) is None
+    clock.now += 0.5
+    assert limits.admit("acme-sandbox", body(FIXED_PRODUCT)) == pytest.approx(1000 + 60 - clock.now)
+    assert limits.admit("acme-sandbox", body(OTHER_PRODUCT)) is None  # the refused call was not counted
+    clock.now = 1000 + 60.5
+    assert limits.admit("acme-sandbox", body(FIXED_PRODUCT)) is None
+
+
+def test_simulator_answers_429_with_retry_after(sim_factory, demo_credentials):
+    sim = sim_factory(place_limits=True)
+    with httpx.Client(base_url=sim.base_url, auth=demo_credentials["acme-sandbox"].auth) as http:
+        assert http.post(CHECKOUT, json=body(FIXED_PRODUCT)).status_code == 200
+        refused = http.post(CHECKOUT, json=body(OTHER_PRODUCT))
+    assert refused.status_code == 429 and refused.headers["Retry-After"] == "1"
+
+
+async def test_a_paced_client_never_trips_the_simulator(sim_factory, demo_credentials):
+    sim = sim_factory(place_limits=True)
+    credential = demo_credentials["acme-sandbox"]
+    async with ServiceClient(sim.base_url, *credential.auth, retry=NO_RETRY) as client:
+        for product in (FIXED_PRODUCT, OTHER_PRODUCT, FIXED_PRODUCT):
+            await client.place_order(PlaceOrder(str(uuid.uuid4()), 1001, [OrderLine(product, 1, VALUE)]))
+    # The same burst without pacing is refused: the limit is real.
+    async with ServiceClient(sim.base_url, *credential.auth, retry=NO_RETRY,
+                             pacer=PlacePacer(PlaceLimits(min_interval=0.0))) as client:
+        with pytest.raises(RateLimitedError):
+            for product in (FIXED_PRODUCT, OTHER_PRODUCT):
+                await client.place_order(PlaceOrder(str(uuid.uuid4()), 1001, [OrderLine(product, 1, VALUE)]))

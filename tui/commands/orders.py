@@ -1,0 +1,97 @@
+"""`giftdesk orders list`: the order history, one line per order line."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import click
+
+from tui.commands.common import EXIT_BAD_INPUT, Options, Session, emit_json, fail, money, print_table, run, service_options
+
+# The CSV's columns: the service's own field names, in the documented order.
+CSV_FIELDS = ("orderDate", "orderNumber", "clientReferenceNumber", "clientName", "channel", "productName",
+              "denomination", "quantity", "unitPrice", "subTotal", "total", "accountCurrency", "status")
+
+
+@click.group("orders")
+def command() -> None:
+    """List the order history (one line per order line).
+
+    \b
+    Examples:
+      giftdesk orders list --from today
+      giftdesk orders list --from 7d --status Pending --json
+    """
+
+
+@command.command("list")
+@click.option("--from", "start", metavar="DATE", required=True,
+              help="First day (YYYY-MM-DD, today, yesterday or Nd for N days ago).")
+@click.option("--to", "end", metavar="DATE", default=None, help="Last day, included (default today).")
+@click.option("--status", "statuses", metavar="TEXT", multiple=True,
+              help="Keep only lines with this status (any case; repeat for several).")
+@click.option("--csv", "as_csv", is_flag=True, help="Print CSV (the service's field names as columns) on stdout.")
+@service_options
+def list_orders(options: Options, start: str, end: str | None, statuses: tuple[str, ...], as_csv: bool) -> None:
+    """List order lines of the days from --from to --to (both included).
+
+    One line per order line: time, order number, RequestId (open it with
+    `giftdesk order show ID`), product, denomination, quantity, total and
+    status. Days are the service's (UTC). --json prints the service's JSON
+    as it came (filtered by --status when given).
+
+    \b
+    Examples:
+      giftdesk orders list --from today
+      giftdesk orders list --from 7d --status Pending --json
+      giftdesk orders list --from 2026-11-01 --to 2026-11-30 --csv
+    """
+    from tui.core.dates import DateInvalid, DayRange
+
+    if as_csv and options.json:
+        fail("use either --json or --csv, not both", EXIT_BAD_INPUT)
+    try:
+        day_range = DayRange.parse(start, end, today=date.today())
+    except DateInvalid as error:
+        fail(str(error), EXIT_BAD_INPUT)
+    wanted = {status.lower() for status in statuses}
+
+    async def work(session: Session) -> None:
+        from tui.api.models import to_wire
+
+        lines = await session.client.order_history(day_range)
+        lines = [line for line in lines if not wanted or line.status.lower() in wanted]
+        if options.json:
+            emit_json([to_wire(line) for line in lines])
+        elif as_csv:
+            _print_csv([to_wire(line) for line in lines])
+        else:
+            _print_lines(lines, day_range)
+
+    run(options, work)
+
+
+def _print_csv(records: list[dict]) -> None:
+    from tui.core.safe_text import visible
+    from tui.local.exports import to_csv
+
+    rows = [["" if record.get(name) is None else visible(record[name]) for name in CSV_FIELDS] for record in records]
+    click.echo(to_csv(CSV_FIELDS, rows), nl=False)
+
+
+def _print_lines(lines, day_range) -> None:
+    from tui.core.safe_text import visible
+
+    if not lines:
+        click.echo(f"No order lines from {day_range}.", err=True)
+        return
+    print_table(
+        ["TIME (UTC)", "ORDER", "REQUEST ID", "PRODUCT", "DENOMINATION", "QTY", "TOTAL", "STATUS"],
+        [
+            [visible((line.order_date or "").replace("T", " ")[:19]), visible(line.order_number),
+             visible(line.client_reference_number), visible(line.product_name or ""),
+             visible(line.denomination or ""), line.quantity,
+             money(line.sub_total, visible(line.account_currency or "")), visible(line.status)]
+            for line in lines
+        ],
+    )

@@ -1,0 +1,129 @@
+"""The triage board's rules: rows of the order history, stuck orders, counts, filter, sort.
+
+No Textual: the Orders screen draws what this decides, and the benchmark and
+tests use it directly. A line is stuck when its order is not final (DESIGN
+rule 5: an unknown status is not final) and older than the profile's
+threshold (default 15 minutes).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from tui.api.models import OrderHistoryLine
+from tui.api.statuses import is_order_final
+
+DEFAULT_STUCK_MINUTES = 15
+STUCK = "stuck"  # the status filter word for stuck lines
+
+
+@dataclass(frozen=True)
+class BoardRow:
+    line: OrderHistoryLine
+    placed: datetime | None  # naive UTC; None when the service's date is unreadable
+    stuck: bool
+    haystack: str  # every shown field, lower case: what `/` searches
+
+    @property
+    def request_id(self) -> str:
+        return self.line.client_reference_number
+
+
+def order_time(text: str | None) -> datetime | None:
+    """The service's orderDate as naive UTC (it sends no zone; one that has a zone is converted)."""
+    if not text:
+        return None
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    return moment.astimezone(UTC).replace(tzinfo=None) if moment.tzinfo else moment
+
+
+def board_rows(lines: Iterable[OrderHistoryLine], *, now: datetime, stuck_after: timedelta) -> list[BoardRow]:
+    """`now` is naive UTC, like the service's dates."""
+    rows = []
+    for line in lines:
+        placed = order_time(line.order_date)
+        stuck = not is_order_final(line.status) and placed is not None and now - placed > stuck_after
+        fields = (line.order_number, line.client_reference_number, line.product_name, line.denomination, line.status,
+                  line.order_date)
+        rows.append(BoardRow(line, placed, stuck, " ".join(f or "" for f in fields).lower()))
+    return rows
+
+
+def order_count(rows: Iterable[BoardRow]) -> int:
+    return len({row.line.order_number for row in rows})
+
+
+def status_counts(rows: Sequence[BoardRow]) -> dict[str, int]:
+    """Orders per status (an order of several lines counts once), most first; stuck orders counted apart too ("stuck")."""
+    orders = {row.line.order_number: row for row in rows}.values()
+    counts = dict(Counter(row.line.status for row in orders).most_common())
+    stuck = sum(row.stuck for row in orders)
+    if stuck:
+        counts[STUCK] = stuck
+    return counts
+
+
+@dataclass(frozen=True)
+class RowQuery:
+    """What `/` typed: words every row must contain, and statuses (any of them) it must have.
+
+    `status:pending` (or `s:pending`) keeps that status; `status:stuck` keeps stuck lines.
+    """
+
+    words: tuple[str, ...] = ()
+    statuses: frozenset[str] = frozenset()
+
+    @classmethod
+    def parse(cls, text: str) -> RowQuery:
+        words, statuses = [], set()
+        for token in text.lower().split():
+            name, colon, value = token.partition(":")
+            if colon and name in ("status", "s") and value:
+                statuses.add(value)
+            else:
+                words.append(token)
+        return cls(tuple(words), frozenset(statuses))
+
+    def with_status(self, status: str | None) -> RowQuery:
+        return RowQuery(self.words, frozenset({status.lower()}) if status else frozenset())
+
+    def __bool__(self) -> bool:
+        return bool(self.words or self.statuses)
+
+
+def filtered(rows: Sequence[BoardRow], query: RowQuery) -> list[BoardRow]:
+    """The rows the query keeps, in their order: one pass per condition (thousands of rows per keystroke)."""
+    kept = list(rows)
+    if query.statuses:
+        wanted, stuck = query.statuses, STUCK in query.statuses
+        kept = [row for row in kept if row.line.status.lower() in wanted or (stuck and row.stuck)]
+    for word in query.words:
+        kept = [row for row in kept if word in row.haystack]
+    return kept
+
+
+# Sort keys by column id; None sorts first.
+SORT_KEYS: dict[str, Callable[[BoardRow], Any]] = {
+    "time": lambda row: row.placed or datetime.min,
+    "order": lambda row: row.line.order_number,
+    "request": lambda row: row.request_id,
+    "product": lambda row: (row.line.product_name or "").lower(),
+    "denomination": lambda row: (row.line.denomination or ""),
+    "quantity": lambda row: row.line.quantity or 0,
+    "total": lambda row: row.line.sub_total or 0.0,
+    "status": lambda row: (not row.stuck, row.line.status.lower()),
+}
+
+
+NEWEST_FIRST = frozenset({"time"})  # columns that sort descending when first chosen; the others ascending
+
+
+def sorted_rows(rows: Iterable[BoardRow], column: str, *, descending: bool) -> list[BoardRow]:
+    return sorted(rows, key=SORT_KEYS[column], reverse=descending)

@@ -1,0 +1,269 @@
+"""Orders: the triage board. Every order line of a range of days, counts per status, stuck ones flagged.
+
+Opens on today; `t` `d` `k` `R` choose the days (widgets.date_range). One row
+per order line of the order history (time, status, order number, product,
+denomination, quantity, total, RequestId); the summary counts orders per
+status. A line whose order is not final and older than the profile's
+threshold (`stuck_after_minutes`, default 15) is flagged stuck. `/` filters
+by text and by status (`status:pending`, `status:stuck`); `f` steps through
+the statuses; `s` sorts by the next column (`S` reverses; a click on a
+header sorts by it); enter opens the order inspector on the row's RequestId.
+Every string from the service is shown literally (widgets.safe_text).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, timedelta
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.widgets import Static
+
+from styles import STYLES
+from tui.api.models import OrderHistoryLine
+from tui.core.dates import DayRange
+from tui.core.triage import DEFAULT_STUCK_MINUTES, NEWEST_FIRST, STUCK, BoardRow, RowQuery, board_rows, filtered, order_count, sorted_rows, status_counts
+from tui.screens.base import BaseScreen
+from widgets.date_range import RANGE_BINDINGS, DateRangeKeys
+from widgets.filter_bar import RowFilter
+from widgets.money import format_money
+from widgets.row_table import RowColumn, RowTable
+from widgets.safe_text import safe
+from widgets.status_badge import status_style
+
+# Keys are the sort keys (tui.core.triage.SORT_KEYS); what matters in an incident comes first, so 80 columns show it.
+COLUMNS = (
+    RowColumn("time", "Time (UTC)", 11),
+    RowColumn("status", "Status", 18),
+    RowColumn("order", "Order", 10),
+    RowColumn("product", "Product", 16),
+    RowColumn("denomination", "Denomination", 12),
+    RowColumn("quantity", "Qty", 3),
+    RowColumn("total", "Total", 14),
+    RowColumn("request", "RequestId", 36),
+)
+STUCK_MARK = " ⚑ stuck"
+
+
+def _status_cell(row: BoardRow) -> Text:
+    cell = safe(row.line.status, style=status_style(row.line.status))
+    if row.stuck:
+        cell.append(STUCK_MARK, style="bold red")
+    return cell
+
+
+def _total_cell(line: OrderHistoryLine) -> Text:
+    if line.sub_total is None:
+        return Text("")
+    cell = safe(format_money(line.sub_total, line.account_currency or ""))
+    cell.justify = "right"
+    return cell
+
+
+def row_cells(row: BoardRow) -> tuple[Text, ...]:
+    line = row.line
+    when = row.placed.strftime("%m-%d %H:%M") if row.placed else (line.order_date or "")
+    quantity = Text("" if line.quantity is None else str(line.quantity), justify="right")
+    return (safe(when), _status_cell(row), safe(line.order_number), safe(line.product_name or ""),
+            safe(line.denomination or ""), quantity, _total_cell(line), safe(line.client_reference_number))
+
+
+class OrdersScreen(DateRangeKeys, BaseScreen):
+    destination = "orders"
+    EXPORT_NAME = "orders"
+    AUTO_FOCUS = "#orders-table"
+    CSS_PATH = STYLES / "orders.tcss"
+    BINDINGS = [
+        *RANGE_BINDINGS,
+        Binding("slash", "filter", "Filter", id="orders.filter"),
+        Binding("f", "next_status", "Status", id="orders.status"),
+        Binding("s", "sort_next", "Sort", id="orders.sort"),
+        Binding("S", "sort_reverse", "Reverse", id="orders.reverse"),
+        Binding("r", "reload", "Reload", id="orders.reload"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.day_range = DayRange.last_days(1, today=date.today())
+        self.rows: list[BoardRow] = []  # every line of the range, in the sort order
+        self._cells: dict[int, tuple[Text, ...]] = {}  # id(row) -> its drawn cells, built when first drawn
+        self.shown: list[BoardRow] = []  # the rows on screen, after the filter
+        self.status_filter: str | None = None  # `f`: one status (or "stuck"), None for all
+        self.sort_column = "time"
+        self.descending = True
+        self.problem: str | None = None  # why the last load failed
+        self.counts: dict[str, int] = {}  # orders per status (and stuck) of the whole range
+        self.orders = 0  # orders in the range
+
+    def compose_body(self) -> ComposeResult:
+        yield RowFilter(id="orders-filter")
+        yield Static(id="orders-summary")
+        yield RowTable(COLUMNS, cells=self.cells_of, id="orders-table")
+        yield Static(id="orders-detail")
+
+    @property
+    def table(self) -> RowTable:
+        return self.query_one("#orders-table", RowTable)
+
+    def on_mount(self) -> None:
+        self.table.focus()
+        self.action_reload()
+
+    @property
+    def stuck_after(self) -> timedelta:
+        minutes = self.app.session.profile.stuck_after_minutes or DEFAULT_STUCK_MINUTES
+        return timedelta(minutes=minutes)
+
+    # --- loading -----------------------------------------------------------------
+
+    def range_changed(self) -> None:
+        self.action_reload()
+
+    def action_reload(self) -> None:
+        self.table.loading = True
+        self.load()
+
+    @work(exclusive=True, group="orders-load", exit_on_error=False)
+    async def load(self) -> None:
+        day_range = self.day_range
+        try:
+            client = await self.app.session.client()
+            lines = await client.order_history(day_range)
+        except Exception as error:
+            self.problem = str(error)
+            self.show_lines([])
+            raise  # BaseScreen reports it
+        finally:
+            self.table.loading = False
+        self.problem = None
+        self.show_lines(lines)
+
+    def show_lines(self, lines: list[OrderHistoryLine]) -> None:
+        """Rows from the service's lines; which are stuck is decided now."""
+        rows = board_rows(lines, now=datetime.now(UTC).replace(tzinfo=None), stuck_after=self.stuck_after)
+        self._cells = {}
+        self.rows = sorted_rows(rows, self.sort_column, descending=self.descending)
+        self.counts = status_counts(rows)
+        self.orders = order_count(rows)
+        self._show_rows()
+
+    # --- filter and sort -----------------------------------------------------------
+
+    def row_query(self) -> RowQuery:
+        typed = RowQuery.parse(self.query_one(RowFilter).value)
+        return typed.with_status(self.status_filter) if self.status_filter and not typed.statuses else typed
+
+    def _show_rows(self) -> None:
+        self.shown = filtered(self.rows, self.row_query())
+        self.table.set_rows(self.shown)  # posts RowHighlighted: the detail line follows
+        self._show_summary()
+
+    def action_filter(self) -> None:
+        self.query_one(RowFilter).open()
+
+    @on(RowFilter.Changed, "#orders-filter")
+    def filter_changed(self) -> None:
+        self._show_rows()
+
+    @on(RowFilter.Submitted, "#orders-filter")
+    @on(RowFilter.Closed)
+    def filter_done(self) -> None:
+        self._show_rows()
+        self.table.focus()
+
+    def action_next_status(self) -> None:
+        """All, then each status on the board (most lines first), then stuck, then all again."""
+        choices: list[str | None] = [None, *(s for s in self.counts if s != STUCK)]
+        if any(row.stuck for row in self.rows):
+            choices.append(STUCK)
+        position = choices.index(self.status_filter) if self.status_filter in choices else 0
+        self.status_filter = choices[(position + 1) % len(choices)]
+        self._show_rows()
+
+    def sort_by(self, column: str, *, descending: bool) -> None:
+        self.sort_column, self.descending = column, descending
+        self.rows = sorted_rows(self.rows, column, descending=descending)
+        self._show_rows()
+
+    def action_sort_next(self) -> None:
+        keys = [column.key for column in COLUMNS]
+        column = keys[(keys.index(self.sort_column) + 1) % len(keys)]
+        self.sort_by(column, descending=column in NEWEST_FIRST)
+
+    def action_sort_reverse(self) -> None:
+        self.sort_by(self.sort_column, descending=not self.descending)
+
+    @on(RowTable.HeaderSelected, "#orders-table")
+    def header_selected(self, event: RowTable.HeaderSelected) -> None:
+        column = event.column.key
+        self.sort_by(column, descending=not self.descending if column == self.sort_column else column in NEWEST_FIRST)
+
+    # --- what is shown around the table ---------------------------------------------
+
+    def _show_summary(self) -> None:
+        summary = Text(f"{self.day_range} · ", style="bold")
+        if self.problem is not None:
+            summary.append_text(safe(f"could not load: {self.problem}", style="red"))
+        elif not self.rows:
+            summary.append("no orders · t today · d 24 h · k 7 days · R a range of days", style="dim")
+        else:
+            summary.append(f"{self.orders} orders ({len(self.rows)} lines): ")
+            parts = []
+            for status, count in self.counts.items():
+                style = "bold red" if status == STUCK else status_style(status)
+                label = f"stuck > {int(self.stuck_after.total_seconds() // 60)} min" if status == STUCK else status
+                parts.append(Text.assemble((str(count), "bold"), " ", safe(label, style=style)))
+            summary.append_text(Text(" · ").join(parts))
+            title = next(column.title for column in COLUMNS if column.key == self.sort_column)
+            summary.append(f"  ·  by {title} {'↓' if self.descending else '↑'}", style="dim")
+            query = self.row_query()
+            if query:
+                summary.append_text(safe(f"  ·  {len(self.shown)} shown ({self._describe(query)})", style="italic"))
+        self.query_one("#orders-summary", Static).update(summary, layout=False)
+
+    @staticmethod
+    def _describe(query: RowQuery) -> str:
+        return " ".join([*(f"status:{s}" for s in sorted(query.statuses)), *query.words])
+
+    def export_rows(self) -> tuple[list[str], list[list[str]]]:
+        """Every line the filter keeps, in the board's order, as drawn (the table draws only what is in view)."""
+        return [column.title for column in COLUMNS], [[cell.plain for cell in self.cells_of(row)] for row in self.shown]
+
+    def cells_of(self, row: BoardRow) -> tuple[Text, ...]:
+        cells = self._cells.get(id(row))
+        if cells is None:
+            cells = self._cells[id(row)] = row_cells(row)
+        return cells
+
+    def highlighted_row(self) -> BoardRow | None:
+        row = self.table.cursor_row
+        return self.shown[row] if 0 <= row < len(self.shown) else None
+
+    def highlighted_request_id(self) -> str | None:
+        """The RequestId of the highlighted line (for enter, and for `w` once the watch list exists)."""
+        row = self.highlighted_row()
+        return row.request_id if row else None
+
+    @on(RowTable.RowHighlighted, "#orders-table")
+    def _show_detail(self) -> None:
+        row = self.highlighted_row()
+        detail = Text("")
+        if row is not None:
+            line = row.line
+            placed = f"{row.placed:%Y-%m-%d %H:%M:%S} UTC" if row.placed else "time unknown"
+            parts = [line.order_number, f"RequestId {line.client_reference_number}", placed,
+                     line.client_name or "", line.channel or "",
+                     "" if line.total is None else f"order total {format_money(line.total, line.account_currency or '')}"]
+            detail = safe(" · ".join(part for part in parts if part))
+            if row.stuck:
+                detail.append(f"\nnot final after {int(self.stuck_after.total_seconds() // 60)} minutes: "
+                              "enter opens the order", style="bold red")
+        self.query_one("#orders-detail", Static).update(detail, layout=False)
+
+    @on(RowTable.RowSelected, "#orders-table")
+    async def open_order(self) -> None:
+        request_id = self.highlighted_request_id()
+        if request_id:
+            await self.app.navigate("order", request_id)
