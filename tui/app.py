@@ -274,14 +274,19 @@ def build_app(settings: AppSettings) -> GiftdeskApp:
     return GiftdeskApp(settings)
 
 
-def load_settings(profile_name: str | None, *, demo: bool, readonly: bool, order: str | None) -> AppSettings:
-    """Settings for a real run. A config that cannot be read is reported, not replaced."""
+def load_settings(profile_name: str | None, *, demo: bool, readonly: bool, order: str | None,
+                  backend: DemoBackend | None = None) -> AppSettings:
+    """Settings for a real run. A config that cannot be read is reported, not replaced.
+
+    `backend`: the demo's simulator when the caller started it already (the command line does, first thing).
+    """
     from tui.local.config import ConfigError, ProfileStore, profile_from_env
 
     if demo:
-        from tui.demo import DemoBackend
+        if backend is None:
+            from tui.demo import DemoBackend
 
-        backend = DemoBackend.start()
+            backend = DemoBackend.start()
         return AppSettings(profiles=backend.profiles(), profile_name=profile_name or backend.default_profile_name, readonly=readonly, order=order, demo=backend)
     store = ProfileStore()
     settings = AppSettings(store=store, readonly=readonly, order=order)
@@ -303,11 +308,12 @@ def load_settings(profile_name: str | None, *, demo: bool, readonly: bool, order
     return settings
 
 
-def run_tui(profile_name: str | None = None, *, demo: bool = False, readonly: bool = False, order: str | None = None, debug: bool = False) -> None:
+def run_tui(profile_name: str | None = None, *, demo: bool = False, readonly: bool = False, order: str | None = None,
+            debug: bool = False, backend: DemoBackend | None = None) -> None:
     from tui.local.logs import setup_logging
 
     setup_logging(debug=debug)
-    settings = load_settings(profile_name, demo=demo, readonly=readonly, order=order)
+    settings = load_settings(profile_name, demo=demo, readonly=readonly, order=order, backend=backend)
     try:
         build_app(settings).run()
     finally:

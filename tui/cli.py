@@ -81,11 +81,16 @@ def main(ctx: click.Context, profile: str | None, demo: bool, readonly: bool, or
         return
     if demo and profile:
         raise click.UsageError("use either --demo or --profile, not both")
+    backend = None
+    if demo:  # first thing: the simulator's process starts while Textual loads (tui/demo.py)
+        from tui.demo import DemoBackend
+
+        backend = DemoBackend.start()
     from tui.app import run_tui  # Textual only for the TUI
     from tui.commands.common import EXIT_BAD_INPUT, fail
     from tui.local.config import ConfigError
 
     try:
-        run_tui(profile_name=profile, demo=demo, readonly=readonly, order=order, debug=debug)
+        run_tui(profile_name=profile, demo=demo, readonly=readonly, order=order, debug=debug, backend=backend)
     except ConfigError as error:  # e.g. an unknown --profile: said plainly, before any screen
         fail(str(error), EXIT_BAD_INPUT)
