@@ -87,10 +87,11 @@ def main(ctx: click.Context, profile: str | None, demo: bool, readonly: bool, or
 
         backend = DemoBackend.start()
     from tui.app import run_tui  # Textual only for the TUI
-    from tui.commands.common import EXIT_BAD_INPUT, fail
     from tui.local.config import ConfigError
 
     try:
         run_tui(profile_name=profile, demo=demo, readonly=readonly, order=order, debug=debug, backend=backend)
     except ConfigError as error:  # e.g. an unknown --profile: said plainly, before any screen
+        from tui.commands.common import EXIT_BAD_INPUT, fail
+
         fail(str(error), EXIT_BAD_INPUT)
