@@ -14,6 +14,7 @@ import httpx
 import pytest
 from apps import app_on, demo_profiles, settle
 from textual.app import App, ComposeResult
+from textual.widgets import Input
 
 from tui.demo import DemoBackend
 from tui.session import Session
@@ -99,12 +100,14 @@ async def test_the_pager_makes_up_no_page_count_before_the_first_answer():
         pager.activity, pager.busy = "starting the demo service…", True
         await pilot.pause()
         assert status(app) == "starting the demo service…"
+        assert app.query_one("#pager-jump", Input).placeholder == ""  # no made-up range either
         pager.activity = "loading page 1…"
         await pilot.pause()
         assert status(app) == "loading page 1…"
         pager.state, pager.busy = PageState(0, 50, 0), False
         await pilot.pause()
         assert status(app) == "page 1 of 1 · 0 brands"  # now an answer said so
+        assert app.query_one("#pager-jump", Input).placeholder == "1–1"
 
 
 async def test_the_catalog_says_which_page_it_is_loading(sim_factory):

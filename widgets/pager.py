@@ -89,7 +89,7 @@ class Pager(Horizontal):
         self.query_one("#pager-status", Static).update(self._status(), layout=False)
 
     def _range(self) -> str:
-        return f"1–{self.state.pages}"
+        return f"1–{self.state.pages}" if self.answered else ""
 
     def watch_state(self) -> None:
         self.answered = True
