@@ -14,11 +14,10 @@ from textual.widgets import DataTable, Footer, Input, TextArea
 from textual.worker import Worker, WorkerState
 
 from tui.core.safe_text import visible
-from tui.local.exports import ExportFormat, write_export
 from widgets.context_bar import ContextBar
-from widgets.export_dialog import ExportDialog
 
 if TYPE_CHECKING:
+    from tui.local.exports import ExportFormat
     from tui.screens.host import GiftdeskHost
 
 
@@ -73,6 +72,9 @@ class BaseScreen(Screen):
         return self.query_one(DataTable)
 
     def action_export(self) -> None:
+        from tui.local.exports import write_export  # loaded on the first export, not on every start
+        from widgets.export_dialog import ExportDialog
+
         table = self.export_table()
         headers, rows = table_as_shown(table)
 
