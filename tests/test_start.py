@@ -14,8 +14,9 @@ import httpx
 import pytest
 from apps import app_on, demo_profiles, settle
 from textual.app import App, ComposeResult
-from textual.widgets import Input
+from textual.widgets import DataTable, Input
 
+from tui.app import build_app, load_settings
 from tui.demo import DemoBackend
 from tui.session import Session
 from tui.simulator import SimulatorSettings
@@ -40,7 +41,9 @@ async def test_the_demo_service_runs_in_a_child_process_and_stops_with_it():
     try:
         profile = backend.profiles()[backend.default_profile_name]
         assert profile.base_url == backend.base_url  # known at once: the parent bound the socket
+        assert not backend.ready  # nobody asked yet
         await backend.wait_ready()
+        assert backend.ready
         session = Session(profile)
         client = await session.client()
         accounts = await client.accounts()
@@ -75,6 +78,25 @@ async def test_a_session_says_it_waits_for_its_service_until_its_client_is_built
     assert not waiting.service_starting
     await waiting.close()
     assert not Session(profile).service_starting  # nothing to wait for
+
+
+async def test_after_the_demo_service_is_up_a_new_session_waits_for_nothing():
+    settings = load_settings(None, demo=True, readonly=False, order=None)
+    app = build_app(settings)
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            assert settings.demo.ready and brands_shown(app) > 0
+            await app.switch_profile("demo-production")
+            assert not app.session.service_starting  # so the pager never says "starting" again
+            await settle(pilot)
+            assert status(app.screen) == "page 1 of 6 · 300 brands"
+    finally:
+        settings.demo.stop()
+
+
+def brands_shown(app) -> int:
+    return app.screen.query_one("#brands", DataTable).row_count
 
 
 async def _ready() -> None:

@@ -124,7 +124,8 @@ class GiftdeskApp(GiftdeskHost):
             profile,
             readonly_flag=self.settings.readonly,
             chosen_accounts=ChosenAccounts(),
-            wait_ready=self.settings.demo.wait_ready if self.settings.demo else None,
+            # Only while the demo's simulator has not said it serves: a later session has nothing to wait for.
+            wait_ready=self.settings.demo.wait_ready if self.settings.demo and not self.settings.demo.ready else None,
             on_retry=self._notify_retry,
             client_options=self.settings.client_options,
         )

@@ -72,6 +72,11 @@ class DemoBackend:
                 self._answer = self._child.stdout.readline().strip() or "it exited"
             return self._answer
 
+    @property
+    def ready(self) -> bool:
+        """The child said it serves (never blocks: False until someone waited for the answer)."""
+        return self._answer == READY
+
     async def wait_ready(self) -> None:
         answer = self._answer if self._answer is not None else await asyncio.to_thread(self._read_answer)
         if answer != READY:
