@@ -54,7 +54,8 @@ class DemoBackend:
     def start(cls) -> DemoBackend:
         with _loopback_listener() as listener:
             child = subprocess.Popen(
-                [sys.executable, "-m", "tui.demo", str(listener.fileno())],
+                # -P: the current directory is not put on the path, so no folder there can pass for tui.
+                [sys.executable, "-P", "-m", "tui.demo", str(listener.fileno())],
                 pass_fds=(listener.fileno(),),
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
                 start_new_session=True,  # the terminal's Ctrl-C is the TUI's key, not the child's signal
