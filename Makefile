@@ -38,8 +38,9 @@ lint: $(STAMP)
 test: lint
 	$(BIN)/python -m pytest -q -n 2
 
+# `make bench FIGURES=1,2` runs only those figures (bench/results.md keeps the last whole run).
 bench: $(STAMP)
-	$(BIN)/python -m bench
+	$(BIN)/python -m bench $(if $(FIGURES),--figures $(FIGURES))
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -1,7 +1,10 @@
-"""Every figure of issue 9 in one run: `make bench` or `python -m bench [--quick]`.
+"""Every figure of issue 9 in one run: `make bench` or `python -m bench [--quick] [--figures 1,2]`.
 
 Prints each figure next to its same-run baseline as it comes, then the table,
 and writes the table to bench/results.md with the machine and the date.
+`--figures` (or `make bench FIGURES=1,2`) runs only the scripts of those
+figures and prints their table without touching bench/results.md, which
+always holds one whole run.
 """
 
 from __future__ import annotations
@@ -17,9 +20,9 @@ from bench import catalog_mirror, catalog_paging, cli_order_show, cpu_idle, demo
 from bench.common import ROOT, Figure, load_average
 
 RESULTS = ROOT / "bench" / "results.md"
-MODULES = (demo_launch, cli_order_show, catalog_paging, sim_catalog, cpu_idle,  # figures 1, 2, 3-4, 5, 6
-           orders_board,  # 13
-           catalog_mirror)  # 15-18: run one module alone with `python -m bench.catalog_mirror [--quick]`
+# Each script with the figure numbers it measures.
+MODULES = ((demo_launch, {1}), (cli_order_show, {2}), (catalog_paging, {3, 4}), (sim_catalog, {5}), (cpu_idle, {6}),
+           (orders_board, {13}), (catalog_mirror, {15, 16, 17, 18}))
 
 
 def machine() -> str:
@@ -35,15 +38,31 @@ def table(figures: list[Figure]) -> str:
     return "\n".join(rows)
 
 
+def figure_numbers(text: str) -> set[int]:
+    try:
+        numbers = {int(part) for part in text.split(",") if part.strip()}
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"figure numbers separated by commas, e.g. 1,2 (not {text!r})") from None
+    known = set().union(*(numbers for _, numbers in MODULES))
+    if not numbers or not numbers <= known:
+        raise argparse.ArgumentTypeError(f"known figures: {', '.join(map(str, sorted(known)))}")
+    return numbers
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer runs and shorter windows (about a minute)")
-    quick = parser.parse_args().quick
+    parser.add_argument("--figures", metavar="N,N", type=figure_numbers,
+                        help="only the scripts measuring these figures (e.g. 1,2); bench/results.md is left as is")
+    args = parser.parse_args()
+    quick, wanted = args.quick, args.figures
     started = time.perf_counter()
     loads = [load_average()]
     print(f"{machine()}\n{loads[0]}", flush=True)
     figures: list[Figure] = []
-    for module in MODULES:
+    for module, numbers in MODULES:
+        if wanted is not None and not numbers & wanted:
+            continue
         print(f"\n{module.__name__}", flush=True)
         for figure in module.figures(quick):
             print(figure.line(), flush=True)
@@ -52,6 +71,8 @@ def main() -> None:
         print(loads[-1], flush=True)
     summary = table(figures)
     print(f"\n{summary}\n\n{time.perf_counter() - started:.0f} s in all")
+    if wanted is not None:
+        return
     RESULTS.write_text(
         "# Benchmark results\n\n"
         f"Written by `{'python -m bench --quick' if quick else 'make bench'}` on "

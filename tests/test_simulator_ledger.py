@@ -3,6 +3,7 @@ charge path, so balances and transactions always agree; charges are price × the
 
 from __future__ import annotations
 
+import itertools
 import json
 import uuid
 from datetime import date
@@ -142,6 +143,6 @@ def test_a_seeded_past_has_its_transactions_on_the_orders_days_and_they_add_up(s
     for t in transactions:
         by_account.setdefault(t.order.account.id, []).append(t)
     for account_transactions in by_account.values():
-        for before, after in zip(account_transactions, account_transactions[1:]):
+        for before, after in itertools.pairwise(account_transactions):
             assert after.balance_after - before.balance_after == after.amount
         assert account_transactions[-1].balance_after == account_transactions[-1].order.account.balance

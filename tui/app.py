@@ -138,7 +138,8 @@ class GiftdeskApp(GiftdeskHost):
             profile,
             readonly_flag=self.settings.readonly,
             chosen_accounts=ChosenAccounts(),
-            wait_ready=self.settings.demo.wait_ready if self.settings.demo else None,
+            # Only while the demo's simulator has not said it serves: a later session has nothing to wait for.
+            wait_ready=self.settings.demo.wait_ready if self.settings.demo and not self.settings.demo.ready else None,
             on_retry=self._notify_retry,
             client_options=self.settings.client_options,
         )
@@ -293,14 +294,19 @@ def build_app(settings: AppSettings) -> GiftdeskApp:
     return GiftdeskApp(settings)
 
 
-def load_settings(profile_name: str | None, *, demo: bool, readonly: bool, order: str | None) -> AppSettings:
-    """Settings for a real run. A config that cannot be read is reported, not replaced."""
+def load_settings(profile_name: str | None, *, demo: bool, readonly: bool, order: str | None,
+                  backend: DemoBackend | None = None) -> AppSettings:
+    """Settings for a real run. A config that cannot be read is reported, not replaced.
+
+    `backend`: the demo's simulator when the caller started it already (the command line does, first thing).
+    """
     from tui.local.config import ConfigError, ProfileStore, profile_from_env
 
     if demo:
-        from tui.demo import DemoBackend
+        if backend is None:
+            from tui.demo import DemoBackend
 
-        backend = DemoBackend.start()
+            backend = DemoBackend.start()
         settings = AppSettings(profiles=backend.profiles(), profile_name=profile_name or backend.default_profile_name, readonly=readonly, order=order, demo=backend)
         with suppress(ConfigError):  # the demo keeps the user's look and keys; its profiles are its own
             _take_look(settings, ProfileStore().load())
@@ -330,11 +336,12 @@ def _take_look(settings: AppSettings, config: Config) -> None:
     settings.theme, settings.palette, settings.keymap = config.theme, config.palette, dict(config.keymap)
 
 
-def run_tui(profile_name: str | None = None, *, demo: bool = False, readonly: bool = False, order: str | None = None, debug: bool = False) -> None:
+def run_tui(profile_name: str | None = None, *, demo: bool = False, readonly: bool = False, order: str | None = None,
+            debug: bool = False, backend: DemoBackend | None = None) -> None:
     from tui.local.logs import setup_logging
 
     setup_logging(debug=debug)
-    settings = load_settings(profile_name, demo=demo, readonly=readonly, order=order)
+    settings = load_settings(profile_name, demo=demo, readonly=readonly, order=order, backend=backend)
     try:
         build_app(settings).run()
     finally:

@@ -11,10 +11,8 @@ import importlib
 import click
 
 from tui.commands.common import (
-    EXIT_BAD_INPUT,
     complete_profile_names,
     complete_request_ids,
-    fail,
     profile_name,
     start_debug_log,
 )
@@ -105,11 +103,18 @@ def main(ctx: click.Context, profile: str | None, demo: bool, readonly: bool, or
         return
     if demo and profile:
         raise click.UsageError("use either --demo or --profile, not both")
+    backend = None
+    if demo:  # first thing: the simulator's process starts while Textual loads (tui/demo.py)
+        from tui.demo import DemoBackend
+
+        backend = DemoBackend.start()
     from tui.app import run_tui  # Textual only for the TUI
     from tui.local.config import ConfigError
 
     profile = profile_name(profile, demo)
     try:
-        run_tui(profile_name=profile, demo=demo, readonly=readonly, order=order, debug=debug)
+        run_tui(profile_name=profile, demo=demo, readonly=readonly, order=order, debug=debug, backend=backend)
     except ConfigError as error:  # e.g. an unknown --profile: said plainly, before any screen
+        from tui.commands.common import EXIT_BAD_INPUT, fail
+
         fail(str(error), EXIT_BAD_INPUT)

@@ -1,74 +1,91 @@
-"""`giftdesk --demo`: the simulator in a background thread and two demo profiles on it.
+"""`giftdesk --demo`: the simulator in a child process and two demo profiles on it.
 
-The simulator is imported, built and started in its own thread while the
-first frame draws (the catalog's first request waits for it), so the demo
-opens as fast as the app does: Starlette and uvicorn never load on the main thread. Demo profiles hold
-their secrets in memory only; the config file is never touched. No Textual.
+`DemoBackend.start()` runs first thing on `giftdesk --demo`, before Textual
+loads: it binds a loopback socket (so the port, and the demo profiles' base
+URL, are known at once) and hands it to a child interpreter (`python -m
+tui.demo FD`), which imports Starlette and uvicorn, builds the catalog and
+serves on it, on its own CPU and its own interpreter lock, while this process
+imports and composes the TUI. Connections made before the child serves wait
+in the socket's queue. The child says "ready" (or why it failed) on a pipe;
+the first request waits for that line (`wait_ready`). The child ends when
+its stdin closes: when we stop it, and also when this process dies.
+
+Demo profiles hold their secrets in memory only; the config file is never
+touched. No Textual.
 """
 
 from __future__ import annotations
 
 import asyncio
 import socket
+import subprocess
+import sys
 import threading
-from typing import TYPE_CHECKING
-
-from tui.local.config import demo_profile
+from typing import IO, TYPE_CHECKING
 
 if TYPE_CHECKING:
     from tui.local.config import Profile
-    from tui.simulator import SimulatorServer
 
 # The demo credentials giftdesk opens with, by the simulator's names.
 _DEMO_PROFILES = {"demo-sandbox": "acme-sandbox", "demo-production": "acme-production"}
 DEMO_CATALOG_REFRESH_SECONDS = 120.0  # the demo catalog changes a little this often: the mirror has changes to show
+READY = "ready"
+STOP_TIMEOUT_SECONDS = 5.0
 
 
-def _free_loopback_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+def _loopback_listener() -> socket.socket:
+    # IPPROTO_TCP explicitly: asyncio sets TCP_NODELAY only on sockets that say so
+    # (tui/simulator/server.py), and without it keep-alive requests wait on delayed ACKs.
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(128)
+    return listener
 
 
 class DemoBackend:
     default_profile_name = "demo-sandbox"
 
-    def __init__(self, port: int) -> None:
+    def __init__(self, port: int, child: subprocess.Popen[str]) -> None:
         self.port = port
-        self.server: SimulatorServer | None = None  # built in the simulator's thread
-        self._ready = threading.Event()
-        self._error: BaseException | None = None
+        self._child = child
+        self._answer: str | None = None  # the child's first line, once read
+        self._answer_lock = threading.Lock()
 
     @classmethod
     def start(cls) -> DemoBackend:
-        backend = cls(_free_loopback_port())
-        threading.Thread(target=backend._run, name="giftdesk-demo-simulator", daemon=True).start()
-        return backend
-
-    def _run(self) -> None:
-        try:
-            from tui.simulator import SimulatorServer, SimulatorSettings
-            from tui.simulator.settings import DEMO_HISTORY
-
-            self.server = SimulatorServer(SimulatorSettings(port=self.port, timing="fast", history=DEMO_HISTORY, place_limits=True,
-                                                            catalog_refresh_seconds=DEMO_CATALOG_REFRESH_SECONDS))
-            self.server.start()
-        except BaseException as error:  # reported to whoever waits for the server
-            self._error = error
-        finally:
-            self._ready.set()
+        with _loopback_listener() as listener:
+            child = subprocess.Popen(
+                # -P: the current directory is not put on the path, so no folder there can pass for tui.
+                [sys.executable, "-P", "-m", "tui.demo", str(listener.fileno())],
+                pass_fds=(listener.fileno(),),
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                start_new_session=True,  # the terminal's Ctrl-C is the TUI's key, not the child's signal
+            )
+            return cls(listener.getsockname()[1], child)  # the child holds the socket from here on
 
     @property
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
+    def _read_answer(self) -> str:
+        with self._answer_lock:
+            if self._answer is None:
+                assert self._child.stdout is not None
+                self._answer = self._child.stdout.readline().strip() or "it exited"
+            return self._answer
+
+    @property
+    def ready(self) -> bool:
+        """The child said it serves (never blocks: False until someone waited for the answer)."""
+        return self._answer == READY
+
     async def wait_ready(self) -> None:
-        if not self._ready.is_set():
-            await asyncio.to_thread(self._ready.wait)
-        if self._error is not None:
-            raise RuntimeError(f"the demo simulator did not start: {self._error}")
+        answer = self._answer if self._answer is not None else await asyncio.to_thread(self._read_answer)
+        if answer != READY:
+            raise RuntimeError(f"the demo simulator did not start: {answer}")
 
     def profiles(self) -> dict[str, Profile]:
+        from tui.local.config import demo_profile
         from tui.simulator.credentials import DEMO_CREDENTIALS
 
         by_name = {credential.name: credential for credential in DEMO_CREDENTIALS}
@@ -84,6 +101,40 @@ class DemoBackend:
         }
 
     def stop(self) -> None:
-        self._ready.wait(timeout=10)
-        if self.server is not None:
-            self.server.stop()
+        """End the child (closing its stdin asks it to stop) and wait for it; safe to call twice."""
+        if self._child.stdin is not None and not self._child.stdin.closed:
+            self._child.stdin.close()
+        try:
+            self._child.wait(timeout=STOP_TIMEOUT_SECONDS)
+        except subprocess.TimeoutExpired:
+            self._child.kill()
+            self._child.wait()
+        if self._child.stdout is not None:
+            self._child.stdout.close()
+
+
+def serve_child(listener_fd: int, stdin: IO[str], stdout: IO[str]) -> None:
+    """The child: serve the demo simulator on the inherited socket until stdin closes."""
+    try:
+        from tui.simulator import SimulatorServer, SimulatorSettings
+
+        listener = socket.socket(fileno=listener_fd)
+        from tui.simulator.settings import DEMO_HISTORY
+
+        settings = SimulatorSettings(timing="fast", history=DEMO_HISTORY, place_limits=True,
+                                     catalog_refresh_seconds=DEMO_CATALOG_REFRESH_SECONDS)
+        server = SimulatorServer(settings, listener=listener).start()
+    except Exception as error:  # said to the parent, which shows it when the first request waits
+        stdout.write(f"{type(error).__name__}: {error}\n")
+        stdout.flush()
+        return
+    stdout.write(f"{READY}\n")
+    stdout.flush()
+    try:
+        stdin.read()  # returns at end of file: the parent stopped us, or is gone
+    finally:
+        server.stop()
+
+
+if __name__ == "__main__":
+    serve_child(int(sys.argv[1]), sys.stdin, sys.stdout)

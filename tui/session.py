@@ -44,6 +44,11 @@ class Session:
         self.account_id: int | None = self._remembered_account()
 
     @property
+    def service_starting(self) -> bool:
+        """True until the service the session waits for (the demo's simulator) is ready and the client built."""
+        return self._wait_ready is not None and self._client is None
+
+    @property
     def environment(self) -> str:
         return self.profile.environment
 

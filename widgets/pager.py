@@ -60,24 +60,28 @@ class Pager(Horizontal):
             super().__init__()
             self.index = index
 
-    state: reactive[PageState] = reactive(PageState, init=False)
+    state: reactive[PageState] = reactive(PageState, init=False, always_update=True)  # an answer is news, even the same
     note: reactive[str] = reactive("", init=False)
     busy: reactive[bool] = reactive(False, init=False)  # not `loading`: that is Widget's overlay
+    activity: reactive[str] = reactive("loading…", init=False)  # what busy means now, e.g. "loading page 2…"
 
     def __init__(self, noun: str, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.noun = noun
+        self.answered = False  # no page count is shown before the first answer: it would be made up
 
     def compose(self) -> ComposeResult:
         yield Static(self._status(), id="pager-status")
-        yield Label("g: go to page ", id="pager-go")
-        yield Input(placeholder=self._range(), id="pager-jump", compact=True, max_length=7)
+        # Go-to is offered once there are pages to go to.
+        yield Label("g: go to page ", id="pager-go").set_styles(display="block" if self.answered else "none")
+        yield Input(placeholder=self._range(), id="pager-jump", compact=True, max_length=7).set_styles(
+            display="block" if self.answered else "none")
         yield Label("", id="pager-error")
 
     def _status(self) -> Text:
-        status = Text(self.state.describe(self.noun), style="bold")
+        status = Text(self.state.describe(self.noun) if self.answered else "", style="bold")
         if self.busy:
-            status.append(" · loading…")
+            status.append(f" · {self.activity}" if self.answered else self.activity)
         if self.note:
             status.append(f"   {self.note}", style="italic")
         return status
@@ -87,13 +91,17 @@ class Pager(Horizontal):
         self.query_one("#pager-status", Static).update(self._status(), layout=False)
 
     def _range(self) -> str:
-        return f"1–{self.state.pages}"
+        return f"1–{self.state.pages}" if self.answered else ""
 
     def watch_state(self) -> None:
+        if not self.answered:
+            self.answered = True
+            for widget in self.query("#pager-go, #pager-jump"):
+                widget.display = True
         self._show_status()
         self.query_one("#pager-jump", Input).placeholder = self._range()
 
-    watch_busy = watch_note = _show_status
+    watch_busy = watch_note = watch_activity = _show_status
 
     def focus_jump(self) -> None:
         self.query_one("#pager-jump", Input).focus()

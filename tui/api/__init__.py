@@ -7,7 +7,17 @@ Names are exported lazily so that `import tui.api.payout_rules` (used by
 from __future__ import annotations
 
 import importlib
+import sys
+from types import ModuleType
 from typing import Any
+
+# httpx imports its optional command-line tool (`httpx._main`: rich.syntax, pygments'
+# lexers, click) whenever those happen to be installed, as they are here, and it costs
+# a one-shot command about 80 ms of its ~300. giftdesk never runs that tool, and httpx
+# treats the module's absence as "the [cli] extra is not installed": this empty stand-in
+# (no `main` in it) says just that. Set before any submodule imports httpx.
+if "httpx" not in sys.modules:
+    sys.modules.setdefault("httpx._main", ModuleType("httpx._main", "httpx's CLI: not loaded by giftdesk (tui/api)"))
 
 _EXPORTS = {
     "ServiceClient": "client",

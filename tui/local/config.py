@@ -142,7 +142,8 @@ class Profile(BaseModel):
 class Config(BaseModel):
     """Every stored profile, and the one used when none is named."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    # defer_build: built when a config file is read, not by a start on --demo or the GIFTDESK_* variables (issue 16).
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     profiles: dict[str, Profile] = Field(default_factory=dict)
     current: str | None = None

@@ -45,7 +45,8 @@ def _now() -> str:
 class AuditEntry(BaseModel):
     """One audited event. Values are masked before they are stored; unknown fields are kept."""
 
-    model_config = ConfigDict(frozen=True, extra="allow")
+    # defer_build: its schema is built on first use, not by every start that imports this module (issue 16).
+    model_config = ConfigDict(frozen=True, extra="allow", defer_build=True)
 
     time: str
     profile: str

@@ -14,11 +14,10 @@ from textual.widgets import DataTable, Footer, Input, TextArea
 from textual.worker import Worker, WorkerState
 
 from tui.core.safe_text import visible
-from tui.local.exports import ExportFormat, write_export
 from widgets.context_bar import ContextBar
-from widgets.export_dialog import ExportDialog
 
 if TYPE_CHECKING:
+    from tui.local.exports import ExportFormat
     from tui.screens.host import GiftdeskHost
 
 
@@ -83,6 +82,9 @@ class BaseScreen(Screen):
         return table_as_shown(self.export_table())
 
     def action_export(self) -> None:
+        from tui.local.exports import write_export  # loaded on the first export, not on every start
+        from widgets.export_dialog import ExportDialog
+
         headers, rows = self.export_rows()
 
         def write(fmt: ExportFormat | None) -> None:

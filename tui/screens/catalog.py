@@ -10,6 +10,7 @@ has no paging at the service; it is paged here with the same pager.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import on, work
@@ -25,6 +26,9 @@ from tui.screens.catalog_mirror import MIRROR_BINDINGS, MirrorSource, compose_sy
 from widgets.filter_bar import FilterBar, FilterField, RowFilter, int_between, letters, positive_int, real_date
 from widgets.money import format_amount, format_range, to_decimal
 from widgets.pager import Pager, PageState
+
+if TYPE_CHECKING:
+    from tui.api.client import ServiceClient
 
 DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 100  # DESIGN: the service publishes no maximum; we cap at 100
@@ -245,7 +249,8 @@ class CatalogScreen(MirrorSource):
     # --- requests -------------------------------------------------------------------
 
     def reload(self) -> None:
-        """Ask for what the current version, filters and page say."""
+        """Ask for what the current version, filters and page say; the pager says which."""
+        self.pager.activity = self._loading_words()
         self.pager.busy = True
         if self.mirror is not None:
             self.pager.note = self.source_note()
@@ -260,15 +265,25 @@ class CatalogScreen(MirrorSource):
         else:
             self.fetch_page(catalog_query(self.filters, self.page))
 
+    def _loading_words(self) -> str:
+        if self.app.session.service_starting:
+            return "starting the demo service…"
+        return "loading the v1 catalog…" if self.version == 1 else f"loading page {self.page.index + 1:,}…"
+
+    async def _client(self) -> ServiceClient:
+        client = await self.app.session.client()
+        self.pager.activity = self._loading_words()  # the service is up: now the page itself
+        return client
+
     @work(exclusive=True, exit_on_error=False, group="catalog")
     async def fetch_page(self, query: CatalogQuery) -> None:
-        client = await self.app.session.client()
+        client = await self._client()
         page = await client.catalog(query)
         self.show_page(PageState(page.page_index, self.page.size, page.count), page.items)
 
     @work(exclusive=True, exit_on_error=False, group="catalog")
     async def fetch_v1(self) -> None:
-        client = await self.app.session.client()
+        client = await self._client()
         self.v1_brands = await client.catalog_v1()
         self.show_v1_page(PageState(0, self.page.size, len(self.v1_brands)))
 

@@ -5,11 +5,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-
-import httpx
+from typing import TYPE_CHECKING
 
 from .orders import Order, wire_time
 from .settings import Timing
+
+if TYPE_CHECKING:
+    import httpx
 
 log = logging.getLogger("giftdesk.simulator")
 
@@ -60,6 +62,8 @@ class Notifier:
         await self._post_with_retries(url, callback_payload(order, config["secretKey"]))
 
     async def _post_with_retries(self, url: str, payload: dict) -> None:
+        import httpx  # with the first callback: a simulator that sends none (the demo's, at start) never loads it
+
         t = self.timing
         async with httpx.AsyncClient(timeout=t.callback_timeout_seconds) as http:
             for attempt in range(1, t.callback_attempts + 1):
@@ -74,6 +78,8 @@ class Notifier:
 
 
 async def _post_once(http: httpx.AsyncClient, url: str, payload: dict) -> int | str:
+    import httpx
+
     try:
         response = await http.post(url, json=payload)
     except httpx.HTTPError as error:

@@ -31,8 +31,11 @@ class SimulatorServer:
         httpx.get(sim.base_url + "/api/integration/v1.0/accounts", auth=...)
     """
 
-    def __init__(self, settings: SimulatorSettings | None = None):
+    def __init__(self, settings: SimulatorSettings | None = None, *, listener: socket.socket | None = None):
+        """`listener`: a socket already bound and listening to serve on instead of binding
+        `settings.port` (the demo's parent process binds it and hands it to a child)."""
         self.settings = settings or SimulatorSettings()
+        self._listener = listener
         faults = FaultSpec.parse(self.settings.faults)  # fail early on a bad spec
         self.state = SimulatorState(
             build_catalog(self.settings.seed, self.settings.brands),
@@ -138,6 +141,9 @@ class SimulatorServer:
         return [a for a in attempts if request_id is None or a["requestId"] == request_id]
 
     def _bind(self) -> socket.socket:
+        if self._listener is not None:
+            self._socket = self._listener
+            return self._listener
         # Binding ourselves makes port 0 usable: the real port is known before serving.
         # IPPROTO_TCP explicitly: asyncio sets TCP_NODELAY only on sockets that say so,
         # and without it keep-alive requests wait ~40 ms on delayed ACKs.

@@ -1,0 +1,160 @@
+"""Issue 16, starting fast: the demo's simulator in a child process, the loading
+state before the first answer, and what a one-shot command does not import.
+
+(How fast is `make bench`'s business, figures 1 and 2; these check behaviour.)
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+
+import httpx
+import pytest
+from apps import app_on, demo_profiles, settle
+from textual.app import App, ComposeResult
+from textual.widgets import DataTable, Input
+
+from tui.app import build_app, load_settings
+from tui.demo import DemoBackend
+from tui.session import Session
+from tui.simulator import SimulatorSettings
+from widgets.pager import Pager, PageState
+
+ACCOUNTS = "/api/integration/v1.0/accounts"
+
+
+def refused(base_url: str) -> bool:
+    try:
+        httpx.get(base_url + ACCOUNTS, timeout=5)
+    except httpx.ConnectError:
+        return True
+    return False
+
+
+# --- the demo's simulator: a child process on a socket bound by the parent ---------------
+
+
+async def test_the_demo_service_runs_in_a_child_process_and_stops_with_it():
+    backend = DemoBackend.start()
+    try:
+        profile = backend.profiles()[backend.default_profile_name]
+        assert profile.base_url == backend.base_url  # known at once: the parent bound the socket
+        assert not backend.ready  # nobody asked yet
+        await backend.wait_ready()
+        assert backend.ready
+        session = Session(profile)
+        client = await session.client()
+        accounts = await client.accounts()
+        assert 1001 in [account.id for account in accounts]  # the simulator's acme account
+        await session.close()
+    finally:
+        backend.stop()
+    backend.stop()  # a second stop is harmless
+    assert refused(backend.base_url)
+
+
+def test_the_demo_service_ends_when_its_parent_dies_without_stopping_it():
+    # A parent that starts the demo, says the URL once it serves, and dies on the spot.
+    parent = subprocess.run(
+        [sys.executable, "-c",
+         "import asyncio, os\nfrom tui.demo import DemoBackend\nbackend = DemoBackend.start()\n"
+         "asyncio.run(backend.wait_ready())\nprint(backend.base_url, flush=True)\nos._exit(0)"],
+        capture_output=True, text=True, timeout=60, check=True,
+    )
+    base_url = parent.stdout.strip()
+    deadline = time.monotonic() + 30  # the orphan sees its stdin close and shuts down
+    while not refused(base_url):
+        assert time.monotonic() < deadline, "the demo service outlived its parent"
+        time.sleep(0.1)
+
+
+async def test_a_session_says_it_waits_for_its_service_until_its_client_is_built(sim):
+    profile = demo_profiles(sim.base_url)["demo-sandbox"]
+    waiting = Session(profile, wait_ready=_ready)
+    assert waiting.service_starting
+    await waiting.client()
+    assert not waiting.service_starting
+    await waiting.close()
+    assert not Session(profile).service_starting  # nothing to wait for
+
+
+async def test_after_the_demo_service_is_up_a_new_session_waits_for_nothing():
+    settings = load_settings(None, demo=True, readonly=False, order=None)
+    app = build_app(settings)
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            assert settings.demo.ready and brands_shown(app) > 0
+            await app.switch_profile("demo-production")
+            assert not app.session.service_starting  # so the pager never says "starting" again
+            await settle(pilot)
+            assert status(app.screen) == "page 1 of 6 · 300 brands"
+    finally:
+        settings.demo.stop()
+
+
+def brands_shown(app) -> int:
+    return app.screen.query_one("#brands", DataTable).row_count
+
+
+async def _ready() -> None:
+    """A service that is up already (the real one is tested above)."""
+
+
+# --- what the pager says before the first answer -----------------------------------------
+
+
+class PagerApp(App[None]):
+    def compose(self) -> ComposeResult:
+        yield Pager("brands")
+
+
+def status(node) -> str:
+    return str(node.query_one("#pager-status").render())
+
+
+async def test_the_pager_makes_up_no_page_count_before_the_first_answer():
+    app = PagerApp()
+    async with app.run_test() as pilot:
+        pager = app.query_one(Pager)
+        pager.activity, pager.busy = "starting the demo service…", True
+        await pilot.pause()
+        assert status(app) == "starting the demo service…"
+        assert app.query_one("#pager-jump", Input).placeholder == ""  # no made-up range either
+        pager.activity = "loading page 1…"
+        await pilot.pause()
+        assert status(app) == "loading page 1…"
+        pager.state, pager.busy = PageState(0, 50, 0), False
+        await pilot.pause()
+        assert status(app) == "page 1 of 1 · 0 brands"  # now an answer said so
+        assert app.query_one("#pager-jump", Input).placeholder == "1–1"
+
+
+async def test_the_catalog_says_which_page_it_is_loading(sim_factory):
+    # Each answer is held back 3 s, so the screen is seen while it waits.
+    slow = sim_factory(SimulatorSettings(faults="latency=3s"))
+    async with app_on(slow).run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = pilot.app.screen
+        assert status(screen) == "loading page 1…"
+        await settle(pilot)
+        assert status(screen) == "page 1 of 6 · 300 brands"
+        await pilot.press("n")
+        await pilot.pause()
+        assert status(screen) == "page 1 of 6 · 300 brands · loading page 2…"
+        await settle(pilot)
+        assert status(screen) == "page 2 of 6 · 300 brands"
+
+
+# --- one-shot commands ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("module", ["rich.syntax", "pygments.lexers"])
+def test_a_one_shot_command_does_not_load_httpx_command_line_tool(module):
+    code = ("import sys\nfrom tui.cli import main\n"
+            "try:\n    main(['--demo', 'accounts', '--json'])\nexcept SystemExit as exit:\n    assert not exit.code, exit.code\n"
+            f"assert {module!r} not in sys.modules, 'loaded {module}'")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
