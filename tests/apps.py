@@ -46,7 +46,7 @@ async def settle(pilot) -> None:
     await pilot.pause()  # what a screen fills in the frame after (e.g. the catalog's detail pane)
 
 
-async def until(pilot, condition: Callable[[], object], timeout: float = 15.0) -> None:
+async def until(pilot, condition: Callable[[], object], timeout: float = 30.0) -> None:
     deadline = time.monotonic() + timeout
     while not condition():
         assert time.monotonic() < deadline, "timed out waiting for the screen"

@@ -175,7 +175,7 @@ async def test_client_sends_the_days_and_keeps_unknown_fields():
         requests.append(request)
         return httpx.Response(200, json=[DOCUMENTED_LINE])
 
-    async with ServiceClient("http://svc.test", "id", "secret", transport=httpx.MockTransport(service)) as client:
+    async with ServiceClient("http://svc.test", "id", "history-test-Secr3t-9f3a", transport=httpx.MockTransport(service)) as client:
         lines = await client.order_history(DayRange(date(2026, 11, 1), date(2026, 11, 30)))
     assert requests[0].method == "GET"
     assert requests[0].url.raw_path == b"/api/integration/v1.0/orders?startDate=2026-11-01&endDate=2026-11-30"
@@ -188,14 +188,14 @@ async def test_client_sends_the_days_and_keeps_unknown_fields():
 @pytest.mark.parametrize("answer", [{"orders": []}, [{"orderNumber": "O-1"}], "nope"], ids=["object", "no-status", "string"])
 async def test_client_refuses_a_history_of_the_wrong_shape(answer):
     transport = httpx.MockTransport(lambda request: httpx.Response(200, json=answer))
-    async with ServiceClient("http://svc.test", "id", "secret", transport=transport, retry=NO_RETRY) as client:
+    async with ServiceClient("http://svc.test", "id", "history-test-Secr3t-9f3a", transport=transport, retry=NO_RETRY) as client:
         with pytest.raises(MalformedResponseError):
             await client.order_history(DayRange(date(2026, 11, 1), date(2026, 11, 1)))
 
 
 async def test_client_reports_the_services_refusal():
     transport = httpx.MockTransport(lambda request: httpx.Response(400, json="endDate is before startDate"))
-    async with ServiceClient("http://svc.test", "id", "secret", transport=transport, retry=NO_RETRY) as client:
+    async with ServiceClient("http://svc.test", "id", "history-test-Secr3t-9f3a", transport=transport, retry=NO_RETRY) as client:
         with pytest.raises(RefusedError, match="endDate is before startDate"):
             await client.order_history(DayRange(date(2026, 11, 1), date(2026, 11, 1)))
 

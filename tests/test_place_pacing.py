@@ -88,7 +88,7 @@ async def test_client_waits_before_sending_a_call_too_soon():
         sleeps.append(seconds)
         clock.now += seconds
 
-    async with ServiceClient("http://svc.test", "id", "secret", transport=httpx.MockTransport(service),
+    async with ServiceClient("http://svc.test", "id", "pacing-test-Secr3t-2c1d", transport=httpx.MockTransport(service),
                              sleep=sleep, pacer=PlacePacer(clock=clock)) as client:
         for _ in range(7):
             await client.place_order(PlaceOrder(str(uuid.uuid4()), 1001, [OrderLine(FIXED_PRODUCT, 1, VALUE)]))

@@ -33,7 +33,7 @@ from widgets.masked import MaskedValue
 SIZE = (80, 24)
 CHECKOUT = "/api/integration/v1.0/orders/checkout"
 QUICK_RETRIES = {"retry": RetryPolicy(attempts=2, base_delay=0.01, max_delay=0.01)}
-SLOW_STEPS = TIMING_PRESETS["fast"].replace(step_seconds=1.0)
+SLOW_STEPS = TIMING_PRESETS["fast"].replace(step_seconds=2.5)  # each state lasts long enough to be seen on a loaded machine
 LONG_PAUSE = TIMING_PRESETS["fast"].replace(pause_seconds=120.0)
 NOT_STARTED = TIMING_PRESETS["fast"].replace(step_seconds=120.0)
 
