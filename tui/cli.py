@@ -17,6 +17,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "order": ("tui.commands.order", "Show an order (optionally until it is final), or place one."),
     "payout": ("tui.commands.payout", "Check a recipient locally, redeem a payout, or show its status."),
     "notifications": ("tui.commands.notifications", "Show or set the order-callback configuration."),
+    "watch": ("tui.commands.watch", "Follow orders and payouts until each is final (NDJSON with --json)."),
     "listen": ("tui.commands.listen", "Receive order callbacks locally, verify them, and show them."),
     "sim": ("tui.commands.sim", "Run the service simulator on a local port."),
     "profiles": ("tui.commands.profiles", "List, add, use, remove or show profiles."),
@@ -59,7 +60,8 @@ class LazyGroup(click.Group):
     context_settings={"help_option_names": ["-h", "--help"]},
     epilog=(
         "Exit codes: 0 ok; 2 bad input or local validation; 3 the service refused; "
-        "4 authentication failed; 5 the service could not be reached or failed. "
+        "4 authentication failed; 5 the service could not be reached or failed; "
+        "6 something watched ended badly (only with --exit-status). "
         "Without --profile, the GIFTDESK_BASE_URL, GIFTDESK_CLIENT_ID, GIFTDESK_CLIENT_SECRET "
         "(and GIFTDESK_ENVIRONMENT, default sandbox) variables are used when set, else the current profile."
     ),

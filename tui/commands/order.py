@@ -22,6 +22,7 @@ from tui.commands.common import (
     watch,
     yes_option,
 )
+from tui.commands.watch import exit_for_status, exit_status_option
 
 WATCH_INTERVAL = 2.0  # seconds between polls of --watch
 PLACE_ORDER = "place-order"  # audit action
@@ -38,8 +39,9 @@ def command() -> None:
 @click.option("--interval", type=click.FloatRange(min=0.2), default=WATCH_INTERVAL, show_default=True,
               help="Seconds between polls with --watch.")
 @click.option("--reveal", is_flag=True, help="Show card codes and PINs of Sold cards in clear (never others).")
+@exit_status_option
 @service_options
-def show(options: Options, request_id: str, watch_: bool, interval: float, reveal: bool) -> None:
+def show(options: Options, request_id: str, watch_: bool, interval: float, reveal: bool, exit_status: bool) -> None:
     """Show the order placed with REQUEST_ID: status, items and cards.
 
     Card codes and PINs are masked unless --reveal, and only a Sold card's
@@ -62,6 +64,7 @@ def show(options: Options, request_id: str, watch_: bool, interval: float, revea
             emit_json(to_wire(order))
         else:
             _print_order(order, reveal)
+        exit_for_status(exit_status, order.status)
 
     run(options, work)
 

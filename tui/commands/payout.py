@@ -18,6 +18,7 @@ from tui.commands.common import (
     watch,
     yes_option,
 )
+from tui.commands.watch import exit_for_status, exit_status_option
 
 WATCH_INTERVAL = 3.0  # seconds between polls of --watch
 
@@ -121,8 +122,9 @@ def redeem(options: Options, weblink_or_card_code: str, wallet, email, phone, ha
 @click.option("--watch", "watch_", is_flag=True, help="Poll until the payout is no longer Pending.")
 @click.option("--interval", type=click.FloatRange(min=0.2), default=WATCH_INTERVAL, show_default=True,
               help="Seconds between polls with --watch.")
+@exit_status_option
 @service_options
-def status(options: Options, weblink_or_card_code: str, watch_: bool, interval: float) -> None:
+def status(options: Options, weblink_or_card_code: str, watch_: bool, interval: float, exit_status: bool) -> None:
     """Show a payout's normalized status, and the ids to quote to the wallet provider.
 
     With --watch, changes go to stderr and the final status to stdout.
@@ -145,6 +147,7 @@ def status(options: Options, weblink_or_card_code: str, watch_: bool, interval: 
             emit_json(to_wire(payout))
         else:
             _print_status(payout)
+        exit_for_status(exit_status, payout.status)
 
     run(options, work)
 
