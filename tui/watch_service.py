@@ -63,6 +63,8 @@ class WatchService:
     def add(self, pasted: Pasted) -> WatchedItem:
         item = self.store.add(self.profile, pasted.kind, pasted.reference)
         self._follow(item)
+        if self.on_change is not None:
+            self.on_change(item, False)
         return item
 
     def remove(self, item_id: int) -> None:

@@ -25,6 +25,7 @@ DESTINATIONS: tuple[Destination, ...] = (
     Destination("notifications", "5", "Notifications", "Callback configuration and the local listener", "notifications:NotificationsScreen"),
     Destination("profiles", "6", "Profiles", "Profiles: list, add, edit, remove, switch", "profiles:ProfilesScreen"),
     Destination("audit", "7", "Audit", "Local audit log of redeems, orders, reveals and changes", "audit:AuditScreen"),
+    Destination("watch", "9", "Watch", "Orders and payouts followed until final; paste many at once", "watch:WatchScreen"),
     Destination("help", "question_mark", "Help", "Keys, jump-to commands and what the colours mean", "help:HelpScreen"),
 )
 

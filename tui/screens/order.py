@@ -28,6 +28,7 @@ from tui.api.statuses import card_code_releasable, is_order_final, order_status_
 from tui.api.weblink import is_payout_url
 from tui.core.order_watch import card_summary, needs_attention, readable_time
 from tui.core.polling import Backoff
+from tui.core.safe_text import visible
 from tui.local.storage import CARD_COPY, CARD_REVEAL, AuditLog, RecentOrders
 from tui.screens.base import BaseScreen
 from widgets.masked import MaskedValue
@@ -58,6 +59,7 @@ class OrderScreen(BaseScreen):
         Binding("n", "copy('pin')", "Copy PIN", id="order.copy-pin", show=False),
         Binding("y", "payout", "Redeem/payout", id="order.payout"),
         Binding("t", "new_test_order", "Test order", id="order.test-order"),
+        Binding("w", "pin", "Watch", id="order.watch"),
         Binding("ctrl+r", "refresh", "Refresh now", id="order.refresh", show=False),
     ]
     # Tests make it faster; the service is not asked more than this.
@@ -351,6 +353,14 @@ class OrderScreen(BaseScreen):
         table.clear()
         for recent in self._recent.entries(self.app.session.profile.name):
             table.add_row(recent.request_id, status_text(recent.status), readable_time(recent.time), key=recent.request_id)
+
+    def action_pin(self) -> None:
+        """Pin the order shown to the watch list: followed until final, also after a restart."""
+        if self.request_id is None:
+            self.notify("Open an order first (i, then a RequestId).", severity="warning")
+            return
+        self.app.watch_list.add_order(self.request_id)
+        self.notify(visible(f"Watching order {self.request_id} until it is final (9: Watch list)."), title="Watch list", markup=False)
 
     def action_toggle_recent(self) -> None:
         views = self.query_one("#order-views", ContentSwitcher)
