@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 
 import pytest
@@ -39,7 +40,7 @@ def test_ndjson_one_line_per_change_and_exit_6_when_one_failed(giftdesk, sim):
     assert (last[bad]["status"], last[bad]["final"]) == ("Failed", True)
     for request_id in (good, bad):  # one line per change: never the same status twice in a row
         statuses = [line["status"] for line in lines if line["requestId"] == request_id]
-        assert all(a != b for a, b in zip(statuses, statuses[1:], strict=False))
+        assert all(a != b for a, b in itertools.pairwise(statuses))
 
 
 def test_without_exit_status_a_bad_ending_exits_0(giftdesk, sim):
