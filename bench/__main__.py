@@ -13,11 +13,11 @@ import platform
 import sys
 import time
 
-from bench import catalog_paging, cli_order_show, cpu_idle, demo_launch, sim_catalog
+from bench import catalog_paging, cli_order_show, cpu_idle, demo_launch, sim_catalog, watch_list
 from bench.common import ROOT, Figure, load_average
 
 RESULTS = ROOT / "bench" / "results.md"
-MODULES = (demo_launch, cli_order_show, catalog_paging, sim_catalog, cpu_idle)  # figures 1, 2, 3-4, 5, 6
+MODULES = (demo_launch, cli_order_show, catalog_paging, sim_catalog, cpu_idle, watch_list)  # figures 1, 2, 3-4, 5, 6, 13
 
 
 def machine() -> str:
