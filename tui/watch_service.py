@@ -47,6 +47,7 @@ class WatchService:
         self.scheduler = WatchScheduler(client_fetch(session.client), self._changed, on_error=self._failed,
                                         budget=budget, backoff=backoff, active_profile=self.profile)
         self._task: asyncio.Task[None] | None = None
+        self._closed = False
         for item in self.store.items(self.profile):
             self._follow(item)
 
@@ -96,6 +97,8 @@ class WatchService:
             self.session.when_closed(self.stop)
 
     def stop(self) -> None:
+        """The session ended: no more looks, and an answer still on its way is dropped."""
+        self._closed = True
         if self._task is not None:
             self._task.cancel()
             self._task = None
@@ -109,6 +112,8 @@ class WatchService:
 
     def _changed(self, watched: Watched, observation: Observation) -> None:
         assert isinstance(watched.key, int)
+        if self._closed:
+            return
         stored = self.store.record(watched.key, observation.status, observation.final, observation.detail)
         if stored is not None:
             log.info("watch: %s %s is %s%s", stored.kind, stored.label, stored.status, " (final)" if stored.final else "")
@@ -117,6 +122,8 @@ class WatchService:
 
     def _failed(self, watched: Watched, error: ServiceError) -> None:
         assert isinstance(watched.key, int)
+        if self._closed:
+            return
         stored = self.store.get(watched.key)
         if stored is not None and self.on_error is not None:
             self.on_error(stored, error)
