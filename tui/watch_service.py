@@ -14,7 +14,17 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from tui.core.polling import Backoff
-from tui.core.watching import DEFAULT_BACKOFF, DEFAULT_BUDGET, Budget, Observation, Pasted, Watched, WatchScheduler, client_fetch, ended_badly
+from tui.core.watching import (
+    DEFAULT_BACKOFF,
+    DEFAULT_BUDGET,
+    NEEDS_ATTENTION,
+    Budget,
+    Observation,
+    Pasted,
+    Watched,
+    WatchScheduler,
+    client_fetch,
+)
 from tui.local.watchlist import WatchedItem, WatchList
 
 if TYPE_CHECKING:
@@ -81,8 +91,7 @@ class WatchService:
 
     def counts(self) -> tuple[int, int]:
         """(items not final yet, items that ended badly): the header's `watching N · K need attention`."""
-        items = self.items()
-        return sum(not i.final for i in items), sum(i.final and ended_badly(i.status) for i in items)
+        return self.store.counts(self.profile, NEEDS_ATTENTION)
 
     def settle_callback(self, event: CallbackAccepted) -> None:
         """An order callback (the listener): its order ends at once and is not polled again."""

@@ -40,12 +40,12 @@ Kind = Literal["order", "payout"]
 # DESIGN "Command line contract": --exit-status exits 6 on these.
 BAD_ENDINGS = frozenset({"failed", "partialfailed", "unclaimed", "returned", "reversed"})
 REFUSED = "Refused"  # the status shown when the service refused the lookup (e.g. 404 Order not found)
+NEEDS_ATTENTION = BAD_ENDINGS | {REFUSED.lower()}  # lower case
 
 
 def ended_badly(status: str | None) -> bool:
     """Failed, PartialFailed, Unclaimed, Returned, Reversed (and a refused lookup): a person must look."""
-    key = (status or "").strip().lower()
-    return key in BAD_ENDINGS or key == REFUSED.lower()
+    return (status or "").strip().lower() in NEEDS_ATTENTION
 
 
 def is_final(kind: Kind, status: str | None) -> bool:

@@ -86,6 +86,10 @@ class WatchList:
     def __init__(self, path: Path | None = None) -> None:
         self.path = path or data_dir() / FILE_NAME
         self._db = open_database(self.path, MIGRATIONS)
+        # Every look that changes something is a commit: with WAL, NORMAL syncs at checkpoints only,
+        # so the app's loop does not wait for the disk each time (a power cut may lose the last
+        # statuses, which the next look finds again; the file stays whole).
+        self._db.execute("PRAGMA synchronous=NORMAL")
 
     def close(self) -> None:
         self._db.close()
@@ -109,6 +113,14 @@ class WatchList:
         """Items not removed, oldest first; one profile's, or every profile's."""
         where, args = ("WHERE removed_at IS NULL AND profile = ?", (profile,)) if profile is not None else ("WHERE removed_at IS NULL", ())
         return [_item(row) for row in self._db.execute(f"SELECT {_COLUMNS} FROM items {where} ORDER BY id", args)]
+
+    def counts(self, profile: str, bad_statuses: frozenset[str]) -> tuple[int, int]:
+        """(items not final, final items whose status, lower case, is in `bad_statuses`) of one profile."""
+        marks = ", ".join("?" * len(bad_statuses))
+        row = self._db.execute(
+            f"SELECT COALESCE(SUM(final = 0), 0), COALESCE(SUM(final = 1 AND lower(status) IN ({marks})), 0)"
+            " FROM items WHERE removed_at IS NULL AND profile = ?", (*sorted(bad_statuses), profile)).fetchone()
+        return int(row[0]), int(row[1])
 
     def get(self, item_id: int) -> WatchedItem | None:
         row = self._db.execute(f"SELECT {_COLUMNS} FROM items WHERE id = ?", (item_id,)).fetchone()
