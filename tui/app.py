@@ -53,6 +53,9 @@ class AppSettings:
     config_problem: str | None = None  # a config that could not be read: shown, never overwritten
 
 
+WATCH_REDRAW_SECONDS = 0.3  # the watch list's changes that are not final reach the screen this often at most
+
+
 def navigation_bindings() -> list[Binding]:
     return [Binding(d.key, f"go('{d.name}')", d.title, show=False, id=f"go.{d.name}") for d in DESTINATIONS]
 
@@ -74,6 +77,7 @@ class GiftdeskApp(GiftdeskHost):
         self.profiles = dict(settings.profiles)
         self.current_session: Session | None = None
         self._watch: WatchService | None = None
+        self._watch_redraw_due = False
         self.register_theme(SANDBOX_THEME)
         self.register_theme(PRODUCTION_THEME)
         if settings.profile_name in self.profiles:
@@ -187,14 +191,23 @@ class GiftdeskApp(GiftdeskHost):
     def _watch_changed(self, item: WatchedItem, went_final: bool) -> None:
         from tui.core.watching import ended_badly
 
-        self._apply_context()  # the header's counts; the Watch screen redraws on it too
         if not went_final:
+            # Many items move at once (a first look at 500): the header and the Watch screen
+            # follow at most a few times a second, so keys stay quick while they do.
+            if not self._watch_redraw_due:
+                self._watch_redraw_due = True
+                self.set_timer(WATCH_REDRAW_SECONDS, self._redraw_watch)
             return
+        self._apply_context()  # the header's counts; the Watch screen redraws on it too
         bad = ended_badly(item.status)
         self.bell()
         kind = "Order" if item.kind == "order" else "Payout"
         self.notify(visible(f"{kind} {item.label} ended {item.status}." + (" It needs attention." if bad else "")),
                     title="Watch list", severity="error" if bad else "information", markup=False, timeout=10 if bad else 5)
+
+    def _redraw_watch(self) -> None:
+        self._watch_redraw_due = False
+        self._apply_context()
 
     def _watch_failed(self, item: WatchedItem, error: ServiceError) -> None:
         from tui.api.errors import AuthenticationError

@@ -125,7 +125,8 @@ class WatchService:
             return
         stored = self.store.record(watched.key, observation.status, observation.final, observation.detail)
         if stored is not None:
-            log.info("watch: %s %s is %s%s", stored.kind, stored.label, stored.status, " (final)" if stored.final else "")
+            log.log(logging.INFO if stored.final else logging.DEBUG, "watch: %s %s is %s%s",
+                    stored.kind, stored.label, stored.status, " (final)" if stored.final else "")
             if self.on_change is not None:
                 self.on_change(stored, observation.final)
 
