@@ -90,9 +90,11 @@ def pending_orders(base_url: str, count: int) -> list[str]:
 
 def child(subject: str, base_url: str, data: Path, seconds: float) -> dict:
     env = dict(os.environ, GIFTDESK_DATA_DIR=str(data))
-    out = subprocess.run(module_command("bench.watch_list", "--child", subject, base_url, str(seconds)),
-                         cwd=ROOT, check=True, capture_output=True, text=True, env=env).stdout
-    return json.loads(out.strip().splitlines()[-1])
+    done = subprocess.run(module_command("bench.watch_list", "--child", subject, base_url, str(seconds)),
+                          cwd=ROOT, capture_output=True, text=True, env=env)
+    if done.returncode:
+        raise RuntimeError(f"the {subject} child failed:\n{done.stderr}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def figures(quick: bool = False, orders: int = 500, seconds: float | None = None) -> list[Figure]:
