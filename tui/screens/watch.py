@@ -96,6 +96,7 @@ class WatchScreen(BaseScreen):
             if not pasted:
                 return
             added = self.add_all(pasted)
+            self.show_items()
             self.notify(f"Watching {added} more.", title="Watch list")
 
         self.app.push_screen(PasteDialog(), add)
@@ -118,6 +119,7 @@ class WatchScreen(BaseScreen):
         item_id = self._selected_id()
         if item_id is not None:
             self.app.watch_list.remove(item_id)
+            self.show_items()  # at once: the header follows with the next redraw
 
     async def action_open(self) -> None:
         item_id = self._selected_id()
