@@ -13,11 +13,12 @@ from datetime import UTC, date, datetime, timedelta
 
 import httpx
 import pytest
-from apps import app_on, demo_profiles, settle, until
+from apps import app_on, demo_profiles, notifications, settle, until
 
 from tui.app import AppSettings, build_app
 from tui.core.dates import DayRange
 from tui.core.triage import DEFAULT_STUCK_MINUTES
+from tui.local.watchlist import WatchList
 from tui.screens.order import OrderScreen
 from tui.screens.orders import COLUMNS, STUCK_MARK, OrdersScreen
 from tui.simulator import SimulatorServer, SimulatorSettings
@@ -175,6 +176,18 @@ async def test_enter_opens_the_order_inspector_on_its_request_id(seeded):
         assert request_id == screen.shown[2].request_id
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, OrderScreen) and app.screen.request_id == request_id)
+
+
+async def test_w_pins_the_highlighted_order_to_the_watch_list(seeded):
+    app = app_on(seeded)
+    async with app.run_test(size=WIDE) as pilot:
+        screen = await open_board(pilot)
+        await pilot.press("down")
+        request_id = screen.highlighted_request_id()
+        await pilot.press("w")
+        await pilot.pause()
+        assert [item.reference for item in WatchList().items("demo-sandbox")] == [request_id]
+        assert any(f"Watching order {request_id}" in str(note) for note in notifications(app))
 
 
 async def test_jump_to_orders_and_range_keys(seeded):

@@ -20,16 +20,20 @@ from textual.theme import Theme
 
 from styles import STYLES
 from tui.core.navigation import BY_NAME, DESTINATIONS, HOME
+from tui.core.safe_text import visible
 from tui.screens.base import BaseScreen
-from tui.screens.host import GiftdeskHost
+from tui.screens.host import GiftdeskHost, NoSession
 from widgets.context_bar import Context
 from widgets.status_badge import use_palette
 
 if TYPE_CHECKING:
+    from tui.api.errors import ServiceError
     from tui.core.jump import Jump
     from tui.demo import DemoBackend
     from tui.local.config import Config, Profile, ProfileStore
+    from tui.local.watchlist import WatchedItem
     from tui.session import Session
+    from tui.watch_service import WatchService
 
 
 SANDBOX_THEME = Theme(name="giftdesk-sandbox", primary="#2f7fbf", secondary="#3aa39a", accent="#e0a030", error="#d04040", warning="#e0a030", success="#4caf50", dark=True)
@@ -55,6 +59,9 @@ class AppSettings:
     keymap: dict[str, str] = field(default_factory=dict)
 
 
+WATCH_REDRAW_SECONDS = 0.3  # the watch list's changes that are not final reach the screen this often at most
+
+
 def navigation_bindings() -> list[Binding]:
     return [Binding(d.key, f"go('{d.name}')", d.title, show=False, id=f"go.{d.name}") for d in DESTINATIONS]
 
@@ -75,6 +82,8 @@ class GiftdeskApp(GiftdeskHost):
         self.settings = settings
         self.profiles = dict(settings.profiles)
         self.current_session: Session | None = None
+        self._watch: WatchService | None = None
+        self._watch_redraw_due = False
         self.register_theme(SANDBOX_THEME)
         self.register_theme(PRODUCTION_THEME)
         use_palette(settings.palette)
@@ -108,12 +117,15 @@ class GiftdeskApp(GiftdeskHost):
             self.theme = self.sandbox_theme
             return
         account = session.cache.get("account_label") or (str(session.account_id) if session.account_id else None)
+        watching, attention = self._watch.counts() if self._watch is not None else (0, 0)
         self.context = Context(
             profile=session.profile.name,
             environment=session.environment,
             account=account,
             readonly=session.readonly,
             demo=self.settings.demo is not None,
+            watching=watching,
+            attention=attention,
         )
         self.theme = PRODUCTION_THEME.name if session.is_production else self.sandbox_theme
 
@@ -153,7 +165,7 @@ class GiftdeskApp(GiftdeskHost):
         if self.current_session is not None:
             await self.current_session.close()
         self.current_session = self._new_session(profile)
-        self._apply_context()
+        self._start_watching()
         while len(self.screen_stack) > 1:
             await self.pop_screen()
         await self.push_screen(self._make_screen(HOME))
@@ -168,11 +180,62 @@ class GiftdeskApp(GiftdeskHost):
         self.profiles = demo.profiles()
         await self.switch_profile(demo.default_profile_name)
 
+    # --- the watch list ---------------------------------------------------------------
+
+    @property
+    def watch_list(self) -> WatchService:
+        if self._watch is None:
+            raise NoSession("no profile is active yet")
+        return self._watch
+
+    def _start_watching(self) -> None:
+        """The session's watch list, followed until the session ends (items of other profiles wait)."""
+        from tui.local.database import DatabaseError
+        from tui.watch_service import WatchService
+
+        self._watch = None
+        if self.current_session is not None:
+            try:
+                self._watch = WatchService(self.current_session, on_change=self._watch_changed, on_error=self._watch_failed)
+            except DatabaseError as error:
+                self.notify(visible(str(error)), title="Watch list", severity="error", markup=False, timeout=10)
+            else:
+                self._watch.start()
+        self._apply_context()
+
+    def _watch_changed(self, item: WatchedItem, went_final: bool) -> None:
+        from tui.core.watching import ended_badly
+
+        if not went_final:
+            # Many items move at once (a first look at 500): the header and the Watch screen
+            # follow at most a few times a second, so keys stay quick while they do.
+            if not self._watch_redraw_due:
+                self._watch_redraw_due = True
+                self.set_timer(WATCH_REDRAW_SECONDS, self._redraw_watch)
+            return
+        self._apply_context()  # the header's counts; the Watch screen redraws on it too
+        bad = ended_badly(item.status)
+        self.bell()
+        kind = "Order" if item.kind == "order" else "Payout"
+        self.notify(visible(f"{kind} {item.label} ended {item.status}." + (" It needs attention." if bad else "")),
+                    title="Watch list", severity="error" if bad else "information", markup=False, timeout=10 if bad else 5)
+
+    def _redraw_watch(self) -> None:
+        self._watch_redraw_due = False
+        self._apply_context()
+
+    def _watch_failed(self, item: WatchedItem, error: ServiceError) -> None:
+        from tui.api.errors import AuthenticationError
+
+        if isinstance(error, AuthenticationError):
+            self.report_error(error)
+
     # --- navigation ------------------------------------------------------------
 
     def on_mount(self) -> None:
         # The default screen stays a blank base under everything, so that a
         # profile switch can drop every screen above it and start afresh.
+        self._start_watching()
         self.push_screen(self._start_screen())
         theme = self.settings.theme
         if theme is not None and theme not in self.available_themes:

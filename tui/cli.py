@@ -29,6 +29,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "listen": ("tui.commands.listen", "Receive order callbacks locally and show them."),
     "transactions": ("tui.commands.transactions", "List transactions: amount, balance after, order."),
     "rates": ("tui.commands.rates", "List exchange rates, for a base or a currency."),
+    "watch": ("tui.commands.watch", "Follow orders and payouts until each is final."),
     "sim": ("tui.commands.sim", "Run the service simulator on a local port."),
     "profiles": ("tui.commands.profiles", "List, add, use, remove or show profiles."),
 }
@@ -70,7 +71,8 @@ class LazyGroup(click.Group):
     context_settings={"help_option_names": ["-h", "--help"]},
     epilog=(
         "Exit codes: 0 ok; 2 bad input or local validation; 3 the service refused; "
-        "4 authentication failed; 5 the service could not be reached or failed. "
+        "4 authentication failed; 5 the service could not be reached or failed; "
+        "6 something watched ended badly (only with --exit-status). "
         "The profile: --profile NAME, else $GIFTDESK_PROFILE, else the GIFTDESK_BASE_URL, "
         "GIFTDESK_CLIENT_ID, GIFTDESK_CLIENT_SECRET (and GIFTDESK_ENVIRONMENT, default sandbox) "
         "variables when set, else the current profile. Shell completion: see `giftdesk completion --help`."

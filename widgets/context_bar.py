@@ -18,6 +18,8 @@ class Context:
     account: str | None = None  # e.g. "1001 USD"
     readonly: bool = False
     demo: bool = False
+    watching: int = 0  # watch list: items not final yet
+    attention: int = 0  # watch list: items that ended badly
 
 
 def describe(context: Context) -> str:
@@ -33,6 +35,8 @@ def describe(context: Context) -> str:
         parts.append("READ-ONLY")
     if context.demo:
         parts.append("demo")
+    if context.watching or context.attention:
+        parts.append(f"watching {context.watching} · {context.attention} need attention")
     return " │ ".join(parts)
 
 

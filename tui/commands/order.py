@@ -24,6 +24,7 @@ from tui.commands.common import (
     write_service_options,
     yes_option,
 )
+from tui.commands.watch import exit_for_status, exit_status_option
 
 WATCH_INTERVAL = 2.0  # seconds between polls of --watch
 PLACE_ORDER = "place-order"  # audit action
@@ -46,8 +47,9 @@ def command() -> None:
 @click.option("--interval", type=click.FloatRange(min=0.2), default=WATCH_INTERVAL, show_default=True,
               metavar="N", help="Seconds between polls with --watch (at least 0.2).")
 @click.option("--reveal", is_flag=True, help="Show card codes and PINs of Sold cards in clear (never others).")
+@exit_status_option
 @service_options
-def show(options: Options, request_id: str, watch_: bool, interval: float, reveal: bool) -> None:
+def show(options: Options, request_id: str, watch_: bool, interval: float, reveal: bool, exit_status: bool) -> None:
     """Show one order: status, items and cards.
 
     ID is the order's RequestId. Card codes and PINs are masked unless
@@ -75,6 +77,7 @@ def show(options: Options, request_id: str, watch_: bool, interval: float, revea
             emit_json(to_wire(order))
         else:
             _print_order(order, reveal)
+        exit_for_status(exit_status, order.status)
 
     run(options, work)
 

@@ -21,6 +21,7 @@ from tui.commands.common import (
     write_service_options,
     yes_option,
 )
+from tui.commands.watch import exit_for_status, exit_status_option
 
 WATCH_INTERVAL = 3.0  # seconds between polls of --watch
 
@@ -156,8 +157,9 @@ def redeem(options: Options, weblink_or_card_code: str, wallet, email, phone, ha
 @click.option("--watch", "watch_", is_flag=True, help="Poll until the payout is no longer Pending.")
 @click.option("--interval", type=click.FloatRange(min=0.2), default=WATCH_INTERVAL, show_default=True,
               metavar="N", help="Seconds between polls with --watch (at least 0.2).")
+@exit_status_option
 @service_options
-def status(options: Options, weblink_or_card_code: str, watch_: bool, interval: float) -> None:
+def status(options: Options, weblink_or_card_code: str, watch_: bool, interval: float, exit_status: bool) -> None:
     """Show a payout's status and the ids to quote.
 
     URL is the card's payout weblink or its last path segment; '-' reads it
@@ -187,6 +189,7 @@ def status(options: Options, weblink_or_card_code: str, watch_: bool, interval: 
             emit_json(to_wire(payout))
         else:
             _print_status(payout)
+        exit_for_status(exit_status, payout.status)
 
     run(options, work)
 

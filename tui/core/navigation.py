@@ -27,6 +27,7 @@ DESTINATIONS: tuple[Destination, ...] = (
     Destination("audit", "7", "Audit", "Local audit log of redeems, orders, reveals and changes", "audit:AuditScreen"),
     Destination("rates", "0", "Rates", "Exchange rates and a converter", "rates:RatesScreen"),
     Destination("orders", "8", "Orders", "Triage board: a range of days' orders, counts, stuck ones", "orders:OrdersScreen"),
+    Destination("watch", "9", "Watch", "Orders and payouts followed until final; paste many at once", "watch:WatchScreen"),
     Destination("help", "question_mark", "Help", "Keys, jump-to commands and what the colours mean", "help:HelpScreen"),
 )
 

@@ -100,6 +100,11 @@ class BaseScreen(Screen):
 
         self.app.push_screen(ExportDialog(self.EXPORT_NAME or "", len(rows)), write)
 
+    def pin_order(self, request_id: str) -> None:
+        """Add an order to the watch list: followed until final, also after a restart."""
+        self.app.watch_list.add_order(request_id)
+        self.notify(visible(f"Watching order {request_id} until it is final (9: Watch list)."), title="Watch list", markup=False)
+
     def accept_jump(self, argument: str) -> None:
         """Handle `:<destination> ARGUMENT`; screens that take one override this."""
 

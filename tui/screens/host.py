@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from tui.api.models import Product
     from tui.local.config import Profile, ProfileStore
     from tui.session import Session
+    from tui.watch_service import WatchService
 
 
 class NoSession(RuntimeError):
@@ -34,6 +35,11 @@ class GiftdeskHost(App[None]):
         if self.current_session is None:
             raise NoSession("no profile is active yet")
         return self.current_session
+
+    @property
+    @abstractmethod
+    def watch_list(self) -> WatchService:
+        """The active session's watch list: `app.watch_list.add_order(request_id)` pins an order."""
 
     @property
     @abstractmethod

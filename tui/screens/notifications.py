@@ -165,6 +165,7 @@ class ListenerHub:
         row = CallbackRow(event)
         self.rows.append(row)
         if isinstance(event, CallbackAccepted):
+            self.app.watch_list.settle_callback(event)  # a watched order ends now; its polling stops
             self.app.notify(f"Callback #{event.sequence}: order {event.request_id} {event.status}.", title="Callback")
             self.app.run_worker(self._fetch_order(row, event.request_id), group="callback-orders", exit_on_error=False)
         else:

@@ -60,6 +60,7 @@ class OrderScreen(BaseScreen):
         Binding("n", "copy('pin')", "Copy PIN", id="order.copy-pin", show=False),
         Binding("y", "payout", "Redeem/payout", id="order.payout"),
         Binding("t", "new_test_order", "Test order", id="order.test-order"),
+        Binding("w", "pin", "Watch", id="order.watch"),
         Binding("ctrl+r", "refresh", "Refresh now", id="order.refresh", show=False),
     ]
     # Tests make it faster; the service is not asked more than this.
@@ -353,6 +354,13 @@ class OrderScreen(BaseScreen):
         table.clear()
         for recent in self._recent.entries(self.app.session.profile.name):
             table.add_row(recent.request_id, status_text(recent.status), readable_time(recent.time), key=recent.request_id)
+
+    def action_pin(self) -> None:
+        """Pin the order shown to the watch list: followed until final, also after a restart."""
+        if self.request_id is None:
+            self.notify("Open an order first (i, then a RequestId).", severity="warning")
+            return
+        self.pin_order(self.request_id)
 
     def action_toggle_recent(self) -> None:
         views = self.query_one("#order-views", ContentSwitcher)

@@ -82,6 +82,7 @@ class OrdersScreen(DateRangeKeys, BaseScreen):
         Binding("s", "sort_next", "Sort", id="orders.sort"),
         Binding("S", "sort_reverse", "Reverse", id="orders.reverse"),
         Binding("r", "reload", "Reload", id="orders.reload"),
+        Binding("w", "pin", "Watch", id="orders.watch"),
     ]
 
     def __init__(self) -> None:
@@ -241,8 +242,15 @@ class OrdersScreen(DateRangeKeys, BaseScreen):
         row = self.table.cursor_row
         return self.shown[row] if 0 <= row < len(self.shown) else None
 
+    def action_pin(self) -> None:
+        request_id = self.highlighted_request_id()
+        if request_id is None:
+            self.notify("No order line highlighted: choose days with orders (t, d, k, R).", severity="warning")
+            return
+        self.pin_order(request_id)
+
     def highlighted_request_id(self) -> str | None:
-        """The RequestId of the highlighted line (for enter, and for `w` once the watch list exists)."""
+        """The RequestId of the highlighted line (enter opens it, `w` watches it)."""
         row = self.highlighted_row()
         return row.request_id if row else None
 

@@ -56,7 +56,8 @@ class PayoutScreen(BaseScreen):
     CSS_PATH = STYLES / "payout.tcss"
     WRITE_ACTIONS = frozenset({"redeem"})
     BINDINGS = [
-        Binding("w", "focus_weblink", "Weblink", id="payout.weblink"),
+        Binding("i", "focus_weblink", "Weblink", id="payout.weblink"),
+        Binding("w", "pin", "Watch", id="payout.watch"),
         Binding("r", "redeem", "Redeem…", id="payout.redeem"),
         Binding("s", "lookup", "Status", id="payout.lookup"),
         Binding("c", "copy_ids", "Copy ids", id="payout.copy"),
@@ -123,6 +124,15 @@ class PayoutScreen(BaseScreen):
 
     def action_focus_weblink(self) -> None:
         self.query_one("#weblink", Input).focus()
+
+    def action_pin(self) -> None:
+        """Pin the payout shown (or typed) to the watch list; its weblink is kept only to poll, shown masked."""
+        token = self.panel_token or self.form.token()
+        if token is None:
+            self.notify(self.form.weblink_problem() or "Paste a weblink first (i).", severity="warning")
+            return
+        self.app.watch_list.add_payout(token)
+        self.notify(f"Watching payout {mask_weblink(token)} until it is final (9: Watch list).", title="Watch list", markup=False)
 
     # --- the form ----------------------------------------------------------------
 

@@ -1,0 +1,169 @@
+"""The Watch screen, its paste dialog, `w` on the Order and Payout screens, the header's
+counts, and the watch list resuming after a restart: Pilot against the real simulator."""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+
+import pytest
+from apps import app_on, notifications, rendered, settle, until
+from textual.widgets import DataTable, TextArea
+from watch_support import payout_code, place
+
+from tui.local.fileio import data_dir
+from tui.local.watchlist import FILE_NAME, WatchList
+from tui.screens.watch import WatchScreen
+from tui.screens.watch_paste import PasteDialog
+
+SIZE = (100, 30)
+
+
+def table_rows(screen) -> list[list[str]]:
+    table = screen.query_one("#watch-table", DataTable)
+    return [[getattr(cell, "plain", str(cell)) for cell in table.get_row_at(i)] for i in range(table.row_count)]
+
+
+def counting_bell(app) -> list[int]:
+    rings: list[int] = []
+    app.bell = lambda: rings.append(1)  # Textual's bell writes to the terminal; count it instead
+    return rings
+
+
+async def open_watch(app, pilot) -> WatchScreen:
+    await pilot.press("9")
+    await settle(pilot)
+    assert isinstance(app.screen, WatchScreen)
+    return app.screen
+
+
+async def test_pasted_lines_are_classified_watched_and_announced_when_final(sim):
+    good, bad = place(sim, "10.00"), place(sim, "10.13")
+    code = payout_code(sim, "ann@example.com")  # PayPal: Completed at once
+    app = app_on(sim)
+    async with app.run_test(size=SIZE) as pilot:
+        rings = counting_bell(app)
+        screen = await open_watch(app, pilot)
+        assert "Nothing watched yet" in rendered(screen, "#watch-summary")
+        await pilot.press("a")
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, PasteDialog)
+        dialog.query_one(TextArea).load_text(f"{good}\n{bad}\n\n{code}\n{good}\n")
+        await pilot.pause()
+        preview = rendered(dialog, "#paste-preview")
+        assert preview.startswith("2 orders, 1 payout")
+        assert code.rsplit("/", 1)[1][:8] not in preview  # the weblink is masked as soon as it is classified
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: all(row[3].startswith("final") for row in table_rows(screen)) and len(table_rows(screen)) == 3)
+
+        rows = {row[1]: row for row in table_rows(screen)}
+        assert rows[good][2:4] == ["Succeeded", "final"]
+        assert rows[bad][2:4] == ["Failed", "final ⚠"]
+        payout = next(row for label, row in rows.items() if label not in (good, bad))
+        assert payout[0] == "payout" and payout[2] == "Completed" and "****" in payout[1]
+        assert len(rings) == 3
+        said = "\n".join(notifications(app))
+        assert f"Order {bad} ended Failed. It needs attention." in said
+        assert f"Order {good} ended Succeeded." in said
+        assert any(n.severity == "error" and bad in n.message for n in app._notifications)
+        assert "watching 0 · 1 need attention" in rendered(screen, "ContextBar")
+
+        await pilot.press("x")  # the first row: the good order
+        await pilot.pause()
+        assert good not in {row[1] for row in table_rows(screen)}
+
+
+async def test_the_list_resumes_after_a_restart(sim):
+    slow = place(sim, "10.14")  # a Paused card keeps it Pending a few seconds
+    first = app_on(sim)
+    async with first.run_test(size=SIZE) as pilot:
+        await first.navigate("order", slow)
+        await settle(pilot)
+        await pilot.press("w")
+        await pilot.pause()
+        assert any("Watching order" in n for n in notifications(first))
+        assert [i.reference for i in first.watch_list.items()] == [slow]
+
+    again = app_on(sim)
+    async with again.run_test(size=SIZE) as pilot:
+        screen = await open_watch(again, pilot)
+        assert [row[1] for row in table_rows(screen)] == [slow]
+        await until(pilot, lambda: table_rows(screen)[0][3] == "final", timeout=30)
+        assert table_rows(screen)[0][2] == "Succeeded"
+
+
+async def test_w_on_the_payout_screen_pins_the_payout_masked(sim):
+    code = payout_code(sim, "stuck@example.com")
+    app = app_on(sim)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.navigate("payout", code)
+        await until(pilot, lambda: app.screen.panel_token is not None)  # it looks the status up, then keeps watching
+        await pilot.press("w")
+        await pilot.pause()
+        [item] = app.watch_list.items()
+        assert item.kind == "payout" and item.label.startswith("****") and code.rsplit("/", 1)[1][:8] not in item.label
+        screen = await open_watch(app, pilot)
+        await until(pilot, lambda: table_rows(screen) and table_rows(screen)[0][2] == "Pending")
+        assert "watching 1 · 0 need attention" in rendered(screen, "ContextBar")
+
+
+async def test_items_of_another_profile_wait_for_it(sim):
+    request_id = place(sim)
+    store = WatchList()
+    store.add("demo-production", "order", request_id)
+    store.close()
+    app = app_on(sim)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_watch(app, pilot)
+        assert table_rows(screen) == []  # not this profile's
+        await pilot.pause(0.5)
+    [item] = WatchList().items("demo-production")
+    assert item.status is None  # never asked for while its profile was not active
+
+
+# --- snapshots -----------------------------------------------------------------------------
+
+
+@pytest.fixture
+def fixed_list(monkeypatch):
+    """Three final items with fixed times, so the screen draws the same every time."""
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    store = WatchList()
+    rows = [("order", "REQ-2026-0001", "Succeeded", "3 of 3 cards sold"),
+            ("order", "REQ-2026-0002", "PartialFailed", "2 of 3 cards sold, 1 failed"),
+            ("payout", "https://pay.example.test/payout/c25hcHNob3QtdG9rZW4tMDE%3D", "Returned", "TX-77")]
+    for kind, reference, status, detail in rows:
+        item = store.add("demo-sandbox", kind, reference)
+        store.record(item.id, status, True, detail)
+    store.close()
+    with sqlite3.connect(data_dir() / FILE_NAME) as db:
+        db.execute("UPDATE items SET changed_at = '2026-01-02T13:45:07+00:00', added_at = '2026-01-02T13:40:00+00:00'")
+    yield
+    monkeypatch.delenv("TZ")
+    time.tzset()
+
+
+def test_snapshot_watch_screen(sim, snap_compare, fixed_list):
+    app = app_on(sim)
+
+    async def run_before(pilot) -> None:
+        await open_watch(app, pilot)
+
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
+
+
+def test_snapshot_paste_dialog(sim, snap_compare):
+    app = app_on(sim)
+
+    async def run_before(pilot) -> None:
+        await open_watch(app, pilot)
+        await pilot.press("a")
+        await pilot.pause()
+        app.screen.query_one(TextArea).load_text("REQ-2026-0001\nREQ-2026-0002\nhttps://pay.example.test/payout/c25hcHNob3QtdG9rZW4tMDE%3D\n")
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
+
+

@@ -1,0 +1,128 @@
+"""Watch: the orders and payouts followed until final, for the active profile.
+
+The list lives in SQLite (tui.local.watchlist) and is followed by the app's
+one scheduler (tui.watch_service, tui.core.watching) whether this screen is
+open or not; the screen only shows it, adds to it (`a`: the paste dialog) and
+removes from it (`x`). Payout weblinks are shown masked; `enter` opens an
+order or a payout on its own screen.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.widgets import DataTable, Static
+
+from styles import STYLES
+from tui.core.safe_text import visible
+from tui.core.watching import Pasted, ended_badly
+from tui.local.watchlist import WatchedItem
+from tui.screens.base import BaseScreen
+from tui.screens.watch_paste import PasteDialog
+from widgets.context_bar import Context
+from widgets.safe_text import safe
+from widgets.status_badge import status_text
+
+COLUMNS = ("Kind", "Reference", "Status", "Final", "Last change", "Detail")
+
+
+def _when(stamp: str | None) -> str:
+    """Stored UTC ISO time, shown in local time: 13:45:07 today, else 2026-01-02 13:45."""
+    if not stamp:
+        return "—"
+    moment = datetime.fromisoformat(stamp).astimezone()
+    return moment.strftime("%H:%M:%S") if moment.date() == datetime.now().astimezone().date() else moment.strftime("%Y-%m-%d %H:%M")
+
+
+def _final(item: WatchedItem) -> Text:
+    if not item.final:
+        return Text("watching", style="dim")
+    return Text("final ⚠", style="bold red") if ended_badly(item.status) else Text("final", style="green")
+
+
+def row_cells(item: WatchedItem) -> tuple[Text, ...]:
+    status = status_text(visible(item.status)) if item.status else Text("…", style="dim")
+    return (Text(item.kind), safe(item.label), status, _final(item), Text(_when(item.changed_at or item.added_at)), safe(item.detail, limit=60))
+
+
+class WatchScreen(BaseScreen):
+    destination = "watch"
+    EXPORT_NAME = "watch"
+    CSS_PATH = STYLES / "watch.tcss"
+    BINDINGS = [
+        Binding("a", "paste", "Add/paste…", id="watch.paste"),
+        Binding("x", "remove", "Remove", id="watch.remove"),
+        Binding("enter", "open", "Open", id="watch.open", show=False),
+    ]
+
+    def compose_body(self) -> ComposeResult:
+        yield Static(id="watch-summary")
+        yield DataTable(id="watch-table", cursor_type="row", zebra_stripes=True)
+
+    def on_mount(self) -> None:
+        self.query_one(DataTable).add_columns(*COLUMNS)
+        self.watch(self.app, "context", self._context_changed)
+
+    def _context_changed(self, _context: Context) -> None:
+        self.show_items()
+
+    def show_items(self) -> None:
+        table = self.query_one(DataTable)
+        items = self.app.watch_list.items()
+        selected = self._selected_id()
+        table.clear()
+        for item in items:
+            table.add_row(*row_cells(item), key=str(item.id))
+        if selected is not None and str(selected) in {str(i.id) for i in items}:
+            table.move_cursor(row=table.get_row_index(str(selected)))
+        watching = sum(not i.final for i in items)
+        attention = sum(i.final and ended_badly(i.status) for i in items)
+        summary = (f"{len(items)} pinned: {watching} watching, {attention} need attention, {len(items) - watching - attention} ended well."
+                   if items else "Nothing watched yet: press a to paste RequestIds and card codes, or w on an order or a payout.")
+        self.query_one("#watch-summary", Static).update(summary)
+
+    def _selected_id(self) -> int | None:
+        table = self.query_one(DataTable)
+        if table.row_count == 0:
+            return None
+        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        return int(key) if key is not None else None
+
+    def action_paste(self) -> None:
+        def add(pasted: list[Pasted] | None) -> None:
+            if not pasted:
+                return
+            added = self.add_all(pasted)
+            self.show_items()
+            self.notify(f"Watching {added} more.", title="Watch list")
+
+        self.app.push_screen(PasteDialog(), add)
+
+    def add_all(self, pasted: list[Pasted]) -> int:
+        """Add each pasted item; one that is not a weblink after all is said, the rest are added."""
+        from tui.api.weblink import WeblinkError
+
+        added = 0
+        for item in pasted:
+            try:
+                self.app.watch_list.add(item)
+            except WeblinkError as error:
+                self.notify(visible(f"{item.reference[:12]}…: {error}"), severity="warning", markup=False)
+            else:
+                added += 1
+        return added
+
+    def action_remove(self) -> None:
+        item_id = self._selected_id()
+        if item_id is not None:
+            self.app.watch_list.remove(item_id)
+            self.show_items()  # at once: the header follows with the next redraw
+
+    async def action_open(self) -> None:
+        item_id = self._selected_id()
+        item = self.app.watch_list.store.get(item_id) if item_id is not None else None
+        if item is not None:
+            await self.app.navigate(item.kind, item.reference)
