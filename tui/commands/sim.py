@@ -16,12 +16,13 @@ import click
 @click.option("--seed", type=int, default=1, show_default=True, help="Seed of the catalog, ids and faults.")
 @click.option("--brands", type=click.IntRange(1), default=300, show_default=True, help="Number of catalog brands.")
 @click.option("--faults", metavar="SPEC", default=None, help='Injected faults, e.g. "latency=50ms,5xx=0.1,drop=0.05,429=0.1".')
-def command(port: int, seed: int, brands: int, faults: str | None) -> None:
+@click.option("--hostile", is_flag=True, help="Fill every free-text field with markup, escape sequences and control characters.")
+def command(port: int, seed: int, brands: int, faults: str | None, hostile: bool) -> None:
     """Run the service simulator on a local port."""
     from tui.simulator import DEMO_CREDENTIALS, SimulatorServer, SimulatorSettings
 
     try:
-        server = SimulatorServer(SimulatorSettings(seed=seed, brands=brands, faults=faults, port=port))
+        server = SimulatorServer(SimulatorSettings(seed=seed, brands=brands, faults=faults, port=port, hostile=hostile))
     except ValueError as error:  # a bad --faults spec
         raise click.BadParameter(str(error), param_hint="--faults") from None
 

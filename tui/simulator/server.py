@@ -14,6 +14,7 @@ import uvicorn
 from .app import SimulatorState, build_app
 from .catalog import build_catalog
 from .faults import FaultInjector, FaultSpec
+from .hostile import HostileText
 
 if TYPE_CHECKING:
     from starlette.types import ASGIApp
@@ -42,6 +43,8 @@ class SimulatorServer:
         # the TUI beside it included, for every one of them.
         gc.freeze()
         app: ASGIApp = build_app(self.state)
+        if self.settings.hostile:
+            app = HostileText(app, self.settings.seed)
         if faults.active:
             app = FaultInjector(app, faults, self.settings.seed)
         self._server = uvicorn.Server(uvicorn.Config(

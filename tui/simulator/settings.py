@@ -57,6 +57,7 @@ class SimulatorSettings:
     faults: str | None = None  # e.g. "latency=50ms,5xx=0.1,drop=0.05,429=0.1"
     host: str = "127.0.0.1"
     port: int = 0  # 0: a free port
+    hostile: bool = False  # free-text fields hold markup, escapes and controls (hostile.py)
 
     def resolved_timing(self) -> Timing:
         if isinstance(self.timing, Timing):

@@ -1,0 +1,148 @@
+"""Every screen of the TUI against the hostile simulator (issue 12, DESIGN rule 8).
+
+The walk is driven by `tui.core.navigation.DESTINATIONS`: a screen added
+there is walked too. On each: no error, nothing drawn that a terminal would
+obey (no control or format character), and where the screen shows the
+service's free text, the hostile strings drawn literally (their visible form).
+"""
+
+from __future__ import annotations
+
+import uuid
+
+import httpx
+import pytest
+from apps import app_on, settle, until
+from apps import notifications as notes
+from hostile_walk import SHOWN_MARKERS, drawn, markers_in, raw_controls
+from textual.widgets import DataTable
+
+from tui.core.navigation import DESTINATIONS
+from tui.local.storage import AuditLog
+from tui.simulator import demo_credential
+from tui.simulator.hostile import HOSTILE_STRINGS
+
+SIZE = (200, 50)
+NOTIFICATION_PATH = "/api/Integration/v1/notification"
+SECRET = "hostile-walk-secret-0123"
+# Screens that show the service's (or a file's) free text as soon as they open, with the data set up below.
+SHOWS_OUTSIDE_TEXT = {"catalog", "order", "payout", "notifications", "audit"}
+
+
+@pytest.fixture(scope="module")
+def hostile_sim():
+    from tui.simulator import SimulatorServer, SimulatorSettings
+
+    with SimulatorServer(SimulatorSettings(hostile=True, brands=40)) as server:
+        yield server
+
+
+def place(sim, product: int, value: float, quantity: int = 1) -> str:
+    request_id = f"H-{uuid.uuid4()}"
+    body = {"RequestId": request_id, "AccountId": 1001, "Products": [{"ProductId": product, "Value": value, "Quantity": quantity}]}
+    response = httpx.post(sim.base_url + "/api/integration/v1.0/orders/checkout", json=body, auth=demo_credential("acme-sandbox").auth)
+    assert response.status_code == 200, response.text
+    return request_id
+
+
+def final_order(sim, request_id: str) -> dict:
+    with httpx.Client(base_url=sim.base_url, auth=demo_credential("acme-sandbox").auth) as http:
+        for _ in range(400):
+            order = http.get(f"/api/integration/v1.0/orders/{request_id}").json()
+            if order["status"] in ("Succeeded", "Failed", "PartialFailed"):
+                return order
+            http.get("/api/integration/v1.0/accounts")  # a short wait that is also a request
+    raise AssertionError("the order did not end")
+
+
+@pytest.fixture(scope="module")
+def walk_data(hostile_sim):
+    """An order with a failed card (errorMessage), a redeemed payout card, a callback configuration."""
+    auth = demo_credential("acme-sandbox").auth
+    httpx.post(hostile_sim.base_url + NOTIFICATION_PATH, auth=auth,
+               json={"notificationUrl": "https://callbacks.example.com/x", "notificationUrlSandbox": "", "secretKey": SECRET}).raise_for_status()
+    failed = place(hostile_sim, 102, 10.13, 2)
+    payout = place(hostile_sim, 201, 10.0)
+    card_code = final_order(hostile_sim, payout)["items"][0]["cards"][0]["cardCode"]
+    redeemed = httpx.post(hostile_sim.base_url + "/api/Integration/v2/payout/redeem/" + card_code.rsplit("/", 1)[-1],
+                          json={"wallet": "PayPal", "recipientEmail": "walk@example.com"}, auth=auth)
+    assert redeemed.status_code in (200, 202), redeemed.text
+    final_order(hostile_sim, failed)
+    return {"order": failed, "payout": card_code}
+
+
+def write_hostile_audit() -> None:
+    """The audit log is a file: its text is outside text too."""
+    log = AuditLog()
+    for text in HOSTILE_STRINGS:
+        log.record(profile="demo-sandbox", environment="sandbox", action=text[:40], subject=text, outcome=text, detail=text)
+
+
+def check_drawn(app, where: str, *, expect_outside_text: bool) -> None:
+    text = drawn(app)
+    assert not raw_controls(text), f"{where}: drew {raw_controls(text)}"
+    assert not [n for n in notes(app) if "Unexpected error" in str(n)], f"{where}: {notes(app)}"
+    if expect_outside_text:
+        assert markers_in(text), f"{where}: none of {SHOWN_MARKERS} drawn"
+
+
+def table_cells(screen) -> list[object]:
+    return [cell for table in screen.query(DataTable) for index in range(table.row_count) for cell in table.get_row_at(index)]
+
+
+@pytest.mark.parametrize("destination", DESTINATIONS, ids=[d.name for d in DESTINATIONS])
+async def test_every_screen_shows_hostile_text_literally(hostile_sim, walk_data, destination):
+    write_hostile_audit()
+    app = app_on(hostile_sim)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        check_drawn(app, "start", expect_outside_text=True)
+        await app.navigate(destination.name, {"order": walk_data["order"], "payout": walk_data["payout"]}.get(destination.name))
+        await settle(pilot)
+        if destination.name == "order":
+            await until(pilot, lambda: "10.13" in drawn(app) or "10.1" in drawn(app))
+        await settle(pilot)
+        screen = app.screen
+        check_drawn(app, destination.name, expect_outside_text=destination.name in SHOWS_OUTSIDE_TEXT)
+        # A table cell is a literal Text, never a str that DataTable would parse as markup.
+        assert not [cell for cell in table_cells(screen) if isinstance(cell, str) and cell], destination.name
+        # Every row, one after the other: a detail pane follows the cursor.
+        for table in screen.query(DataTable):
+            table.focus()
+            for _ in range(min(table.row_count, 12)):
+                await pilot.press("down")
+                await pilot.pause()
+                check_drawn(app, f"{destination.name}, a row further", expect_outside_text=False)
+        await pilot.press("ctrl+p")  # the command palette lists the screen's keys
+        await pilot.pause()
+        check_drawn(app, f"{destination.name} palette", expect_outside_text=False)
+
+
+async def test_callbacks_and_card_detail_show_hostile_text_literally(hostile_sim, walk_data):
+    app = app_on(hostile_sim)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.navigate("notifications")
+        screen = app.screen
+        await until(pilot, lambda: getattr(screen, "stored", None) is not None)
+        await pilot.press("ctrl+l")
+        await until(pilot, lambda: screen.hub.running)
+        for text in HOSTILE_STRINGS:
+            body = {"orderId": 7, "status": text, "requestId": text, "secretKey": SECRET, "totalCards": 1}
+            assert httpx.post(screen.hub.listener.url, json=body).status_code < 300
+        httpx.post(screen.hub.listener.url, json={"orderId": 7, "status": "x", "requestId": "y", "secretKey": HOSTILE_STRINGS[7]})
+        await until(pilot, lambda: screen.query_one("#callbacks", DataTable).row_count >= len(HOSTILE_STRINGS))
+        await settle(pilot)
+        screen.query_one("#callbacks", DataTable).focus()
+        await pilot.pause()
+        check_drawn(app, "callbacks", expect_outside_text=True)
+        assert len(markers_in(drawn(app))) >= 5
+
+        await app.navigate("order", walk_data["order"])
+        await settle(pilot)
+        table = app.screen.query_one("#order-cards", DataTable)
+        await until(pilot, lambda: table.row_count > 0)
+        table.focus()
+        for _ in range(table.row_count):
+            await pilot.press("down")
+            await pilot.pause()
+            check_drawn(app, "order cards", expect_outside_text=True)
