@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from rich.text import Text
 
+from tui.core.safe_text import visible
+
 _GOOD = {"sold", "succeeded", "completed"}
 _BAD = {"failed", "returned", "reversed"}
 _ATTENTION = {"paused", "unclaimed", "partialfailed"}
@@ -29,4 +31,4 @@ def status_style(status: str | None) -> str:
 
 
 def status_text(status: str | None) -> Text:
-    return Text(status if status else "(no status)", style=status_style(status))
+    return Text(visible(status) if status else "(no status)", style=status_style(status))  # an unknown one as it came

@@ -18,6 +18,7 @@ from functools import lru_cache
 _HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs"})
 _CONTROL_PICTURES = 0x2400  # U+2400 SYMBOL FOR NULL .. U+241F: one picture per C0 control
 _ELLIPSIS = "…"
+_REPLACEMENT = "\ufffd"  # one cell for a hidden character where the length must not change
 
 
 @lru_cache(maxsize=1024)
@@ -60,6 +61,18 @@ def visible(text: object, *, multiline: bool = False, limit: int | None = None) 
         else:
             parts.append(char)
     return "".join(parts) + suffix
+
+
+def visible_in_place(text: str) -> str:
+    """`text` with each hidden character replaced by exactly one stand-in (a text field's cursor stays in step).
+
+    C0 controls and DEL get their control pictures as in `visible`; every other hidden character
+    (C1, bidi, zero-width) becomes U+FFFD. Nothing is dropped: the length is the same.
+    """
+    if text.isprintable() and text.isascii():
+        return text
+    return "".join((_stand_in(char) if ord(char) < 0x20 or char == "\x7f" else _REPLACEMENT) if _is_hidden(char) else char
+                   for char in text)
 
 
 def is_safe(text: str, *, multiline: bool = False) -> bool:

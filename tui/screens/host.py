@@ -12,7 +12,11 @@ from typing import TYPE_CHECKING
 
 from textual.app import App
 
+from tui.core.safe_text import visible
+
 if TYPE_CHECKING:
+    from textual.notifications import SeverityLevel
+
     from tui.api.models import Product
     from tui.local.config import Profile, ProfileStore
     from tui.session import Session
@@ -34,6 +38,14 @@ class GiftdeskHost(App[None]):
         if self.current_session is None:
             raise NoSession("no profile is active yet")
         return self.current_session
+
+    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
+               timeout: float | None = None, markup: bool = False) -> None:
+        """Every notification is literal (DESIGN rule 8): its text often holds the service's.
+
+        Never parsed as markup, whatever `markup` says; control characters are shown, not emitted.
+        """
+        super().notify(visible(message, multiline=True), title=visible(title), severity=severity, timeout=timeout, markup=False)
 
     @property
     @abstractmethod

@@ -10,6 +10,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Label, Select
 
 from tui.local.config import ConfigError, Profile, make_profile, store_keyring_secret
+from widgets.safe_text import safe
 
 _SECRET_KINDS = [
     ("Environment variable (name)", "env"),
@@ -75,7 +76,7 @@ class ProfileForm(ModalScreen[Profile | None]):
         try:
             self.dismiss(self._build())
         except ConfigError as error:
-            self.query_one("#form-error", Label).update(str(error))
+            self.query_one("#form-error", Label).update(safe(error))  # quotes what was typed
 
     def _build(self) -> Profile:
         name = self._value("name")
