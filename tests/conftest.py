@@ -28,7 +28,7 @@ import pytest
 
 from tui.simulator import DEMO_CREDENTIALS, DemoCredential, SimulatorServer, SimulatorSettings
 
-pytest_plugins = ["memory_keyring"]  # the in-memory keyring fixture, for every test module
+pytest_plugins = ["memory_keyring", "hostile_walk"]  # the in-memory keyring; the hostile simulator (hostile_sim, walk_data)
 
 
 @pytest.fixture(autouse=True)

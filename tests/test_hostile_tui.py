@@ -8,67 +8,20 @@ service's free text, the hostile strings drawn literally (their visible form).
 
 from __future__ import annotations
 
-import uuid
-
 import httpx
 import pytest
 from apps import app_on, settle, until
 from apps import notifications as notes
-from hostile_walk import SHOWN_MARKERS, drawn, markers_in, raw_controls
+from hostile_walk import SECRET, SHOWN_MARKERS, drawn, markers_in, raw_controls
 from textual.widgets import DataTable
 
 from tui.core.navigation import DESTINATIONS
 from tui.local.storage import AuditLog
-from tui.simulator import demo_credential
 from tui.simulator.hostile import HOSTILE_STRINGS
 
 SIZE = (200, 50)
-NOTIFICATION_PATH = "/api/Integration/v1/notification"
-SECRET = "hostile-walk-secret-0123"
 # Screens that show the service's (or a file's) free text as soon as they open, with the data set up below.
 SHOWS_OUTSIDE_TEXT = {"catalog", "order", "payout", "notifications", "audit"}
-
-
-@pytest.fixture(scope="module")
-def hostile_sim():
-    from tui.simulator import SimulatorServer, SimulatorSettings
-
-    with SimulatorServer(SimulatorSettings(hostile=True, brands=40)) as server:
-        yield server
-
-
-def place(sim, product: int, value: float, quantity: int = 1) -> str:
-    request_id = f"H-{uuid.uuid4()}"
-    body = {"RequestId": request_id, "AccountId": 1001, "Products": [{"ProductId": product, "Value": value, "Quantity": quantity}]}
-    response = httpx.post(sim.base_url + "/api/integration/v1.0/orders/checkout", json=body, auth=demo_credential("acme-sandbox").auth)
-    assert response.status_code == 200, response.text
-    return request_id
-
-
-def final_order(sim, request_id: str) -> dict:
-    with httpx.Client(base_url=sim.base_url, auth=demo_credential("acme-sandbox").auth) as http:
-        for _ in range(400):
-            order = http.get(f"/api/integration/v1.0/orders/{request_id}").json()
-            if order["status"] in ("Succeeded", "Failed", "PartialFailed"):
-                return order
-            http.get("/api/integration/v1.0/accounts")  # a short wait that is also a request
-    raise AssertionError("the order did not end")
-
-
-@pytest.fixture(scope="module")
-def walk_data(hostile_sim):
-    """An order with a failed card (errorMessage), a redeemed payout card, a callback configuration."""
-    auth = demo_credential("acme-sandbox").auth
-    httpx.post(hostile_sim.base_url + NOTIFICATION_PATH, auth=auth,
-               json={"notificationUrl": "https://callbacks.example.com/x", "notificationUrlSandbox": "", "secretKey": SECRET}).raise_for_status()
-    failed = place(hostile_sim, 102, 10.13, 2)
-    payout = place(hostile_sim, 201, 10.0)
-    card_code = final_order(hostile_sim, payout)["items"][0]["cards"][0]["cardCode"]
-    redeemed = httpx.post(hostile_sim.base_url + "/api/Integration/v2/payout/redeem/" + card_code.rsplit("/", 1)[-1],
-                          json={"wallet": "PayPal", "recipientEmail": "walk@example.com"}, auth=auth)
-    assert redeemed.status_code in (200, 202), redeemed.text
-    final_order(hostile_sim, failed)
-    return {"order": failed, "payout": card_code}
 
 
 def write_hostile_audit() -> None:

@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
+from tui.core.safe_text import json_visible, visible
+
 if TYPE_CHECKING:
     from tui.api.client import ServiceClient
     from tui.local.config import Profile
@@ -86,15 +88,16 @@ yes_option = click.option("--yes", is_flag=True, help="Do not ask for confirmati
 
 
 def fail(message: str, code: int, hint: str | None = None) -> NoReturn:
-    click.echo(message, err=True)  # first line exactly the message: the spec's text where it has one
+    # First line exactly the message: the spec's text where it has one (the service's, made visible).
+    click.echo(visible(message, multiline=True), err=True)
     if hint:
-        click.echo(f"hint: {hint}", err=True)
+        click.echo(f"hint: {visible(hint, multiline=True)}", err=True)
     raise click.exceptions.Exit(code)
 
 
 def say(message: str) -> None:
-    """Progress for a person, on stderr so that stdout stays data."""
-    click.echo(message, err=True)
+    """Progress for a person, on stderr so that stdout stays data; outside text in it shown, never obeyed."""
+    click.echo(visible(message, multiline=True), err=True)
 
 
 def exit_code_for(error: BaseException) -> int:
@@ -271,12 +274,13 @@ def _loop_sleep() -> Sleep:
 
 
 def emit_json(data: Any) -> None:
-    click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+    """The data as JSON, exactly; hidden characters as `\\u` escapes (json_visible)."""
+    click.echo(json_visible(json.dumps(data, indent=2, ensure_ascii=False)))
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    """Plain aligned columns; None shows as empty."""
-    cells = [[("" if value is None else str(value)) for value in row] for row in rows]
+    """Plain aligned columns; None shows as empty; outside text shown, never obeyed (one line per row)."""
+    cells = [[visible(value) for value in row] for row in rows]
     widths = [max([len(header)] + [len(row[i]) for row in cells]) for i, header in enumerate(headers)]
     lines = [headers, ["-" * width for width in widths], *cells]
     return "\n".join("  ".join(cell.ljust(width) for cell, width in zip(line, widths, strict=True)).rstrip() for line in lines)
@@ -290,7 +294,7 @@ def print_fields(fields: Sequence[tuple[str, Any]]) -> None:
     """'Label:  value' lines, labels aligned."""
     width = max(len(label) for label, _ in fields)
     for label, value in fields:
-        click.echo(f"{label + ':':<{width + 1}}  {'' if value is None else value}")
+        click.echo(f"{label + ':':<{width + 1}}  {visible(value)}")
 
 
 def money(amount: float | None, currency: str) -> str:

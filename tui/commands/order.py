@@ -22,6 +22,7 @@ from tui.commands.common import (
     watch,
     yes_option,
 )
+from tui.core.safe_text import visible
 
 WATCH_INTERVAL = 2.0  # seconds between polls of --watch
 PLACE_ORDER = "place-order"  # audit action
@@ -147,7 +148,7 @@ def place(options: Options, account: int | None, product: int, value: float, qua
         if options.json:
             emit_json(placed)
         else:
-            click.echo(placed)
+            click.echo(visible(placed))  # the service's answer
             say(f"see it with: giftdesk order show {placed}")
 
     run(options, work)

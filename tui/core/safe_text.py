@@ -78,3 +78,23 @@ def visible_in_place(text: str) -> str:
 def is_safe(text: str, *, multiline: bool = False) -> bool:
     """True when `text` holds no character that `visible` would replace."""
     return all(not _is_hidden(char) or (multiline and char == "\n") for char in text)
+
+
+def json_visible(document: str) -> str:
+    """JSON text (from `json.dumps`) with every hidden character written as a `\\uXXXX` escape.
+
+    The same JSON value, so `--json` stays exact; but a C1 control, a bidi override or a
+    zero-width character, which `json.dumps(ensure_ascii=False)` leaves raw, never reaches
+    the terminal. Line feeds between values (indentation) stay.
+    """
+    if document.isascii():
+        return document.replace("\x7f", "\\u007f")
+    return "".join(_json_escape(char) if char != "\n" and _is_hidden(char) else char for char in document)
+
+
+def _json_escape(char: str) -> str:
+    code = ord(char)
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    code -= 0x10000  # outside the BMP: a surrogate pair, as JSON writes it
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
