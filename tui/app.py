@@ -260,13 +260,15 @@ class GiftdeskApp(GiftdeskHost):
         # codes or recipients: log a redacted traceback and say so instead.
         import sys
 
-        from tui.local.logs import log_unexpected
+        from tui.local.logs import current_log_file, log_unexpected
 
         error = sys.exc_info()[1]
         if error is not None:
             log_unexpected(error)
         self.bell()
-        self._exit_renderables.append(f"giftdesk stopped on an unexpected error ({type(error).__name__}). A redacted traceback is in the log.")
+        where = current_log_file()
+        self._exit_renderables.append(f"giftdesk stopped on an unexpected error ({type(error).__name__}). "
+                                      + f"A redacted traceback is in {where or 'the log'}.")
         self._close_messages_no_wait()
 
 
@@ -303,13 +305,16 @@ def load_settings(profile_name: str | None, *, demo: bool, readonly: bool, order
     return settings
 
 
-def run_tui(profile_name: str | None = None, *, demo: bool = False, readonly: bool = False, order: str | None = None, debug: bool = False) -> None:
+def run_tui(profile_name: str | None = None, *, demo: bool = False, readonly: bool = False, order: str | None = None, debug: bool = False) -> int:
+    """Run the TUI; the exit status: 0, or 1 when an unexpected error stopped it."""
     from tui.local.logs import setup_logging
 
     setup_logging(debug=debug)
     settings = load_settings(profile_name, demo=demo, readonly=readonly, order=order)
     try:
-        build_app(settings).run()
+        app = build_app(settings)
+        app.run()
+        return app.return_code or 0
     finally:
         if settings.demo is not None:
             settings.demo.stop()

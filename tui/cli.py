@@ -86,6 +86,8 @@ def main(ctx: click.Context, profile: str | None, demo: bool, readonly: bool, or
     from tui.local.config import ConfigError
 
     try:
-        run_tui(profile_name=profile, demo=demo, readonly=readonly, order=order, debug=debug)
+        status = run_tui(profile_name=profile, demo=demo, readonly=readonly, order=order, debug=debug)
     except ConfigError as error:  # e.g. an unknown --profile: said plainly, before any screen
         fail(str(error), EXIT_BAD_INPUT)
+    if status:  # stopped by an unexpected error: said on stderr, with where the traceback is
+        ctx.exit(status)
