@@ -14,6 +14,7 @@ import threading
 from typing import TYPE_CHECKING
 
 from tui.local.config import demo_profile
+from tui.local.demo_data import enter_demo_data_dir
 
 if TYPE_CHECKING:
     from tui.local.config import Profile
@@ -40,6 +41,7 @@ class DemoBackend:
 
     @classmethod
     def start(cls) -> DemoBackend:
+        enter_demo_data_dir()  # the demo's audit log, recent orders and chosen accounts are its own
         backend = cls(_free_loopback_port())
         threading.Thread(target=backend._run, name="giftdesk-demo-simulator", daemon=True).start()
         return backend

@@ -134,7 +134,10 @@ def opened_profile(options: Options) -> Iterator[Profile]:
     from tui.local.config import ProfileStore, choose_profile, demo_profile, profile_from_env
 
     if options.demo:
+        from tui.local.demo_data import enter_demo_data_dir
         from tui.simulator import DEMO_CREDENTIALS, SimulatorServer, SimulatorSettings
+
+        enter_demo_data_dir()  # its audit entries are about a simulator that ends with the command
 
         credential = next(c for c in DEMO_CREDENTIALS if c.name == DEMO_CREDENTIAL)
         with SimulatorServer(SimulatorSettings(timing="fast")) as sim:

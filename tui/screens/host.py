@@ -7,12 +7,27 @@ implementation.
 
 from __future__ import annotations
 
+import os
 from abc import abstractmethod
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from textual.app import App
 
 from tui.core.safe_text import visible
+from widgets.private import masked_for_screenshot
+
+CLIPBOARD_SECONDS = 30.0  # a copied card code or PIN is cleared after this long (GIFTDESK_CLIPBOARD_SECONDS; 0: never)
+
+
+def clipboard_seconds() -> float | None:
+    """How long a copied secret stays on the clipboard; None: until something else is copied."""
+    text = os.environ.get("GIFTDESK_CLIPBOARD_SECONDS", "").strip()
+    try:
+        seconds = float(text) if text else CLIPBOARD_SECONDS
+    except ValueError:
+        seconds = CLIPBOARD_SECONDS
+    return seconds if seconds > 0 else None
 
 if TYPE_CHECKING:
     from textual.notifications import SeverityLevel
@@ -46,6 +61,43 @@ class GiftdeskHost(App[None]):
         Never parsed as markup, whatever `markup` says; control characters are shown, not emitted.
         """
         super().notify(visible(message, multiline=True), title=visible(title), severity=severity, timeout=timeout, markup=False)
+
+    # --- privacy (DESIGN rule 6) ------------------------------------------------------------
+
+    def copy_secret(self, value: str) -> float | None:
+        """Copy a card code or PIN; it is cleared from the clipboard after `clipboard_seconds()`
+        (an empty OSC 52 write) unless something else was copied meanwhile. Returns that delay."""
+        self.copy_to_clipboard(value)
+        delay = clipboard_seconds()
+        if delay:
+            self.set_timer(delay, lambda: self._clear_clipboard(value))
+        return delay
+
+    def _clear_clipboard(self, value: str) -> None:
+        if self.clipboard == value:
+            self.copy_to_clipboard("")
+
+    def deliver_screenshot(self, filename: str | None = None, path: str | None = None,
+                           time_format: str | None = None) -> str | None:
+        """Textual's screenshot (palette → Screenshot), masked as rule 6 says, into giftdesk's private folder."""
+        restore = masked_for_screenshot(self.screen_stack)
+        self.call_after_refresh(self._save_screenshot, restore)
+        return None
+
+    def _save_screenshot(self, restore: Callable[[], None]) -> None:
+        from tui.local.exports import screenshot_dir, write_screenshot
+
+        try:
+            svg = self.export_screenshot()
+        finally:
+            restore()
+        try:
+            saved = write_screenshot(svg)
+        except OSError as error:
+            self.notify(f"Screenshot not saved: {error.strerror or error}. Check that {screenshot_dir()} can be written "
+                        "(GIFTDESK_SCREENSHOT_DIR).", title="Screenshot", severity="error", timeout=10)
+            return
+        self.notify(f"Saved, private values masked: {saved}", title="Screenshot")
 
     @property
     @abstractmethod

@@ -36,6 +36,7 @@ from tui.listener import CallbackAccepted, CallbackListener, ListenerEvent
 from tui.local.storage import NOTIFICATION_CHANGE, AuditLog
 from tui.screens.base import BaseScreen
 from widgets.confirm import ConfirmScreen
+from widgets.private import PRIVATE
 from widgets.safe_text import VisibleControls, safe, safe_row
 from widgets.status_badge import status_text
 
@@ -237,7 +238,7 @@ class NotificationsScreen(BaseScreen):
                                                        placeholder="http(s)://…"))
                 with Horizontal(classes="field"):
                     yield Label("Secret key", classes="field-label")
-                    yield Input(id="secret", password=True, disabled=readonly, placeholder="(none)")
+                    yield Input(id="secret", password=True, disabled=readonly, placeholder="(none)", classes=PRIVATE)
                     yield Button("Show", id="reveal")
                     if not readonly:
                         yield Button("Generate", id="generate")

@@ -325,9 +325,10 @@ class OrderScreen(BaseScreen):
         if not value:
             self.notify(f"Card {card.serial_number} has no {name}.", severity="warning")
             return
-        self.app.copy_to_clipboard(value)
+        clears = self.app.copy_secret(value)
         self._audit(CARD_COPY, card, f"{name} copied")
-        self.notify(f"The {name} of card {card.serial_number} is on the clipboard.", title="Copied")
+        after = f" It is cleared from it in {clears:g} s." if clears else ""
+        self.notify(f"The {name} of card {card.serial_number} is on the clipboard.{after}", title="Copied")
 
     def _audit(self, action: str, card: Card, outcome: str) -> None:
         """Who saw which card's secret; the secret itself is never written."""

@@ -46,6 +46,7 @@ from tui.core.polling import Backoff
 from tui.local.storage import REDEEM, AuditLog
 from tui.screens.base import BaseScreen
 from widgets.confirm import ConfirmScreen
+from widgets.private import PRIVATE
 from widgets.safe_text import VisibleControls, safe, safe_assemble
 from widgets.status_badge import status_text
 
@@ -86,7 +87,7 @@ class PayoutScreen(BaseScreen):
         with VerticalScroll(id="payout-body"):
             with Horizontal(classes="field"):
                 yield Label("Weblink", classes="field-label")
-                weblink = Input(id="weblink", password=True, compact=True, placeholder="payout card code URL or weblink token; enter looks up its status")
+                weblink = Input(id="weblink", password=True, compact=True, classes=PRIVATE, placeholder="payout card code URL or weblink token; enter looks up its status")
                 # Pasted, not typed, and often left focused while a payout is watched:
                 # a blinking cursor there would redraw the screen twice a second.
                 weblink.cursor_blink = False
@@ -102,7 +103,7 @@ class PayoutScreen(BaseScreen):
                 yield _kind_set(None, EMAIL)
             with Horizontal(classes="field"):
                 yield Label("", classes="field-label")
-                yield Input(id="recipient", compact=True, placeholder=KIND_PLACEHOLDERS[EMAIL], highlighter=VisibleControls())
+                yield Input(id="recipient", compact=True, placeholder=KIND_PLACEHOLDERS[EMAIL], highlighter=VisibleControls(), classes=PRIVATE)
             with Horizontal(classes="field"):
                 yield Label("", classes="field-label")
                 yield Static(id="problem")
