@@ -23,9 +23,16 @@ def safe(text: object, *, style: str | Style = "", multiline: bool = False, limi
     return Text(visible(text, multiline=multiline, limit=limit), style=style, end="")
 
 
+CELL_LIMIT = 200  # a table cell shows at most this many characters, then how many there were
+
+
 def safe_row(*cells: object) -> tuple[Text, ...]:
-    """DataTable cells: a `Text` stays as it was built (from `safe()` parts); anything else is shown literally."""
-    return tuple(cell if isinstance(cell, Text) else safe(cell) for cell in cells)
+    """DataTable cells: a `Text` stays as it was built (from `safe()` parts); anything else is shown literally.
+
+    A cell longer than CELL_LIMIT is cut and says its length: a 10,000-character
+    name must not make a column 10,000 cells wide.
+    """
+    return tuple(cell if isinstance(cell, Text) else safe(cell, limit=CELL_LIMIT) for cell in cells)
 
 
 def safe_assemble(*parts: Text | str | tuple[str, str | Style], multiline: bool = False) -> Text:

@@ -25,7 +25,7 @@ from tui.screens.base import BaseScreen
 from widgets.filter_bar import FilterBar, FilterField, RowFilter, int_between, letters, positive_int, real_date
 from widgets.money import format_amount, format_range, to_decimal
 from widgets.pager import Pager, PageState
-from widgets.safe_text import safe, safe_assemble, safe_row
+from widgets.safe_text import CELL_LIMIT, safe, safe_row
 
 DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 100  # DESIGN: the service publishes no maximum; we cap at 100
@@ -111,7 +111,7 @@ def brand_row(brand: Brand) -> tuple[Text, ...]:
 
 
 def product_row(product: Product, currency: str) -> tuple[Text, ...]:
-    name = safe(product.name)
+    name = safe(product.name, limit=CELL_LIMIT)
     if is_payout_product(product):
         name.append(" PAYOUT", style="bold magenta")
     stock = Text(stock_words(product.count), style="bold red" if product.count == 0 else "")
@@ -305,7 +305,8 @@ class CatalogScreen(BaseScreen):
     def _detail_title(self, brand: Brand | None) -> Text:
         if brand is None:
             return Text("No brands match these filters." if not self.brands else "No rows on this page match the / filter.", style="italic")
-        title = safe_assemble((brand.name, "bold"), (f"  id {brand.internal_id} · {brand.country_code} · face values in {brand.currency_code}", "dim"))
+        title = safe(brand.name, style="bold")  # the whole line's style: the dim part is bold too
+        title.append_text(safe(f"  id {brand.internal_id} · {brand.country_code} · face values in {brand.currency_code}", style="dim"))
         if not brand.products:
             title.append(" · no products", style="italic")
         return title

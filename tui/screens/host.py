@@ -17,6 +17,7 @@ from textual.app import App
 from tui.core.safe_text import visible
 from widgets.private import masked_for_screenshot
 
+NOTIFY_LIMIT = 1000  # characters of a toast: a 10,000-character name must not fill the screen
 CLIPBOARD_SECONDS = 30.0  # a copied card code or PIN is cleared after this long (GIFTDESK_CLIPBOARD_SECONDS; 0: never)
 
 
@@ -60,7 +61,8 @@ class GiftdeskHost(App[None]):
 
         Never parsed as markup, whatever `markup` says; control characters are shown, not emitted.
         """
-        super().notify(visible(message, multiline=True), title=visible(title), severity=severity, timeout=timeout, markup=False)
+        super().notify(visible(message, multiline=True, limit=NOTIFY_LIMIT), title=visible(title, limit=NOTIFY_LIMIT),
+                       severity=severity, timeout=timeout, markup=False)
 
     # --- privacy (DESIGN rule 6) ------------------------------------------------------------
 
