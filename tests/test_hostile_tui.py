@@ -99,3 +99,25 @@ async def test_callbacks_and_card_detail_show_hostile_text_literally(hostile_sim
             await pilot.press("down")
             await pilot.pause()
             check_drawn(app, "order cards", expect_outside_text=True)
+
+
+async def test_test_order_form_and_its_confirmation_show_hostile_names_literally(hostile_sim):
+    from textual.widgets import Input
+
+    from widgets.confirm import ConfirmScreen
+
+    app = app_on(hostile_sim)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        catalog = app.screen
+        await until(pilot, lambda: catalog.detail is not None and bool(catalog.detail.products))
+        product = next(p for p in catalog.detail.products if p.count != 0)
+        app.open_test_order(product)
+        await settle(pilot)
+        check_drawn(app, "test order form", expect_outside_text=True)
+        form = app.screen
+        form.query_one("#face-value", Input).value = f"{product.min_face_value:.2f}"
+        await pilot.click("#place")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.pause()
+        check_drawn(app, "test order confirmation", expect_outside_text=True)
