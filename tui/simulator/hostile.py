@@ -67,12 +67,15 @@ def hostile_string(seed: int, field: str, value: str) -> str:
 
 
 def harden(payload: Any, seed: int, fields: frozenset[str] = FREE_TEXT_FIELDS) -> Any:
-    """`payload` (decoded JSON) with a hostile string in front of every free-text field's value."""
+    """`payload` (decoded JSON) with a hostile string in front of every free-text field's value.
+
+    An empty string stays empty: it often means "none" (an empty notification URL turns callbacks off).
+    """
     if isinstance(payload, list):
         return [harden(item, seed, fields) for item in payload]
     if isinstance(payload, dict):
         return {
-            key: f"{hostile_string(seed, key, value)} {value}" if key in fields and isinstance(value, str)
+            key: f"{hostile_string(seed, key, value)} {value}" if key in fields and isinstance(value, str) and value
             else harden(value, seed, fields)
             for key, value in payload.items()
         }
