@@ -268,7 +268,7 @@ class GiftdeskApp(GiftdeskHost):
         self.bell()
         where = current_log_file()
         self._exit_renderables.append(f"giftdesk stopped on an unexpected error ({type(error).__name__}). "
-                                      + f"A redacted traceback is in {where or 'the log'}.")
+                                      f"A redacted traceback is in {where or 'the log'}.")
         self._close_messages_no_wait()
 
 

@@ -17,6 +17,13 @@ from textual.app import App
 from tui.core.safe_text import visible
 from widgets.private import masked_for_screenshot
 
+if TYPE_CHECKING:
+    from textual.notifications import SeverityLevel
+
+    from tui.api.models import Product
+    from tui.local.config import Profile, ProfileStore
+    from tui.session import Session
+
 NOTIFY_LIMIT = 1000  # characters of a toast: a 10,000-character name must not fill the screen
 CLIPBOARD_SECONDS = 30.0  # a copied card code or PIN is cleared after this long (GIFTDESK_CLIPBOARD_SECONDS; 0: never)
 
@@ -29,13 +36,6 @@ def clipboard_seconds() -> float | None:
     except ValueError:
         seconds = CLIPBOARD_SECONDS
     return seconds if seconds > 0 else None
-
-if TYPE_CHECKING:
-    from textual.notifications import SeverityLevel
-
-    from tui.api.models import Product
-    from tui.local.config import Profile, ProfileStore
-    from tui.session import Session
 
 
 class NoSession(RuntimeError):
