@@ -32,7 +32,8 @@ async def test_an_unexpected_error_exits_1_and_names_the_log(sim, log_file, caps
             app.call_later(broken)
             await pilot.pause()
     assert app.return_code == 1  # `giftdesk` exits with it (tui/cli.py)
-    said = " ".join(capsys.readouterr().err.split())  # printed on stderr as the app ends (wrapped to the width)
-    assert said == f"giftdesk stopped on an unexpected error (LookupError). A redacted traceback is in {log_file}."
+    said = capsys.readouterr().err  # printed on stderr as the app ends, wrapped to the terminal's width
+    expected = f"giftdesk stopped on an unexpected error (LookupError). A redacted traceback is in {log_file}."
+    assert "".join(said.split()) == "".join(expected.split())
     logged = log_file.read_text()
     assert "LookupError" in logged and "Traceback" in logged
