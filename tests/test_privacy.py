@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import stat
+import time
 import uuid
 from pathlib import Path
 
@@ -35,10 +36,11 @@ def place_sold(sim, product: int = 502, value: float = 20.0) -> tuple[str, dict]
     with httpx.Client(base_url=sim.base_url, auth=auth) as http:
         body = {"RequestId": request_id, "AccountId": 1001, "Products": [{"ProductId": product, "Value": value, "Quantity": 1}]}
         assert http.post("/api/integration/v1.0/orders/checkout", json=body).status_code == 200
-        for _ in range(500):
+        for _ in range(400):  # 20 s at most; the simulator takes 0.6 s
             order = http.get(f"/api/integration/v1.0/orders/{request_id}").json()
             if order["status"] == "Succeeded":
                 return request_id, order["items"][0]["cards"][0]
+            time.sleep(0.05)
     raise AssertionError("the order did not succeed")
 
 
