@@ -10,8 +10,8 @@ Fixtures (stable; other test modules rely on them):
   `sim_factory(faults="drop=1", timing=TIMING_PRESETS["fast"].replace(step_seconds=0.05))`);
   every server it started is stopped when the test ends.
 - `isolated_dirs` (autouse): GIFTDESK_CONFIG, GIFTDESK_DATA_DIR and GIFTDESK_LOG_DIR
-  point into the test's tmp_path and the GIFTDESK_* profile variables are
-  unset, so no test reads or writes the real user directories.
+  point into the test's tmp_path and the GIFTDESK_* profile and folder variables are
+  unset (and put back after), so no test reads or writes the real user directories.
 - `demo_credentials`: dict name -> DemoCredential ("acme-sandbox",
   "acme-production", "other-sandbox"); `.auth` is (client_id, client_secret)
   for httpx, `.environment` is "sandbox" or "production".
@@ -28,7 +28,7 @@ import pytest
 
 from tui.simulator import DEMO_CREDENTIALS, DemoCredential, SimulatorServer, SimulatorSettings
 
-pytest_plugins = ["memory_keyring"]  # the in-memory keyring fixture, for every test module
+pytest_plugins = ["memory_keyring", "hostile_walk"]  # the in-memory keyring; the hostile simulator (hostile_sim, walk_data)
 
 
 @pytest.fixture(autouse=True)
@@ -36,7 +36,9 @@ def isolated_dirs(tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("GIFTDESK_CONFIG", str(tmp_path / "config" / "config.toml"))
     monkeypatch.setenv("GIFTDESK_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("GIFTDESK_LOG_DIR", str(tmp_path / "log"))
-    for variable in ("GIFTDESK_BASE_URL", "GIFTDESK_CLIENT_ID", "GIFTDESK_CLIENT_SECRET", "GIFTDESK_ENVIRONMENT"):
+    # The folder variables too: a demo started in a test sets them for its process (tui.local.demo_data).
+    for variable in ("GIFTDESK_BASE_URL", "GIFTDESK_CLIENT_ID", "GIFTDESK_CLIENT_SECRET", "GIFTDESK_ENVIRONMENT",
+                     "GIFTDESK_EXPORT_DIR", "GIFTDESK_SCREENSHOT_DIR"):
         monkeypatch.delenv(variable, raising=False)
 
 

@@ -232,7 +232,7 @@ async def test_codes_are_masked_until_revealed_and_audited_without_the_code(sim)
         assert app.clipboard == card.card_code
         await pilot.press("n")
         assert app.clipboard == card.pin
-        assert f"The code of card {card.serial_number} is on the clipboard." in notes(app)
+        assert f"The code of card {card.serial_number} is on the clipboard. It is cleared from it in 30 s." in notes(app)
 
         entries = AuditLog().entries()
         assert [e.action for e in entries] == [CARD_COPY, CARD_COPY, CARD_REVEAL]

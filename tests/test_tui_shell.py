@@ -148,7 +148,7 @@ async def test_first_run_explains_and_offers_the_demo():
     app = build_app(AppSettings())
     async with app.run_test(size=SIZE) as pilot:
         assert app.screen.destination == "first-run"
-        text = " ".join(str(w.render()) for w in app.screen.query("Markdown *"))
+        text = " ".join(str(w.render()) for w in app.screen.query("Markdown *, #config-problem"))  # the file's words: literal
         assert "giftdesk profiles add" in text
         await pilot.press("d")
         await pilot.pause()
@@ -178,7 +178,7 @@ async def test_corrupt_config_message_is_on_the_first_screen(tmp_path: Path):
     settings = AppSettings(config_problem=f"{tmp_path}/config.toml: not valid TOML (line 1)")
     app = build_app(settings)
     async with app.run_test(size=SIZE):
-        text = " ".join(str(w.render()) for w in app.screen.query("Markdown *"))
+        text = " ".join(str(w.render()) for w in app.screen.query("Markdown *, #config-problem"))  # the file's words: literal
         assert "could not be read" in text and "not valid TOML" in text
 
 

@@ -343,13 +343,15 @@ class GiftdeskApp(GiftdeskHost):
         # codes or recipients: log a redacted traceback and say so instead.
         import sys
 
-        from tui.local.logs import log_unexpected
+        from tui.local.logs import current_log_file, log_unexpected
 
         error = sys.exc_info()[1]
         if error is not None:
             log_unexpected(error)
         self.bell()
-        self._exit_renderables.append(f"giftdesk stopped on an unexpected error ({type(error).__name__}). A redacted traceback is in the log.")
+        where = current_log_file()
+        self._exit_renderables.append(f"giftdesk stopped on an unexpected error ({type(error).__name__}). "
+                                      f"A redacted traceback is in {where or 'the log'}.")
         self._close_messages_no_wait()
 
 
@@ -400,13 +402,16 @@ def _take_look(settings: AppSettings, config: Config) -> None:
 
 
 def run_tui(profile_name: str | None = None, *, demo: bool = False, readonly: bool = False, order: str | None = None,
-            debug: bool = False, backend: DemoBackend | None = None) -> None:
+            debug: bool = False, backend: DemoBackend | None = None) -> int:
+    """Run the TUI; the exit status: 0, or 1 when an unexpected error stopped it."""
     from tui.local.logs import setup_logging
 
     setup_logging(debug=debug)
     settings = load_settings(profile_name, demo=demo, readonly=readonly, order=order, backend=backend)
     try:
-        build_app(settings).run()
+        app = build_app(settings)
+        app.run()
+        return app.return_code or 0
     finally:
         if settings.demo is not None:
             settings.demo.stop()

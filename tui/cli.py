@@ -115,8 +115,10 @@ def main(ctx: click.Context, profile: str | None, demo: bool, readonly: bool, or
 
     profile = profile_name(profile, demo)
     try:
-        run_tui(profile_name=profile, demo=demo, readonly=readonly, order=order, debug=debug, backend=backend)
+        status = run_tui(profile_name=profile, demo=demo, readonly=readonly, order=order, debug=debug, backend=backend)
     except ConfigError as error:  # e.g. an unknown --profile: said plainly, before any screen
         from tui.commands.common import EXIT_BAD_INPUT, fail
 
         fail(str(error), EXIT_BAD_INPUT)
+    if status:  # stopped by an unexpected error: said on stderr, with where the traceback is
+        ctx.exit(status)

@@ -23,6 +23,8 @@ import sys
 import threading
 from typing import IO, TYPE_CHECKING
 
+from tui.local.demo_data import enter_demo_data_dir
+
 if TYPE_CHECKING:
     from tui.local.config import Profile
 
@@ -53,6 +55,7 @@ class DemoBackend:
 
     @classmethod
     def start(cls) -> DemoBackend:
+        enter_demo_data_dir()  # the demo's audit log, recent orders and chosen accounts are its own
         with _loopback_listener() as listener:
             child = subprocess.Popen(
                 # -P: the current directory is not put on the path, so no folder there can pass for tui.

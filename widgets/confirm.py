@@ -13,6 +13,8 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
 
+from widgets.safe_text import safe
+
 
 class ConfirmScreen(ModalScreen[bool]):
     DEFAULT_CSS = """
@@ -39,8 +41,8 @@ class ConfirmScreen(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         self.set_class(self.typed_phrase is not None, "-production")
         with Vertical():
-            yield Label(self.title_text, id="title")
-            yield Static("\n".join(self.summary), id="summary")
+            yield Label(safe(self.title_text), id="title")
+            yield Static(safe("\n".join(self.summary), multiline=True), id="summary")  # names and URLs from outside
             if self.typed_phrase is not None:
                 yield Label(f"Type [b]{self.typed_phrase}[/b] to confirm:")
                 yield Input(id="phrase", placeholder="type the phrase above")

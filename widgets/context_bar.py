@@ -10,6 +10,8 @@ from dataclasses import dataclass
 
 from textual.widgets import Static
 
+from widgets.safe_text import safe
+
 
 @dataclass(frozen=True)
 class Context:
@@ -63,6 +65,6 @@ class ContextBar(Static):
         self.watch(self.app, "context", self.show_context)
 
     def show_context(self, context: Context) -> None:
-        self.update(describe(context))
+        self.update(safe(describe(context)))  # the account's currency came from the service
         self.set_class(context.environment == "production", "-production")
         self.set_class(context.readonly, "-readonly")

@@ -21,6 +21,8 @@ from textual.validation import Function, Regex, Validator
 from textual.widget import Widget
 from textual.widgets import Input, Label
 
+from widgets.safe_text import safe
+
 
 @dataclass(frozen=True)
 class FilterField:
@@ -122,7 +124,7 @@ class FilterBar(Widget):
         result = field_input.validate(field_input.value)
         problem = "" if result is None or result.is_valid else result.failure_descriptions[0]
         message = self.query_one(f"#filter-{field.name}-error", Label)
-        message.update(problem)
+        message.update(safe(problem))  # may quote what was typed
         message.set_class(bool(problem), "-shown")
         return not problem
 

@@ -14,6 +14,7 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from tui.api.redact import MASK
+from tui.core.safe_text import visible
 
 
 def _fully_masked(value: str) -> str:
@@ -60,5 +61,5 @@ class MaskedValue(Static):
 
     def render(self) -> Text:
         if not self._value:
-            return Text(self._empty, style="dim")
-        return Text(self._value if self.revealed else self._mask(self._value))
+            return Text(visible(self._empty), style="dim")
+        return Text(visible(self._value if self.revealed else self._mask(self._value)))

@@ -17,6 +17,8 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Input, Label, Static
 
+from widgets.safe_text import safe
+
 
 @dataclass(frozen=True)
 class PageState:
@@ -112,7 +114,7 @@ class Pager(Horizontal):
         target = parse_page_number(event.value, self.state.pages)
         error = self.query_one("#pager-error", Label)
         if isinstance(target, str):
-            error.update(target)
+            error.update(safe(target))  # quotes what was typed
             return
         error.update("")
         event.input.clear()

@@ -11,6 +11,9 @@ from __future__ import annotations
 
 from rich.text import Text
 
+from tui.core.safe_text import visible
+
+STATUS_LIMIT = 60  # characters of an unknown status shown
 _GOOD = {"sold", "succeeded", "completed"}
 _BAD = {"failed", "returned", "reversed"}
 _ATTENTION = {"paused", "unclaimed", "partialfailed"}
@@ -47,4 +50,5 @@ def status_style(status: str | None) -> str:
 
 
 def status_text(status: str | None) -> Text:
-    return Text(status if status else "(no status)", style=status_style(status))
+    # An unknown one as it came (made visible, and cut if it is absurdly long).
+    return Text(visible(status, limit=STATUS_LIMIT) if status else "(no status)", style=status_style(status))

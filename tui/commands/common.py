@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
+from tui.core.safe_text import json_visible, visible
+
 if TYPE_CHECKING:
     from decimal import Decimal
 
@@ -171,15 +173,16 @@ yes_option = click.option("--yes", is_flag=True, help="Do not ask for confirmati
 
 
 def fail(message: str, code: int, hint: str | None = None) -> NoReturn:
-    click.echo(message, err=True)  # first line exactly the message: the spec's text where it has one
+    # First line exactly the message: the spec's text where it has one (the service's, made visible).
+    click.echo(visible(message, multiline=True), err=True)
     if hint:
-        click.echo(f"hint: {hint}", err=True)
+        click.echo(f"hint: {visible(hint, multiline=True)}", err=True)
     raise click.exceptions.Exit(code)
 
 
 def say(message: str) -> None:
-    """Progress for a person, on stderr so that stdout stays data."""
-    click.echo(message, err=True)
+    """Progress for a person, on stderr so that stdout stays data; outside text in it shown, never obeyed."""
+    click.echo(visible(message, multiline=True), err=True)
 
 
 def exit_code_for(error: BaseException) -> int:
@@ -216,8 +219,11 @@ def opened_profile(options: Options) -> Iterator[Profile]:
     from tui.local.config import ProfileStore, choose_profile, demo_profile, profile_from_env
 
     if options.demo:
+        from tui.local.demo_data import enter_demo_data_dir
         from tui.simulator import DEMO_CREDENTIALS, SimulatorServer, SimulatorSettings
         from tui.simulator.settings import DEMO_HISTORY
+
+        enter_demo_data_dir()  # its audit entries are about a simulator that ends with the command
 
         credential = next(c for c in DEMO_CREDENTIALS if c.name == DEMO_CREDENTIAL)
         with SimulatorServer(SimulatorSettings(timing="fast", history=DEMO_HISTORY, place_limits=True)) as sim:
@@ -357,15 +363,15 @@ def _loop_sleep() -> Sleep:
 
 
 def emit_json(data: Any) -> None:
-    """The data as JSON; a Decimal is written as the number it came as."""
+    """The data as JSON; a Decimal as the number it came as, hidden characters as `\\u` escapes (json_visible)."""
     from tui.api.wire_json import dumps
 
-    click.echo(dumps(data))
+    click.echo(json_visible(dumps(data)))
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    """Plain aligned columns; None shows as empty."""
-    cells = [[("" if value is None else str(value)) for value in row] for row in rows]
+    """Plain aligned columns; None shows as empty; outside text shown, never obeyed (one line per row)."""
+    cells = [[visible(value) for value in row] for row in rows]
     widths = [max([len(header)] + [len(row[i]) for row in cells]) for i, header in enumerate(headers)]
     lines = [headers, ["-" * width for width in widths], *cells]
     return "\n".join("  ".join(cell.ljust(width) for cell, width in zip(line, widths, strict=True)).rstrip() for line in lines)
@@ -386,7 +392,7 @@ def print_fields(fields: Sequence[tuple[str, Any]]) -> None:
     """'Label:  value' lines, labels aligned."""
     width = max(len(label) for label, _ in fields)
     for label, value in fields:
-        click.echo(f"{label + ':':<{width + 1}}  {'' if value is None else value}")
+        click.echo(f"{label + ':':<{width + 1}}  {visible(value)}")
 
 
 def money(amount: Decimal | float | None, currency: str) -> str:

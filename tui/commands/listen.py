@@ -16,6 +16,7 @@ import os
 import click
 
 from tui.commands.common import EXIT_BAD_INPUT, Options, Session, emit_json, fail, run, say, service_options
+from tui.core.safe_text import visible
 
 DEFAULT_PORT = 8787  # fixed, so the configured sandbox URL stays valid from one run to the next
 
@@ -115,7 +116,7 @@ async def _show_order(session: Session, event) -> None:
                    "errorMessage": order.error_message})
         return
     line = f"order {order.request_id}: {order.status}, {summary}, total {order.total:,.2f}"
-    click.echo(line + (f" ({order.error_message})" if order.error_message else ""))
+    click.echo(visible(line + (f" ({order.error_message})" if order.error_message else "")))
 
 
 def _emit(options: Options, record: dict) -> None:

@@ -25,6 +25,7 @@ from tui.commands.common import (
     yes_option,
 )
 from tui.commands.watch import exit_for_status, exit_status_option
+from tui.core.safe_text import visible
 
 WATCH_INTERVAL = 2.0  # seconds between polls of --watch
 PLACE_ORDER = "place-order"  # audit action
@@ -169,7 +170,7 @@ def place(options: Options, account: int | None, product: int, value: float, qua
         if options.json:
             emit_json(placed)
         else:
-            click.echo(placed)
+            click.echo(visible(placed))  # the service's answer
             say(f"see it with: giftdesk order show {placed}")
 
     run(options, work)

@@ -22,6 +22,7 @@ from tui.commands.common import (
     yes_option,
 )
 from tui.commands.watch import exit_for_status, exit_status_option
+from tui.core.safe_text import visible
 
 WATCH_INTERVAL = 3.0  # seconds between polls of --watch
 
@@ -103,7 +104,7 @@ def check(wallet, email, phone, handle) -> None:
     from tui.api.redact import mask_recipient
 
     request = _redeem_request(wallet, email, phone, handle)
-    click.echo(f"valid: {request.wallet} payout to {mask_recipient(request.recipient)}")
+    click.echo(visible(f"valid: {request.wallet} payout to {mask_recipient(request.recipient)}"))
 
 
 @command.command("redeem")

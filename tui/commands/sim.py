@@ -23,8 +23,9 @@ from tui.simulator.settings import DEMO_HISTORY
 @click.option("--faults", metavar="SPEC", default=None, help='Injected faults, e.g. "latency=50ms,5xx=0.1,drop=0.05,429=0.1".')
 @click.option("--history", type=click.IntRange(0), default=DEMO_HISTORY, show_default=True, metavar="N",
               help="Orders seeded over the last 30 days (Get order and the order history find them).")
+@click.option("--hostile", is_flag=True, help="Fill every free-text field with markup, escape sequences and control characters.")
 @debug_option
-def command(port: int, seed: int, brands: int, faults: str | None, history: int) -> None:
+def command(port: int, seed: int, brands: int, faults: str | None, history: int, hostile: bool) -> None:
     """Run the service simulator on a local port.
 
     Prints its base URL and an `export ...` line per demo credential; point
@@ -34,13 +35,13 @@ def command(port: int, seed: int, brands: int, faults: str | None, history: int)
     Examples:
       giftdesk sim --port 8080
       giftdesk sim --brands N --faults latency=50ms,5xx=0.1
-      giftdesk sim --history 500 --seed 7
+      giftdesk sim --history 500 --seed 7 --hostile
     """
     from tui.simulator import DEMO_CREDENTIALS, SimulatorServer, SimulatorSettings
 
     try:
         server = SimulatorServer(SimulatorSettings(seed=seed, brands=brands, faults=faults, port=port,
-                                                      history=history, place_limits=True))
+                                                      history=history, place_limits=True, hostile=hostile))
     except ValueError as error:  # a bad --faults spec
         raise click.BadParameter(str(error), param_hint="--faults") from None
 

@@ -18,6 +18,7 @@ from functools import lru_cache
 _HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs"})
 _CONTROL_PICTURES = 0x2400  # U+2400 SYMBOL FOR NULL .. U+241F: one picture per C0 control
 _ELLIPSIS = "…"
+_REPLACEMENT = "\ufffd"  # one cell for a hidden character where the length must not change
 
 
 @lru_cache(maxsize=1024)
@@ -62,6 +63,38 @@ def visible(text: object, *, multiline: bool = False, limit: int | None = None) 
     return "".join(parts) + suffix
 
 
+def visible_in_place(text: str) -> str:
+    """`text` with each hidden character replaced by exactly one stand-in (a text field's cursor stays in step).
+
+    C0 controls and DEL get their control pictures as in `visible`; every other hidden character
+    (C1, bidi, zero-width) becomes U+FFFD. Nothing is dropped: the length is the same.
+    """
+    if text.isprintable() and text.isascii():
+        return text
+    return "".join((_stand_in(char) if ord(char) < 0x20 or char == "\x7f" else _REPLACEMENT) if _is_hidden(char) else char
+                   for char in text)
+
+
 def is_safe(text: str, *, multiline: bool = False) -> bool:
     """True when `text` holds no character that `visible` would replace."""
     return all(not _is_hidden(char) or (multiline and char == "\n") for char in text)
+
+
+def json_visible(document: str) -> str:
+    """JSON text (from `json.dumps`) with every hidden character written as a `\\uXXXX` escape.
+
+    The same JSON value, so `--json` stays exact; but a C1 control, a bidi override or a
+    zero-width character, which `json.dumps(ensure_ascii=False)` leaves raw, never reaches
+    the terminal. Line feeds between values (indentation) stay.
+    """
+    if document.isascii():
+        return document.replace("\x7f", "\\u007f")
+    return "".join(_json_escape(char) if char != "\n" and _is_hidden(char) else char for char in document)
+
+
+def _json_escape(char: str) -> str:
+    code = ord(char)
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    code -= 0x10000  # outside the BMP: a surrogate pair, as JSON writes it
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"

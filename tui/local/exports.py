@@ -1,4 +1,4 @@
-"""Exports of what a list shows, as CSV or JSON, kept private (DESIGN rule 6).
+"""Exports of what a list shows, as CSV or JSON, and screenshots, kept private (DESIGN rule 6).
 
 Callers pass the rows exactly as shown (masked already); this module decides
 where they go and how they are written: a giftdesk export folder created
@@ -65,15 +65,30 @@ def write_export(name: str, headers: Sequence[str], rows: Sequence[Sequence[str]
     """Write the rows to a new file in the export folder and return its path."""
     if fmt not in FORMATS:
         raise ValueError(f"export format must be one of {', '.join(FORMATS)}, not {fmt!r}")
-    folder = directory or export_dir()
+    text = to_csv(headers, rows) if fmt == "csv" else to_json(headers, rows)
+    return write_private_file(directory or export_dir(), name, fmt, text.encode("utf-8"), now=now)
+
+
+def screenshot_dir(environ: Mapping[str, str] = os.environ) -> Path:
+    """GIFTDESK_SCREENSHOT_DIR, else <data dir>/screenshots."""
+    override = environ.get("GIFTDESK_SCREENSHOT_DIR")
+    return Path(override) if override else data_dir(environ) / "screenshots"
+
+
+def write_screenshot(svg: str, *, directory: Path | None = None, now: datetime | None = None) -> Path:
+    """A screenshot (SVG, already masked by the caller) as a new private file; returns its path."""
+    return write_private_file(directory or screenshot_dir(), "screenshot", "svg", svg.encode("utf-8"), now=now)
+
+
+def write_private_file(folder: Path, name: str, extension: str, data: bytes, *, now: datetime | None = None) -> Path:
+    """A new file `<name>-<YYYYmmdd-HHMMSS>[-N].<extension>` in `folder` (made 0700), written 0600 atomically."""
     ensure_private_dir(folder)
     os.chmod(folder, 0o700)  # our own folder: private even if it was made otherwise
     stamp = (now or datetime.now()).strftime("%Y%m%d-%H%M%S")
-    path = folder / f"{_slug(name)}-{stamp}.{fmt}"
+    path = folder / f"{_slug(name)}-{stamp}.{extension}"
     suffix = 1
     while path.exists():
         suffix += 1
-        path = folder / f"{_slug(name)}-{stamp}-{suffix}.{fmt}"
-    text = to_csv(headers, rows) if fmt == "csv" else to_json(headers, rows)
-    atomic_write(path, text.encode("utf-8"))
+        path = folder / f"{_slug(name)}-{stamp}-{suffix}.{extension}"
+    atomic_write(path, data)
     return path

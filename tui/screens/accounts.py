@@ -27,6 +27,7 @@ from tui.screens.base import BaseScreen
 from tui.screens.ledger_panel import LedgerPanel
 from widgets.date_range import RANGE_BINDINGS, DateRangeKeys
 from widgets.money import format_money
+from widgets.safe_text import safe, safe_row
 
 ACCOUNT_COLUMNS = ("", "Id", "Currency", "Balance", "Active", "Environment", "Note")
 
@@ -153,19 +154,21 @@ class AccountsScreen(DateRangeKeys, BaseScreen):
         self.table.move_cursor(row=chosen)
         usable = sum(1 for a in accounts if why_not_choosable(a, session.environment) is None)
         self.query_one("#accounts-note", Static).update(
-            f"{len(accounts)} accounts, {usable} usable on {session.profile.name} ({session.environment}). "
-            "enter: settle orders on it · r: refresh"
+            safe(f"{len(accounts)} accounts, {usable} usable on {session.profile.name} ({session.environment}). "
+                 "enter: settle orders on it · r: refresh")
         )
 
     @staticmethod
-    def _row(account: Account, environment: str, chosen_id: int | None) -> tuple[str | Text, ...]:
+    def _row(account: Account, environment: str, chosen_id: int | None) -> tuple[Text, ...]:
         problem = why_not_choosable(account, environment)
         style = {None: "", "inactive": "dim"}.get(problem, "bold red")
-        return (
+        balance = safe(format_money(account.balance, account.currency))
+        balance.justify = "right"
+        return safe_row(
             Text("●", style="bold green") if account.id == chosen_id else "",
-            Text(str(account.id), style=style),
+            safe(account.id, style=style),
             account.currency,
-            Text(format_money(account.balance, account.currency), justify="right"),
+            balance,
             "yes" if account.is_active else Text("no", style="dim"),
             Text(account_environment(account), style=style),
             Text(problem or "", style=style),

@@ -20,6 +20,7 @@ from styles import STYLES
 from tui.local.storage import AuditEntry, AuditLog
 from tui.screens.base import BaseScreen
 from widgets.filter_bar import RowFilter
+from widgets.safe_text import safe, safe_row
 
 # Widths chosen so that what matters in an incident (when, where, what, how it ended) fits 80 columns.
 COLUMNS = (("Time (UTC)", 16), ("Env", 7), ("Action", 11), ("Outcome", 24), ("Subject", 12), ("Recipient", 12), ("Wallet", 6), ("Profile", 16))
@@ -33,7 +34,7 @@ def _time(entry: AuditEntry, *, seconds: bool = True) -> str:
 def _environment(entry: AuditEntry) -> Text:
     if entry.environment == "production":
         return Text("PROD", style="bold red")
-    return Text(entry.environment)
+    return safe(entry.environment)
 
 
 def _short_subject(subject: str) -> str:
@@ -42,8 +43,8 @@ def _short_subject(subject: str) -> str:
     return f"…/{tail}" if slash and head else subject
 
 
-def _row(entry: AuditEntry) -> tuple[str | Text, ...]:
-    return (
+def _row(entry: AuditEntry) -> tuple[Text, ...]:
+    return safe_row(
         _time(entry, seconds=False), _environment(entry), entry.action, entry.outcome,
         _short_subject(entry.subject), entry.recipient or "", entry.wallet or "", entry.profile,
     )
@@ -52,9 +53,9 @@ def _row(entry: AuditEntry) -> tuple[str | Text, ...]:
 def _describe(entry: AuditEntry) -> Text:
     who = f"{_time(entry)} UTC · {entry.profile} ({entry.environment})"
     what = " · ".join(part for part in (entry.action, entry.subject, entry.wallet, entry.recipient) if part)
-    lines = [Text(who, style="dim"), Text(what), Text(entry.outcome, style="bold")]
+    lines = [safe(who, style="dim"), safe(what), safe(entry.outcome, style="bold")]
     if entry.detail:
-        lines.append(Text(entry.detail, style="italic"))
+        lines.append(safe(entry.detail, style="italic"))
     return Text("\n").join(lines)
 
 
@@ -124,7 +125,7 @@ class AuditScreen(BaseScreen):
             summary = f"{len(self.shown)} of {len(self.entries)} entries match “{text}” · newest first"
         else:
             summary = f"{len(self.entries)} entries · newest first · / filters · {self.audit_log.path}"
-        self.query_one("#audit-summary", Static).update(Text(summary))
+        self.query_one("#audit-summary", Static).update(safe(summary))
 
     @on(DataTable.RowHighlighted, "#audit-table")
     def _show_detail(self) -> None:

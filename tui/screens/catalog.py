@@ -26,6 +26,7 @@ from tui.screens.catalog_mirror import MIRROR_BINDINGS, MirrorSource, compose_sy
 from widgets.filter_bar import FilterBar, FilterField, RowFilter, int_between, letters, positive_int, real_date
 from widgets.money import format_amount, format_range, to_decimal
 from widgets.pager import Pager, PageState
+from widgets.safe_text import CELL_LIMIT, safe, safe_row
 
 if TYPE_CHECKING:
     from tui.api.client import ServiceClient
@@ -102,8 +103,8 @@ def face_value(product: Product, currency: str) -> str:
     return f"{format_amount(product.min_face_value, currency)}–{format_amount(product.max_face_value, currency)}"
 
 
-def brand_row(brand: Brand) -> tuple[str | Text, ...]:
-    return (
+def brand_row(brand: Brand) -> tuple[Text, ...]:
+    return safe_row(
         brand.name,
         brand.country_code,
         brand.currency_code,
@@ -113,13 +114,13 @@ def brand_row(brand: Brand) -> tuple[str | Text, ...]:
     )
 
 
-def product_row(product: Product, currency: str) -> tuple[str | Text, ...]:
-    name = Text(product.name)
+def product_row(product: Product, currency: str) -> tuple[Text, ...]:
+    name = safe(product.name, limit=CELL_LIMIT)
     if is_payout_product(product):
         name.append(" PAYOUT", style="bold magenta")
     stock = Text(stock_words(product.count), style="bold red" if product.count == 0 else "")
-    return (
-        str(product.id),
+    return safe_row(
+        product.id,
         name,
         face_value(product, currency),
         format_range(product.price.min, product.price.max, product.price.currency_code),
@@ -165,7 +166,7 @@ def catalog_query(filters: dict[str, str], page: PageState) -> CatalogQuery:
 MAX_PRODUCT_ROWS = 11  # more scroll inside the table
 
 
-def refill(table: DataTable, columns: tuple[str, ...], rows: Iterable[tuple[str | Text, ...]]) -> None:
+def refill(table: DataTable, columns: tuple[str, ...], rows: Iterable[tuple[Text, ...]]) -> None:
     """Replace every row in one go. Columns are re-added so their widths fit
     this page (a cleared DataTable keeps the widest cell it ever had)."""
     table.clear(columns=True)
@@ -344,8 +345,8 @@ class CatalogScreen(MirrorSource):
     def _detail_title(self, brand: Brand | None) -> Text:
         if brand is None:
             return Text("No brands match these filters." if not self.brands else "No rows on this page match the / filter.", style="italic")
-        title = Text(brand.name, style="bold")
-        title.append(f"  id {brand.internal_id} · {brand.country_code} · face values in {brand.currency_code}", style="dim")
+        title = safe(brand.name, style="bold")  # the whole line's style: the dim part is bold too
+        title.append_text(safe(f"  id {brand.internal_id} · {brand.country_code} · face values in {brand.currency_code}", style="dim"))
         if not brand.products:
             title.append(" · no products", style="italic")
         return title
@@ -357,7 +358,7 @@ class CatalogScreen(MirrorSource):
             section = self.query_one(f"#detail-{attribute}", Static)
             text = (texts.get(attribute) or "").strip()
             section.display = bool(text)
-            shown = Text.assemble((f"{title}\n", "bold"), text)
+            shown = Text.assemble((f"{title}\n", "bold"), safe(text, multiline=True))
             if text and section.content != shown:  # neighbours often share texts: skip a layout pass
                 section.update(shown)
 

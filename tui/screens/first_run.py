@@ -6,9 +6,10 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Button, Markdown
+from textual.widgets import Button, Markdown, Static
 
 from tui.screens.base import BaseScreen
+from widgets.safe_text import safe
 
 _TEXT = """\
 # Welcome to giftdesk
@@ -40,7 +41,8 @@ class FirstRunScreen(BaseScreen):
         with VerticalScroll(id="first-run"):
             problem = self.app.config_problem
             if problem:
-                yield Markdown(f"> **The config file could not be read, and was left as it is.**\n>\n> {problem}")
+                yield Markdown("> **The config file could not be read, and was left as it is.**")
+                yield Static(safe(problem, multiline=True), id="config-problem")  # may quote the file
             yield Markdown(_TEXT)
             with Horizontal(id="first-run-actions"):
                 yield Button("Start the demo (d)", id="demo", variant="primary")

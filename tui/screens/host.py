@@ -7,16 +7,36 @@ implementation.
 
 from __future__ import annotations
 
+import os
 from abc import abstractmethod
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from textual.app import App
 
+from tui.core.safe_text import visible
+from widgets.private import masked_for_screenshot
+
 if TYPE_CHECKING:
+    from textual.notifications import SeverityLevel
+
     from tui.api.models import Product
     from tui.local.config import Profile, ProfileStore
     from tui.session import Session
     from tui.watch_service import WatchService
+
+NOTIFY_LIMIT = 1000  # characters of a toast: a 10,000-character name must not fill the screen
+CLIPBOARD_SECONDS = 30.0  # a copied card code or PIN is cleared after this long (GIFTDESK_CLIPBOARD_SECONDS; 0: never)
+
+
+def clipboard_seconds() -> float | None:
+    """How long a copied secret stays on the clipboard; None: until something else is copied."""
+    text = os.environ.get("GIFTDESK_CLIPBOARD_SECONDS", "").strip()
+    try:
+        seconds = float(text) if text else CLIPBOARD_SECONDS
+    except ValueError:
+        seconds = CLIPBOARD_SECONDS
+    return seconds if seconds > 0 else None
 
 
 class NoSession(RuntimeError):
@@ -35,6 +55,52 @@ class GiftdeskHost(App[None]):
         if self.current_session is None:
             raise NoSession("no profile is active yet")
         return self.current_session
+
+    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
+               timeout: float | None = None, markup: bool = False) -> None:
+        """Every notification is literal (DESIGN rule 8): its text often holds the service's.
+
+        Never parsed as markup, whatever `markup` says; control characters are shown, not emitted.
+        """
+        super().notify(visible(message, multiline=True, limit=NOTIFY_LIMIT), title=visible(title, limit=NOTIFY_LIMIT),
+                       severity=severity, timeout=timeout, markup=False)
+
+    # --- privacy (DESIGN rule 6) ------------------------------------------------------------
+
+    def copy_secret(self, value: str) -> float | None:
+        """Copy a card code or PIN; it is cleared from the clipboard after `clipboard_seconds()`
+        (an empty OSC 52 write) unless something else was copied meanwhile. Returns that delay."""
+        self.copy_to_clipboard(value)
+        delay = clipboard_seconds()
+        if delay:
+            self.set_timer(delay, lambda: self._clear_clipboard(value))
+        return delay
+
+    def _clear_clipboard(self, value: str) -> None:
+        if self.clipboard == value:
+            self.copy_to_clipboard("")
+
+    def deliver_screenshot(self, filename: str | None = None, path: str | None = None,
+                           time_format: str | None = None) -> str | None:
+        """Textual's screenshot (palette → Screenshot), masked as rule 6 says, into giftdesk's private folder."""
+        restore = masked_for_screenshot(self.screen_stack)
+        self.call_after_refresh(self._save_screenshot, restore)
+        return None
+
+    def _save_screenshot(self, restore: Callable[[], None]) -> None:
+        from tui.local.exports import screenshot_dir, write_screenshot
+
+        try:
+            svg = self.export_screenshot()
+        finally:
+            restore()
+        try:
+            saved = write_screenshot(svg)
+        except OSError as error:
+            self.notify(f"Screenshot not saved: {error.strerror or error}. Check that {screenshot_dir()} can be written "
+                        "(GIFTDESK_SCREENSHOT_DIR).", title="Screenshot", severity="error", timeout=10)
+            return
+        self.notify(f"Saved, private values masked: {saved}", title="Screenshot")
 
     @property
     @abstractmethod

@@ -10,6 +10,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label
 
 from tui.core.jump import Jump, JumpError, parse_jump, usage
+from widgets.safe_text import VisibleControls, safe
 
 
 class JumpScreen(ModalScreen[Jump | None]):
@@ -22,7 +23,8 @@ class JumpScreen(ModalScreen[Jump | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Input(placeholder="order ID · payout TOKEN · profile NAME · a screen", id="jump-input")
+            yield Input(placeholder="order ID · payout TOKEN · profile NAME · a screen", id="jump-input",
+                        highlighter=VisibleControls())  # a paste may hold anything
             yield Label(usage(), id="jump-error")
 
     @on(Input.Submitted)
@@ -30,7 +32,7 @@ class JumpScreen(ModalScreen[Jump | None]):
         try:
             self.dismiss(parse_jump(event.value))
         except JumpError as error:
-            self.query_one("#jump-error", Label).update(str(error))
+            self.query_one("#jump-error", Label).update(safe(error))  # quotes what was pasted
 
     def action_close(self) -> None:
         self.dismiss(None)

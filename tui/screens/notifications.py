@@ -36,6 +36,8 @@ from tui.listener import CallbackAccepted, CallbackListener, ListenerEvent
 from tui.local.storage import NOTIFICATION_CHANGE, AuditLog
 from tui.screens.base import BaseScreen
 from widgets.confirm import ConfirmScreen
+from widgets.private import PRIVATE
+from widgets.safe_text import VisibleControls, safe, safe_row
 from widgets.status_badge import status_text
 
 if TYPE_CHECKING:
@@ -189,18 +191,18 @@ class ListenerHub:
 CALLBACK_COLUMNS = ("#", "RequestId", "Callback", "Order (Get order)", "Cards")
 
 
-def row_cells(row: CallbackRow) -> tuple:
+def row_cells(row: CallbackRow) -> tuple[Text, ...]:
     event = row.event
     if not isinstance(event, CallbackAccepted):
-        return (str(event.sequence), Text("✗ secret mismatch: not trusted", style="bold yellow"), "", "", "")
+        return safe_row(event.sequence, Text("✗ secret mismatch: not trusted", style="bold yellow"), "", "", "")
     if row.problem:
-        order_cell, cards = Text(row.problem, style="red"), ""
+        order_cell, cards = safe(row.problem, style="red"), ""
     elif row.order is None:
         order_cell, cards = Text("fetching…", style="dim"), ""
     else:
         order_cell, cards = status_text(row.order.status), card_summary(card.status for card in row.order.cards)
     callback = Text.assemble(("✓ ", "green"), status_text(event.status))
-    return (str(event.sequence), event.request_id, callback, order_cell, cards)
+    return safe_row(event.sequence, event.request_id, callback, order_cell, cards)
 
 
 # --- the screen ------------------------------------------------------------------------------
@@ -231,13 +233,13 @@ class NotificationsScreen(BaseScreen):
         with TabbedContent(id="notifications-tabs"):
             with TabPane("Configuration", id="config-tab"), Vertical(id="config-form"):
                 yield Static("Reading the configuration…", id="config-state")
-                yield from _field("Production URL", Input(id="production-url", disabled=readonly,
+                yield from _field("Production URL", Input(id="production-url", disabled=readonly, highlighter=VisibleControls(),
                                                           placeholder="https://… (empty: callbacks off)"))
-                yield from _field("Sandbox URL", Input(id="sandbox-url", disabled=readonly,
+                yield from _field("Sandbox URL", Input(id="sandbox-url", disabled=readonly, highlighter=VisibleControls(),
                                                        placeholder="http(s)://…"))
                 with Horizontal(classes="field"):
                     yield Label("Secret key", classes="field-label")
-                    yield Input(id="secret", password=True, disabled=readonly, placeholder="(none)")
+                    yield Input(id="secret", password=True, disabled=readonly, placeholder="(none)", classes=PRIVATE)
                     yield Button("Show", id="reveal")
                     if not readonly:
                         yield Button("Generate", id="generate")
@@ -295,7 +297,7 @@ class NotificationsScreen(BaseScreen):
         )
 
     def _say_state(self, text: str, style: str = "") -> None:
-        self.query_one("#config-state", Static).update(Text(text, style=style))
+        self.query_one("#config-state", Static).update(safe(text, style=style))
 
     @on(Input.Changed)
     def show_verdict(self) -> None:
@@ -304,7 +306,7 @@ class NotificationsScreen(BaseScreen):
         problem = config_problem(wanted)
         verdict = self.query_one("#verdict", Static)
         if problem:
-            verdict.update(Text(problem, style="bold red"))
+            verdict.update(safe(problem, style="bold red"))
         elif not wanted.notification_url:
             verdict.update(Text(CALLBACKS_OFF, style="bold yellow"))
         else:
@@ -408,7 +410,7 @@ class NotificationsScreen(BaseScreen):
                      "Set it as the sandbox URL. Production needs a public HTTPS endpoint that forwards to it."]
             if not listener.verifies:
                 lines.append("No secret is configured: callbacks cannot be verified.")
-            state.update("\n".join(lines))
+            state.update(safe("\n".join(lines), multiline=True))
         else:
             state.update("The listener is stopped. Start it to receive callbacks on 127.0.0.1.")
         self.query_one("#listener-toggle", Button).label = "Stop listener" if hub.running else "Start listener"

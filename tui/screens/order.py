@@ -32,6 +32,7 @@ from tui.local.storage import CARD_COPY, CARD_REVEAL, AuditLog, RecentOrders
 from tui.screens.base import BaseScreen
 from widgets.masked import MaskedValue
 from widgets.money import format_amount
+from widgets.safe_text import VisibleControls, safe, safe_assemble, safe_row
 from widgets.status_badge import status_text
 
 ITEM_COLUMNS = ("#", "Product", "Face value", "Qty", "Country", "Currency")
@@ -82,7 +83,7 @@ class OrderScreen(BaseScreen):
     def compose_body(self) -> ComposeResult:
         with Horizontal(id="order-lookup"):
             yield Label("RequestId ")
-            yield Input(placeholder="press i, paste a RequestId, then enter", id="request-id", compact=True)
+            yield Input(placeholder="press i, paste a RequestId, then enter", id="request-id", compact=True, highlighter=VisibleControls())
         yield Static(id="order-message")
         with ContentSwitcher(initial="recent-orders", id="order-views"):
             with VerticalScroll(id="order-view"):
@@ -220,7 +221,7 @@ class OrderScreen(BaseScreen):
 
     def _say(self, message: str, *, problem: bool = False) -> None:
         line = self.query_one("#order-message", Static)
-        line.update(message)
+        line.update(safe(message, multiline=True))
         line.set_class(problem, "-problem")
         line.display = bool(message)
 
@@ -230,7 +231,7 @@ class OrderScreen(BaseScreen):
     def _render_order(self, order: Order | None) -> None:
         self.query_one("#order-head", Static).update(_order_head(order) if order else "")
         summary = self.query_one("#order-summary", Static)
-        summary.update(card_summary(card.status for card in order.cards) if order else "")
+        summary.update(safe(card_summary(card.status for card in order.cards) if order else ""))
         summary.set_class(bool(order and any(needs_attention(card.status) for card in order.cards)), "-attention")
         if order is None:
             self._show_checked("")
@@ -244,8 +245,8 @@ class OrderScreen(BaseScreen):
         table.add_columns(*ITEM_COLUMNS)
         for number, item in enumerate(order.items if order else [], start=1):
             currency = item.currency_code or ""
-            table.add_row(str(number), str(item.product_id), format_amount(item.product_face_value, currency or "USD"),
-                          str(item.quantity), item.country_code or "—", currency or "—")
+            table.add_row(*safe_row(number, item.product_id, format_amount(item.product_face_value, currency or "USD"),
+                                    item.quantity, item.country_code or "—", currency or "—"))
 
     def _fill_cards(self, order: Order | None) -> None:
         table = self.query_one("#order-cards", DataTable)
@@ -285,7 +286,7 @@ class OrderScreen(BaseScreen):
         code, pin = (card.card_code, card.pin) if released else (None, None)
         self.query_one("#card-code", MaskedValue).set_value(code, empty="—" if released else withheld)
         self.query_one("#card-pin", MaskedValue).set_value(pin, empty="no PIN" if released else withheld)
-        title = Text.assemble(f"Card {card.serial_number or card.id} · ", status_text(card.status))
+        title = safe_assemble(f"Card {card.serial_number or card.id} · ", status_text(card.status))
         if released and is_payout_url(card.card_code):
             title.append(" · payout card: y for Redeem / Payout status", style="bold")
         else:
@@ -327,9 +328,10 @@ class OrderScreen(BaseScreen):
         if not value:
             self.notify(f"Card {card.serial_number} has no {name}.", severity="warning")
             return
-        self.app.copy_to_clipboard(value)
+        clears = self.app.copy_secret(value)
         self._audit(CARD_COPY, card, f"{name} copied")
-        self.notify(f"The {name} of card {card.serial_number} is on the clipboard.", title="Copied")
+        after = f" It is cleared from it in {clears:g} s." if clears else ""
+        self.notify(f"The {name} of card {card.serial_number} is on the clipboard.{after}", title="Copied")
 
     def _audit(self, action: str, card: Card, outcome: str) -> None:
         """Who saw which card's secret; the secret itself is never written."""
@@ -353,7 +355,7 @@ class OrderScreen(BaseScreen):
         table = self.query_one("#recent-orders", DataTable)
         table.clear()
         for recent in self._recent.entries(self.app.session.profile.name):
-            table.add_row(recent.request_id, status_text(recent.status), readable_time(recent.time), key=recent.request_id)
+            table.add_row(*safe_row(recent.request_id, status_text(recent.status), readable_time(recent.time)), key=recent.request_id)
 
     def action_pin(self) -> None:
         """Pin the order shown to the watch list: followed until final, also after a restart."""
@@ -392,27 +394,28 @@ class OrderScreen(BaseScreen):
 
 def _order_head(order: Order) -> Text:
     final = is_order_final(order.status)
-    head = Text.assemble(
+    head = safe_assemble(
         "Status ", status_text(order.status), (" final" if final else " not final", "bold" if final else "italic"),
         f" — {order_status_meaning(order.status)}\n",
         f"Created {readable_time(order.created_date)} · Total ",
         (f"{format_amount(order.total, order.currency or 'USD')} {order.currency or ''}".strip(), "bold"),
         f" · Type {order.order_type or '—'} · Order {order.order_id}",
+        multiline=True,  # the line break after the meaning; a line feed in the service's text stays one too
     )
     if order.error_message:
-        head.append(f"\nError: {order.error_message}", style="bold red")
+        head.append_text(safe(f"\nError: {order.error_message}", style="bold red", multiline=True))
     return head
 
 
-def _card_cells(card: Card, product_id: int) -> tuple[Text | str, ...]:
+def _card_cells(card: Card, product_id: int) -> tuple[Text, ...]:
     released = card_code_releasable(card.status)
     code: Text | str
     if not released:
         code = Text("withheld", style="dim")
     elif is_payout_url(card.card_code):
-        code = Text("payout " + mask_card_code(card.card_code).rsplit("/", 1)[-1], style="bold")
+        code = safe("payout " + mask_card_code(card.card_code).rsplit("/", 1)[-1], style="bold")
     else:
         code = mask_card_code(card.card_code) or "—"
     marker = Text("!", style="bold reverse red") if needs_attention(card.status) else ""
-    return (marker, card.serial_number or str(card.id), status_text(card.status), code,
-            "yes" if card.pin else "no", readable_time(card.expiration_date), str(product_id))
+    return safe_row(marker, card.serial_number or card.id, status_text(card.status), code,
+                    "yes" if card.pin else "no", readable_time(card.expiration_date), product_id)

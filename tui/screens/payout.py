@@ -46,6 +46,8 @@ from tui.core.polling import Backoff
 from tui.local.storage import REDEEM, AuditLog
 from tui.screens.base import BaseScreen
 from widgets.confirm import ConfirmScreen
+from widgets.private import PRIVATE
+from widgets.safe_text import VisibleControls, safe, safe_assemble
 from widgets.status_badge import status_text
 
 IN_DOUBT = (Phase.CHECKING, Phase.UNKNOWN)
@@ -86,7 +88,7 @@ class PayoutScreen(BaseScreen):
         with VerticalScroll(id="payout-body"):
             with Horizontal(classes="field"):
                 yield Label("Weblink", classes="field-label")
-                weblink = Input(id="weblink", password=True, compact=True, placeholder="payout card code URL or weblink token; enter looks up its status")
+                weblink = Input(id="weblink", password=True, compact=True, classes=PRIVATE, placeholder="payout card code URL or weblink token; enter looks up its status")
                 # Pasted, not typed, and often left focused while a payout is watched:
                 # a blinking cursor there would redraw the screen twice a second.
                 weblink.cursor_blink = False
@@ -102,7 +104,7 @@ class PayoutScreen(BaseScreen):
                 yield _kind_set(None, EMAIL)
             with Horizontal(classes="field"):
                 yield Label("", classes="field-label")
-                yield Input(id="recipient", compact=True, placeholder=KIND_PLACEHOLDERS[EMAIL])
+                yield Input(id="recipient", compact=True, placeholder=KIND_PLACEHOLDERS[EMAIL], highlighter=VisibleControls(), classes=PRIVATE)
             with Horizontal(classes="field"):
                 yield Label("", classes="field-label")
                 yield Static(id="problem")
@@ -156,7 +158,7 @@ class PayoutScreen(BaseScreen):
             self.query_one(selector).disabled = locked
         weblink_problem = self.form.weblink_problem()
         shown = self.query_one("#weblink-shown", Static)
-        shown.update(Text(weblink_problem, style="italic") if weblink_problem else Text(mask_weblink(self.form.weblink.strip())))
+        shown.update(safe(weblink_problem, style="italic") if weblink_problem else safe(mask_weblink(self.form.weblink.strip())))
         self.query_one("#recipient", Input).placeholder = KIND_PLACEHOLDERS[self.form.kind]
         self._show_problem()
         redeem = self.query_one("#redeem", Button)
@@ -172,7 +174,7 @@ class PayoutScreen(BaseScreen):
             return
         text = self.form.recipient_problem()
         problem.set_class(text is not None, "-invalid")
-        problem.update(Text(text) if text else Text("✓ Ready to redeem" if self.form.is_valid else ""))
+        problem.update(safe(text) if text else Text("✓ Ready to redeem" if self.form.is_valid else ""))
 
     @on(Input.Changed, "#weblink")
     def weblink_changed(self) -> None:
@@ -361,7 +363,7 @@ class PayoutScreen(BaseScreen):
                 self._refresh_form()
                 self._show(Text("Outcome unknown", style="bold yellow"), advice="The status could not be checked either; giftdesk keeps checking (s checks now). No retry until a check answers.", detail=error.message)
             else:
-                self.query_one("#payout-advice", Static).update(f"Last check failed: {error.message}. Checking again.")
+                self.query_one("#payout-advice", Static).update(safe(f"Last check failed: {error.message}. Checking again."))
             return True
         self.last_check = self.clock.wall()
         if in_doubt:
@@ -399,7 +401,7 @@ class PayoutScreen(BaseScreen):
     # --- the panel -------------------------------------------------------------------
 
     def _show(self, status: Text, *, advice: str = "", detail: str | None = None, ids: Text | None = None) -> None:
-        panel = (status, ids or (Text(detail, style="italic") if detail else Text("")), Text(advice))
+        panel = (status, ids or (safe(detail, style="italic") if detail else Text("")), safe(advice, multiline=True))
         self._show_timing()
         if panel == self._panel:
             return  # a poll that changed nothing costs no layout and no footer rebuild
@@ -426,7 +428,7 @@ class PayoutScreen(BaseScreen):
             self._show(Text("Authentication failed (401)", style="bold red"), advice=f"Check profile {profile}'s client id and secret, and that they are for {self.app.session.environment}.")
             return
         message = error.message if isinstance(error, RefusedError) else str(error)
-        heading = Text.assemble(("Refused: ", "bold red"), message)  # the service's text, as it is
+        heading = safe_assemble(("Refused: ", "bold red"), message)  # the service's text, as it is
         self._show(heading, advice=f"What to do: {getattr(error, 'hint', '') or 'correct the form and try again.'}")
 
     def _ids(self) -> tuple[str, str] | None:
@@ -439,7 +441,7 @@ class PayoutScreen(BaseScreen):
         ids = self._ids()
         if ids is None:
             return Text("")
-        return Text.assemble(("Transaction ", "dim"), ids[0], ("  Batch ", "dim"), ids[1], ("  (c copies)", "dim"))
+        return safe_assemble(("Transaction ", "dim"), ids[0], ("  Batch ", "dim"), ids[1], ("  (c copies)", "dim"))
 
     def _show_timing(self) -> None:
         """Elapsed time and last check; counts down to the next check while live."""
@@ -471,7 +473,7 @@ def _kind_set(wallet: str | None, pressed: str | None) -> RadioSet:
 
 
 def _status_text(status: str | None) -> Text:
-    return Text.assemble(status_text(status), f" — {payout_status_meaning(status)}")
+    return safe_assemble(status_text(status), f" — {payout_status_meaning(status)}")
 
 
 def _refusal_outcome(error: ServiceError | RecipientInvalid) -> str:

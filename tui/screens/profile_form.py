@@ -10,6 +10,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Label, Select
 
 from tui.local.config import ConfigError, Profile, make_profile, store_keyring_secret
+from widgets.private import PRIVATE
+from widgets.safe_text import safe
 
 _SECRET_KINDS = [
     ("Environment variable (name)", "env"),
@@ -49,7 +51,7 @@ class ProfileForm(ModalScreen[Profile | None]):
             kind = p.secret.kind if p and p.secret.kind != "inline-demo" else "env"
             yield Select(_SECRET_KINDS, value=kind, allow_blank=False, id="secret_kind")
             yield Input(p.secret.ref if p and kind != "keyring" else "", placeholder="GIFTDESK_SECRET, or: pass show giftdesk/prod", id="secret_ref")
-            yield Input("", password=True, placeholder="secret to store in the keyring (kept there, never in the config)", id="secret_value")
+            yield Input("", password=True, placeholder="secret to store in the keyring (kept there, never in the config)", id="secret_value", classes=PRIVATE)
             yield Label("Default account id (optional)")
             yield Input(str(p.default_account) if p and p.default_account is not None else "", type="integer", id="default_account")
             yield Checkbox("Read-only", p.readonly if p else False, id="readonly")
@@ -75,7 +77,7 @@ class ProfileForm(ModalScreen[Profile | None]):
         try:
             self.dismiss(self._build())
         except ConfigError as error:
-            self.query_one("#form-error", Label).update(str(error))
+            self.query_one("#form-error", Label).update(safe(error))  # quotes what was typed
 
     def _build(self) -> Profile:
         name = self._value("name")

@@ -10,6 +10,7 @@ from tui.local.config import Config, ConfigError, Profile
 from tui.screens.base import BaseScreen
 from tui.screens.profile_form import ProfileForm
 from widgets.confirm import ConfirmScreen
+from widgets.safe_text import safe, safe_row
 
 
 class ProfilesScreen(BaseScreen):
@@ -22,7 +23,7 @@ class ProfilesScreen(BaseScreen):
     ]
 
     def compose_body(self) -> ComposeResult:
-        yield Static(self._where(), id="profiles-where")
+        yield Static(safe(self._where()), id="profiles-where")
         yield DataTable(id="profiles-table", cursor_type="row")
 
     def _where(self) -> str:
@@ -42,16 +43,11 @@ class ProfilesScreen(BaseScreen):
         table.clear()
         current = self.app.current_session.profile.name if self.app.current_session else None
         for profile in self.app.profiles.values():
-            table.add_row(
-                "●" if profile.name == current else "",
-                profile.name,
-                profile.environment.upper() if profile.environment == "production" else profile.environment,
-                profile.secret.kind,
-                "yes" if profile.readonly else "",
-                profile.base_url,
-                profile.client_id,
-                key=profile.name,
-            )
+            environment = profile.environment.upper() if profile.environment == "production" else profile.environment
+            # From the config file: outside text too.
+            table.add_row(*safe_row("●" if profile.name == current else "", profile.name, environment, profile.secret.kind,
+                                    "yes" if profile.readonly else "", profile.base_url, profile.client_id),
+                          key=profile.name)
 
     def _selected(self) -> Profile | None:
         table = self.query_one(DataTable)

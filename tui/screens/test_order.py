@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 from uuid import uuid4
 
+from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -27,6 +28,7 @@ from tui.core.order_watch import DraftInvalid, order_line, plain_amount
 from tui.local.storage import TEST_ORDER, AuditLog
 from widgets.confirm import ConfirmScreen
 from widgets.money import format_money
+from widgets.safe_text import safe
 
 if TYPE_CHECKING:
     from tui.screens.host import GiftdeskHost
@@ -58,7 +60,7 @@ class TestOrderScreen(ModalScreen[None]):
         product = self.product
         with Vertical(id="test-order"):
             yield Label("New test order", classes="title")
-            yield Static(f"Environment {session.environment.upper()} · profile {session.profile.name}", id="test-order-environment")
+            yield Static(safe(f"Environment {session.environment.upper()} · profile {session.profile.name}"), id="test-order-environment")
             with Grid(id="test-order-fields"):
                 yield Label("Account")
                 yield Select([], id="account", prompt="loading accounts…", compact=True)
@@ -72,7 +74,7 @@ class TestOrderScreen(ModalScreen[None]):
                 yield Label("Quantity")
                 yield Input("1", id="quantity", type="integer", compact=True)
                 yield Label("RequestId")
-                yield Static(self.request_id, id="test-order-request-id")
+                yield Static(safe(self.request_id), id="test-order-request-id")
             yield Static(id="test-order-problem")
             with Horizontal(id="test-order-buttons"):
                 yield Button("Cancel", id="cancel", compact=True)
@@ -86,15 +88,15 @@ class TestOrderScreen(ModalScreen[None]):
         self.query_one("#face-value" if self.product else "#product-id").focus()
         self._load_accounts()
 
-    def _product_text(self) -> str:
+    def _product_text(self) -> Text:
         product = self.product
         if product is None:
-            return "Type a product id (the catalog's enter fills it in)."
+            return Text("Type a product id (the catalog's enter fills it in).")
         stock = "" if product.count is None else f" · {product.count} in stock"
-        return f"{product.name} · face value {_range_text(product)}{stock}"
+        return safe(f"{product.name} · face value {_range_text(product)}{stock}")
 
     def _problem(self, text: str) -> None:
-        self.query_one("#test-order-problem", Static).update(text)
+        self.query_one("#test-order-problem", Static).update(safe(text, multiline=True))
 
     # --- accounts ------------------------------------------------------------------------
 
@@ -110,7 +112,7 @@ class TestOrderScreen(ModalScreen[None]):
         # Only what Place order accepts: active, and of this environment (SPEC accounts).
         self.accounts = {a.id: a for a in accounts if a.is_active and a.sandbox_mode == sandbox}
         select = self.query_one("#account", Select)
-        select.set_options((f"{a.id} · {format_money(a.balance, a.currency)}", a.id) for a in self.accounts.values())
+        select.set_options((safe(f"{a.id} · {format_money(a.balance, a.currency)}"), a.id) for a in self.accounts.values())
         if session.account_id in self.accounts:
             select.value = session.account_id
         elif self.accounts:

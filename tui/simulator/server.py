@@ -15,6 +15,7 @@ from .app import SimulatorState, build_app
 from .catalog import build_catalog
 from .faults import FaultInjector, FaultSpec
 from .history import seed_history
+from .hostile import HostileText
 from .pacing import PlaceOrderLimits
 
 if TYPE_CHECKING:
@@ -50,6 +51,8 @@ class SimulatorServer:
         # the TUI beside it included, for every one of them.
         gc.freeze()
         app: ASGIApp = build_app(self.state)
+        if self.settings.hostile:
+            app = HostileText(app, self.settings.seed)
         if faults.active:
             app = FaultInjector(app, faults, self.settings.seed)
         self._server = uvicorn.Server(uvicorn.Config(

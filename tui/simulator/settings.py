@@ -63,6 +63,7 @@ class SimulatorSettings:
     catalog_refresh_seconds: float | None = None  # re-price some products this often (catalog_changes)
     history: int = 0  # orders seeded over the last 30 days (tui/simulator/history.py)
     place_limits: bool = False  # refuse Place order calls that break the provider's pacing (429)
+    hostile: bool = False  # free-text fields hold markup, escapes and controls (hostile.py)
 
     def resolved_timing(self) -> Timing:
         if isinstance(self.timing, Timing):
