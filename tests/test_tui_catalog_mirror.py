@@ -11,6 +11,7 @@ import asyncio
 import pytest
 from apps import app_on, notifications, settle, until
 from textual.widgets import DataTable, ProgressBar
+from textual.widgets._progress_bar import Bar
 
 from tui.api.client import ServiceClient
 from tui.local.mirror import Mirror, mirror_path, sync
@@ -48,17 +49,23 @@ def own_sim(sim_factory):
     return sim_factory(brands=300)
 
 
+def idle_bar(screen) -> bool:
+    """The hidden sync bar does not animate (an indeterminate bar redraws 15 times a second)."""
+    return screen.query_one("#sync-progress", ProgressBar).query_one(Bar).auto_refresh is None
+
+
 async def test_without_a_mirror_the_screen_is_live_and_s_syncs_one(own_sim):
     async with app_on(own_sim).run_test(size=SIZE) as pilot:
         await settle(pilot)
         screen = pilot.app.screen
         assert "mirror" not in note(screen) and screen.mirror is None
         assert screen.check_action("mirror_changes", ()) is None  # dimmed: nothing to show yet
+        assert idle_bar(screen)
         await pilot.press("S")
         await until(pilot, lambda: screen.mirror is not None)
         await settle(pilot)
         assert "mirror, synced just now" in note(screen)
-        assert not screen.query_one("#sync-progress", ProgressBar).display
+        assert not screen.query_one("#sync-progress", ProgressBar).display and idle_bar(screen)
         assert any("Catalog mirror synced (full): 1,288 products" in n for n in notifications(pilot.app))
 
 

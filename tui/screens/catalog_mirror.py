@@ -125,6 +125,7 @@ class MirrorSource(BaseScreen):
                     total=total if total is not None else bar.total, advance=steps))
         finally:
             bar.display = False
+            bar.update(total=IDLE_TOTAL, progress=0)  # no indeterminate animation while hidden
         self.notify(f"Catalog mirror synced ({result.record.kind}): {result.record.products:,} products, "
                     f"{result.changes:,} changes (H shows them).")
         self.open_mirror()
@@ -144,8 +145,12 @@ class MirrorSource(BaseScreen):
             self.app.open_test_order(found[0])
 
 
+IDLE_TOTAL = 1
+
+
 def compose_sync_progress() -> ComposeResult:
-    bar = ProgressBar(id="sync-progress", show_eta=False)
+    # A bar without a total animates 15 times a second, hidden or not: it gets one until a sync starts.
+    bar = ProgressBar(total=IDLE_TOTAL, id="sync-progress", show_eta=False)
     bar.display = False
     yield bar
 
