@@ -15,6 +15,7 @@ from textual.worker import WorkerFailed
 from tui.api.client import RetryPolicy
 from tui.app import AppSettings, build_app, load_settings
 from tui.core.navigation import DESTINATIONS
+from tui.core.safe_text import visible
 from tui.local.config import Config, ConfigError
 from tui.screens.base import BaseScreen
 from widgets.context_bar import ContextBar
@@ -363,3 +364,17 @@ async def test_the_start_screen_offers_no_back(sim):
         assert not offers_back()
         await pilot.press("6")
         assert offers_back()
+
+
+@pytest.mark.parametrize("outside", ["Bad [/] brand", "[@click=app.quit]x[/]", "[link=https://x]y[/link]",
+                                     "\x1b]52;c;ZXZpbA==\x07 and \x1b[2J"], ids=repr)
+async def test_a_screens_notification_is_literal_whatever_it_holds(sim, outside):
+    """Screens call `self.notify(f"... {outside text}")` plainly: the app's notify makes every toast literal."""
+    app = app_on(sim)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        app.screen.notify(f"Copied account id {outside}")  # as the Accounts screen does
+        app.screen.notify(f"Profile {outside} saved.", markup=True)  # asking for markup changes nothing
+        await pilot.pause()
+        assert notifications(app)[-2:] == [visible(f"Copied account id {outside}"), visible(f"Profile {outside} saved.")]
+        assert app.is_running

@@ -20,7 +20,6 @@ from textual.theme import Theme
 
 from styles import STYLES
 from tui.core.navigation import BY_NAME, DESTINATIONS, HOME
-from tui.core.safe_text import visible
 from tui.screens.base import BaseScreen
 from tui.screens.host import GiftdeskHost, NoSession
 from widgets.context_bar import Context
@@ -198,7 +197,7 @@ class GiftdeskApp(GiftdeskHost):
             try:
                 self._watch = WatchService(self.current_session, on_change=self._watch_changed, on_error=self._watch_failed)
             except DatabaseError as error:
-                self.notify(visible(str(error)), title="Watch list", severity="error", markup=False, timeout=10)
+                self.notify(str(error), title="Watch list", severity="error", timeout=10)
             else:
                 self._watch.start()
         self._apply_context()
@@ -217,8 +216,8 @@ class GiftdeskApp(GiftdeskHost):
         bad = ended_badly(item.status)
         self.bell()
         kind = "Order" if item.kind == "order" else "Payout"
-        self.notify(visible(f"{kind} {item.label} ended {item.status}." + (" It needs attention." if bad else "")),
-                    title="Watch list", severity="error" if bad else "information", markup=False, timeout=10 if bad else 5)
+        self.notify(f"{kind} {item.label} ended {item.status}." + (" It needs attention." if bad else ""),
+                    title="Watch list", severity="error" if bad else "information", timeout=10 if bad else 5)
 
     def _redraw_watch(self) -> None:
         self._watch_redraw_due = False
@@ -241,7 +240,7 @@ class GiftdeskApp(GiftdeskHost):
         if theme is not None and theme not in self.available_themes:
             known = ", ".join(sorted(name for name in self.available_themes if not name.startswith("giftdesk")))
             self.notify(f"Unknown theme {theme!r} in the config; using giftdesk's. Known: {known}.",
-                        severity="warning", timeout=10, markup=False)
+                        severity="warning", timeout=10)
         if self.settings.order and self.current_session is not None:
             self.call_later(self.navigate, "order", self.settings.order)
 

@@ -13,7 +13,6 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, TextArea
 from textual.worker import Worker, WorkerState
 
-from tui.core.safe_text import visible
 from widgets.context_bar import ContextBar
 
 if TYPE_CHECKING:
@@ -93,17 +92,17 @@ class BaseScreen(Screen):
             try:
                 path = write_export(self.EXPORT_NAME, headers, rows, fmt)
             except OSError as error:
-                self.notify(visible(f"Export failed: {error}. Check that the export folder is writable (GIFTDESK_EXPORT_DIR)."),
-                            severity="error", title="Export", markup=False)
+                self.notify(f"Export failed: {error}. Check that the export folder is writable (GIFTDESK_EXPORT_DIR).",
+                            severity="error", title="Export")
                 return
-            self.notify(visible(f"{len(rows)} rows written to {path}"), title="Exported", markup=False)
+            self.notify(f"{len(rows)} rows written to {path}", title="Exported")
 
         self.app.push_screen(ExportDialog(self.EXPORT_NAME or "", len(rows)), write)
 
     def pin_order(self, request_id: str) -> None:
         """Add an order to the watch list: followed until final, also after a restart."""
         self.app.watch_list.add_order(request_id)
-        self.notify(visible(f"Watching order {request_id} until it is final (9: Watch list)."), title="Watch list", markup=False)
+        self.notify(f"Watching order {request_id} until it is final (9: Watch list).", title="Watch list")
 
     def accept_jump(self, argument: str) -> None:
         """Handle `:<destination> ARGUMENT`; screens that take one override this."""

@@ -22,7 +22,6 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, ProgressBar, Static
 
 from tui.api.models import Brand, CatalogQuery
-from tui.core.safe_text import visible
 from tui.local.mirror import PRICE_DOWN, PRICE_UP, Change, Mirror, SearchFilters, has_mirror, mirror_path, sync
 from tui.screens.base import BaseScreen
 from widgets.money import format_money, format_range
@@ -140,7 +139,7 @@ class MirrorSource(BaseScreen):
         if not found:
             self.notify(f"Product {product_id} is no longer in the live catalog.", severity="warning")
         elif found[0].count == 0:
-            self.notify(visible(f"{found[0].name} is out of stock now."), severity="warning", markup=False)
+            self.notify(f"{found[0].name} is out of stock now.", severity="warning")
         else:
             self.app.open_test_order(found[0])
 

@@ -134,7 +134,7 @@ class PayoutScreen(BaseScreen):
             self.notify(self.form.weblink_problem() or "Paste a weblink first (i).", severity="warning")
             return
         self.app.watch_list.add_payout(token)
-        self.notify(f"Watching payout {mask_weblink(token)} until it is final (9: Watch list).", title="Watch list", markup=False)
+        self.notify(f"Watching payout {mask_weblink(token)} until it is final (9: Watch list).", title="Watch list")
 
     # --- the form ----------------------------------------------------------------
 

@@ -110,7 +110,7 @@ class WatchScreen(BaseScreen):
             try:
                 self.app.watch_list.add(item)
             except WeblinkError as error:
-                self.notify(visible(f"{item.reference[:12]}…: {error}"), severity="warning", markup=False)
+                self.notify(f"{item.reference[:12]}…: {error}", severity="warning")
             else:
                 added += 1
         return added
