@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from textual.worker import WorkerFailed
 
@@ -60,3 +61,16 @@ def notifications(app) -> list[str]:
 def rendered(screen, selector: str) -> str:
     """What a Static (or any simple widget) shows, as text."""
     return str(screen.query_one(selector).render())
+
+
+async def export_shown(pilot, fmt: str, data_dir: Path) -> Path:
+    """`e`, then the format in the dialog (c: CSV, j: JSON); the one file written, checked private."""
+    await pilot.press("e")
+    await pilot.pause()
+    await pilot.press(fmt[0])
+    await pilot.pause()
+    folder = data_dir / "exports"
+    [path] = list(folder.iterdir())
+    assert folder.stat().st_mode & 0o777 == 0o700 and path.stat().st_mode & 0o777 == 0o600
+    assert path.suffix == f".{fmt}"
+    return path

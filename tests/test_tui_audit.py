@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from apps import app_on, notifications
+from apps import app_on, export_shown, notifications
 from textual.widgets import DataTable, Static
 
 from tui.screens.audit import AuditScreen
@@ -106,13 +106,7 @@ async def test_e_exports_the_rows_as_shown_into_a_private_folder(sim, tmp_path: 
     app = app_on(sim)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_audit(app, pilot)
-        await pilot.press("e")
-        await pilot.pause()
-        await pilot.press(fmt[0])  # c: CSV, j: JSON
-        await pilot.pause()
-        folder = tmp_path / "data" / "exports"
-        [path] = list(folder.iterdir())
-        assert folder.stat().st_mode & 0o777 == 0o700 and path.stat().st_mode & 0o777 == 0o600
+        path = await export_shown(pilot, fmt, tmp_path / "data")
         assert str(path) in " ".join(str(message) for message in notifications(app))
         text = path.read_bytes().decode()
         shown = rows(screen)

@@ -12,7 +12,7 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
-from apps import app_on, notifications, settle, until
+from apps import app_on, export_shown, notifications, settle, until
 from money_cases import TRANSACTIONS_ANSWER
 from textual.widgets import DataTable, Sparkline, Static
 
@@ -166,14 +166,8 @@ async def test_e_exports_the_ledger_as_shown_into_a_private_folder(sim_factory, 
     async with app.run_test(size=WIDE) as pilot:
         screen = await open_ledger(pilot)
         headers, rows = table_as_shown(screen.ledger.table)
-        await pilot.press("e")
-        await pilot.pause()
-        await pilot.press(fmt[0])  # c: CSV, j: JSON
-        await pilot.pause()
-        folder = tmp_path / "data" / "exports"
-        [path] = list(folder.iterdir())
-        assert path.name.startswith("ledger-") and path.suffix == f".{fmt}"
-        assert folder.stat().st_mode & 0o777 == 0o700 and path.stat().st_mode & 0o777 == 0o600
+        path = await export_shown(pilot, fmt, tmp_path / "data")
+        assert path.name.startswith("ledger-")
         assert str(path) in " ".join(str(message) for message in notifications(app))
         text = path.read_text()
         if fmt == "json":
@@ -224,12 +218,8 @@ async def test_e_exports_the_rates_as_shown(sim, tmp_path: Path):
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_rates(pilot)
         headers, rows = table_as_shown(screen.table)
-        await pilot.press("e")
-        await pilot.pause()
-        await pilot.press("c")
-        await pilot.pause()
-        [path] = list((tmp_path / "data" / "exports").iterdir())
-        assert path.name.startswith("rates-") and path.stat().st_mode & 0o777 == 0o600
+        path = await export_shown(pilot, "csv", tmp_path / "data")
+        assert path.name.startswith("rates-")
         assert list(csv.reader(io.StringIO(path.read_text()))) == [headers, *rows]
 
 
@@ -245,11 +235,7 @@ async def test_e_exports_the_catalog_page_as_shown(sim, tmp_path: Path):
     async with app.run_test(size=WIDE) as pilot:
         await settle(pilot)
         headers, rows = table_as_shown(app.screen.query_one("#brands", DataTable))
-        await pilot.press("e")
-        await pilot.pause()
-        await pilot.press("j")
-        await pilot.pause()
-        [path] = list((tmp_path / "data" / "exports").iterdir())
+        path = await export_shown(pilot, "json", tmp_path / "data")
         assert path.name.startswith("catalog-page-")
         assert json.loads(path.read_text()) == [dict(zip(headers, row, strict=True)) for row in rows]
         assert len(rows) > 0

@@ -13,7 +13,7 @@ from datetime import UTC, date, datetime, timedelta
 
 import httpx
 import pytest
-from apps import app_on, demo_profiles, notifications, settle, until
+from apps import app_on, demo_profiles, export_shown, notifications, settle, until
 
 from tui.app import AppSettings, build_app
 from tui.core.dates import DayRange
@@ -143,11 +143,8 @@ async def test_e_exports_every_line_the_filter_keeps(seeded, tmp_path):
         await pilot.press("k")
         await until(pilot, lambda: not screen.table.loading and screen.day_range.start != screen.day_range.end)
         await settle(pilot)
-        await pilot.press("slash", *"status:succeeded", "enter", "e")
-        await pilot.pause()
-        await pilot.press("j")
-        await pilot.pause()
-        [path] = list((tmp_path / "data" / "exports").iterdir())
+        await pilot.press("slash", *"status:succeeded", "enter")
+        path = await export_shown(pilot, "json", tmp_path / "data")
         records = json.loads(path.read_text())
         assert len(records) == len(screen.shown) > screen.table.size.height
         assert {record["Status"] for record in records} == {"Succeeded"}
