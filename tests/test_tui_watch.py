@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import sqlite3
 import time
+import uuid
 
 import pytest
-from apps import app_on, notifications, rendered, settle, until
+from apps import app_on, demo_profiles, notifications, rendered, settle, until
 from textual.widgets import DataTable, TextArea
 from watch_support import payout_code, place
 
+from tui.api.client import RetryPolicy
+from tui.app import AppSettings, build_app
+from tui.local.config import SecretSource
 from tui.local.fileio import data_dir
 from tui.local.watchlist import FILE_NAME, WatchList
 from tui.screens.watch import WatchScreen
@@ -167,3 +171,18 @@ def test_snapshot_paste_dialog(sim, snap_compare):
     assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
 
 
+
+
+async def test_a_refused_credential_is_one_toast_not_one_per_item(sim):
+    store = WatchList()
+    for _ in range(3):
+        store.add("broken", "order", str(uuid.uuid4()))
+    store.close()
+    profiles = demo_profiles(sim.base_url)
+    profiles["broken"] = profiles["demo-sandbox"].model_copy(update={"name": "broken", "secret": SecretSource.inline_demo("wrong-secret")})
+    app = build_app(AppSettings(profiles=profiles, profile_name="broken", client_options={"retry": RetryPolicy(attempts=1)}))
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: any("401" in n for n in notifications(app)))
+        await pilot.pause(2.0)  # every item (and the catalog) has been refused meanwhile, some twice
+        assert sum("Authentication failed (401)" in n for n in notifications(app)) == 1
+        assert app.watch_list.counts() == (3, 0)  # still followed: fixing the profile resumes them

@@ -34,3 +34,16 @@ async def test_a_callback_settles_a_watched_order_and_it_is_kept(sim, tmp_path):
 
     [kept] = WatchList(tmp_path / "w.sqlite3").items("demo-sandbox")
     assert (kept.reference, kept.status, kept.final, kept.detail) == (slow, "Succeeded", True, "from the callback")
+
+
+async def test_a_stopped_service_follows_nothing_and_its_closed_store_is_not_read(sim, tmp_path):
+    # A redraw timer firing after the session ended asked the closed store, and the app stopped.
+    session = Session(demo_profile("demo-sandbox", "sandbox", sim.base_url, CREDENTIAL.client_id, CREDENTIAL.client_secret))
+    service = WatchService(session, store=WatchList(tmp_path / "w.sqlite3"))
+    service.add_order(place(sim, "10.14"))
+    service.start()
+    assert service.counts() == (1, 0) and len(service.items()) == 1
+    await session.close()
+    assert service.counts() == (0, 0) and service.items() == []
+    [kept] = WatchList(tmp_path / "w.sqlite3").items("demo-sandbox")  # still on disk for the next start
+    assert not kept.final

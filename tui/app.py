@@ -6,6 +6,7 @@ Built by `build_app(settings)` so tests construct it with injected settings
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable
 from contextlib import suppress
 from dataclasses import dataclass, field
@@ -58,6 +59,7 @@ class AppSettings:
     keymap: dict[str, str] = field(default_factory=dict)
 
 
+ERROR_SECONDS = 10.0  # an error's toast stays this long; the same error meanwhile is not repeated
 WATCH_REDRAW_SECONDS = 0.3  # the watch list's changes that are not final reach the screen this often at most
 
 
@@ -83,6 +85,7 @@ class GiftdeskApp(GiftdeskHost):
         self.current_session: Session | None = None
         self._watch: WatchService | None = None
         self._watch_redraw_due = False
+        self._errors_on_screen: dict[str, float] = {}  # message -> when its toast goes (time.monotonic)
         self.register_theme(SANDBOX_THEME)
         self.register_theme(PRODUCTION_THEME)
         use_palette(settings.palette)
@@ -335,7 +338,13 @@ class GiftdeskApp(GiftdeskHost):
 
             log_unexpected(error)
             message = f"Unexpected error ({type(error).__name__}). The app carries on; details are in {current_log_file() or 'the log'}."
-        self.notify(message, title="Error", severity="error", timeout=10)
+        # One refused credential fails every watched item and the screen at once: one toast says it.
+        now = time.monotonic()
+        if self._errors_on_screen.get(message, 0.0) > now:
+            return
+        self._errors_on_screen = {shown: until for shown, until in self._errors_on_screen.items() if until > now}
+        self._errors_on_screen[message] = now + ERROR_SECONDS
+        self.notify(message, title="Error", severity="error", timeout=ERROR_SECONDS)
 
     def _fatal_error(self) -> None:
         # Textual's crash report prints local variables, which may hold card

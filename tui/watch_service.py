@@ -86,12 +86,15 @@ class WatchService:
         if removed is not None and self.on_change is not None:
             self.on_change(removed, False)
 
+    # A redraw timer may fire after the session ended (quitting, switching profiles): a stopped
+    # service follows nothing, and its closed store is not read.
+
     def items(self) -> list[WatchedItem]:
-        return self.store.items(self.profile)
+        return [] if self._closed else self.store.items(self.profile)
 
     def counts(self) -> tuple[int, int]:
         """(items not final yet, items that ended badly): the header's `watching N · K need attention`."""
-        return self.store.counts(self.profile, NEEDS_ATTENTION)
+        return (0, 0) if self._closed else self.store.counts(self.profile, NEEDS_ATTENTION)
 
     def settle_callback(self, event: CallbackAccepted) -> None:
         """An order callback (the listener): its order ends at once and is not polled again."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rich.cells import cell_len
 from textual.widgets import Static
 
 from widgets.safe_text import safe
@@ -24,22 +25,35 @@ class Context:
     attention: int = 0  # watch list: items that ended badly
 
 
-def describe(context: Context) -> str:
+def describe(context: Context, width: int | None = None) -> str:
+    """The bar's text: the longest form that fits `width` (what matters most is kept in every form)."""
+    forms = [_parts(context, short) for short in (0, 1, 2)]
+    for parts in forms:
+        text = " │ ".join(parts)
+        if width is None or cell_len(text) <= width:
+            return text
+    return text
+
+
+def _parts(context: Context, short: int) -> list[str]:
+    """Short 0: every word; 1: the app's name and the labels dropped; 2: the watch counts in signs too."""
     if context.profile is None:
-        return " giftdesk │ no profile"
-    parts = [
-        " giftdesk",
-        f"profile {context.profile}",
+        return [" giftdesk", "no profile"]
+    parts = [] if short else [" giftdesk"]
+    parts += [
+        f" {context.profile}" if short else f"profile {context.profile}",
         (context.environment or "?").upper(),
-        f"account {context.account}" if context.account else "no account chosen",
+        (context.account if short else f"account {context.account}") if context.account
+        else ("no account" if short else "no account chosen"),
     ]
     if context.readonly:
         parts.append("READ-ONLY")
     if context.demo:
         parts.append("demo")
     if context.watching or context.attention:
-        parts.append(f"watching {context.watching} · {context.attention} need attention")
-    return " │ ".join(parts)
+        parts.append(f"watch {context.watching} · ⚑ {context.attention}" if short >= 2
+                     else f"watching {context.watching} · {context.attention} need attention")
+    return parts
 
 
 class ContextBar(Static):
@@ -64,7 +78,14 @@ class ContextBar(Static):
     def on_mount(self) -> None:
         self.watch(self.app, "context", self.show_context)
 
+    shown = Context()
+
+    def on_resize(self) -> None:
+        self.show_context(self.shown)
+
     def show_context(self, context: Context) -> None:
-        self.update(safe(describe(context)))  # the account's currency came from the service
+        self.shown = context
+        # The account's currency came from the service: shown literally.
+        self.update(safe(describe(context, self.size.width or None)))
         self.set_class(context.environment == "production", "-production")
         self.set_class(context.readonly, "-readonly")
