@@ -171,6 +171,7 @@ def form_input(case: PayoutCase) -> tuple[str | None, str, str] | None:
 
 
 FORM_CASES = [case for case in PAYOUT_CASES if form_input(case) is not None]
+FORM_PARTS = 4  # the cases in four tests: one took 40 s, the whole suite's longest pole
 
 
 def test_form_covers_every_message_it_can_show():
@@ -195,11 +196,12 @@ async def fresh_form(app, pilot, card: str) -> PayoutScreen:
     return screen
 
 
-async def test_every_validation_message_as_typed(sim, private_dirs):
+@pytest.mark.parametrize("part", range(FORM_PARTS))
+async def test_every_validation_message_as_typed(sim, private_dirs, part):
     (card,) = payout_cards(sim)
     app = app_on(sim)
     async with app.run_test(size=SIZE) as pilot:
-        for case in FORM_CASES:
+        for case in FORM_CASES[part::FORM_PARTS]:
             screen = await fresh_form(app, pilot, card)
             wallet, kind, value = form_input(case)
             await fill(pilot, screen, wallet, kind, value, typed=True)
