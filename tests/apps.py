@@ -7,6 +7,7 @@ Profiles are the demo ones (secrets in memory only): "demo-sandbox",
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -26,7 +27,7 @@ def demo_profiles(base_url: str, *, readonly_profiles: frozenset[str] = frozense
         name = PROFILE_FOR_CREDENTIAL[credential.name]
         profile = demo_profile(name, credential.environment, base_url, credential.client_id, credential.client_secret)
         if name in readonly_profiles:
-            profile = profile.model_copy(update={"readonly": True})
+            profile = dataclasses.replace(profile, readonly=True)
         profiles[name] = profile
     return profiles
 

@@ -279,6 +279,10 @@ async def test_malformed_answers_are_reported_without_their_content(connect, ans
     with pytest.raises(MalformedResponseError) as caught:
         await client.get_order("r")
     assert "SECRET-CODE-123" not in str(caught.value) and caught.value.hint
+    wire_client, _ = connect(answer)  # the wire form (order show --json) says exactly the same
+    with pytest.raises(MalformedResponseError) as wire_caught:
+        await wire_client.get_order_wire("r")
+    assert str(wire_caught.value) == str(caught.value) and wire_caught.value.hint == caught.value.hint
 
 
 async def test_accounts_without_the_accounts_field_is_malformed(connect):

@@ -231,7 +231,7 @@ def test_secrets_never_reach_the_disk(store: ProfileStore, tmp_path: Path) -> No
     assert resolve_secret(env_profile, {"BY_ENV_SECRET": env_secret}).get_secret_value() == env_secret
     assert resolve_secret(command_profile).get_secret_value() == command_secret
     assert resolve_secret(demo).get_secret_value() == demo_secret
-    assert demo_secret not in repr(demo) and demo_secret not in str(demo.model_dump())
+    assert demo_secret not in repr(demo) and demo_secret not in str(demo.as_dict())
 
     for path in tmp_path.rglob("*"):
         if path.is_file():
@@ -242,7 +242,7 @@ def test_secrets_never_reach_the_disk(store: ProfileStore, tmp_path: Path) -> No
 
 def test_a_demo_profile_rebuilt_from_its_dump_has_no_secret() -> None:
     demo = demo_profile("demo", "sandbox", "http://127.0.0.1:9", "demo-id", "demo-secret")
-    rebuilt = make_profile(**demo.model_dump())
+    rebuilt = make_profile(**demo.as_dict())
     with pytest.raises(ConfigError, match="only in --demo mode"):
         resolve_secret(rebuilt)
 

@@ -20,6 +20,12 @@ from widgets.money import format_amount, format_money, minor_units
 ISO_CURRENCIES = [c for c in Currency if c.exponent is not None]
 
 
+def test_the_minor_units_table_is_the_iso4217_package_s():
+    from widgets.money import _iso_minor_units
+
+    assert _iso_minor_units() == {c.code: c.exponent for c in ISO_CURRENCIES}
+
+
 @pytest.mark.parametrize("currency", ISO_CURRENCIES, ids=[c.code for c in ISO_CURRENCIES])
 def test_every_iso_currency_shows_its_own_minor_units(currency):
     shown = format_amount(Decimal("1234.56789"), currency.code)

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
 import time
+from datetime import UTC, datetime, timedelta
 
 import httpx
 import pytest
@@ -19,7 +21,8 @@ from textual.widgets import DataTable, Input
 from tui.app import build_app, load_settings
 from tui.demo import DemoBackend
 from tui.session import Session
-from tui.simulator import SimulatorSettings
+from tui.simulator import SimulatorServer, SimulatorSettings, demo_credential
+from tui.simulator.history import HISTORY_CREDENTIAL, HISTORY_PATH
 from widgets.pager import Pager, PageState
 
 ACCOUNTS = "/api/integration/v1.0/accounts"
@@ -53,6 +56,29 @@ async def test_the_demo_service_runs_in_a_child_process_and_stops_with_it():
         backend.stop()
     backend.stop()  # a second stop is harmless
     assert refused(backend.base_url)
+
+
+def test_the_catalog_answers_before_the_seeded_past_and_every_other_request_waits_for_it():
+    # The demo's child says "ready" once the catalog can be served and seeds its past after.
+    credential = demo_credential(HISTORY_CREDENTIAL)
+    today = datetime.now(UTC).date()
+    days = {"startDate": (today - timedelta(days=31)).isoformat(), "endDate": today.isoformat()}
+    with SimulatorServer(SimulatorSettings(history=12), past_later=True) as sim:
+        catalog = httpx.get(sim.base_url + "/api/integration/v2.0/catalog", auth=credential.auth, timeout=10)
+        assert catalog.status_code == 200 and catalog.json()["items"]  # no past yet, and no wait
+        answers: list[httpx.Response] = []
+        early = threading.Thread(target=lambda: answers.append(
+            httpx.get(sim.base_url + HISTORY_PATH, params=days, auth=credential.auth, timeout=30)))
+        early.start()
+        early.join(0.5)
+        assert early.is_alive() and not answers  # asked before the past exists: it waits, it is not told "none"
+        sim.seed_past()
+        early.join()
+        lines = answers[0].json()
+        assert answers[0].status_code == 200 and len({line["clientReferenceNumber"] for line in lines}) == 12
+        order = httpx.get(f"{sim.base_url}/api/integration/v1.0/orders/{lines[0]['clientReferenceNumber']}",
+                          auth=credential.auth, timeout=10)
+        assert order.status_code == 200
 
 
 def test_the_demo_service_ends_when_its_parent_dies_without_stopping_it():

@@ -7,6 +7,8 @@ account on a sandbox profile).
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from apps import app_on, demo_profiles, notifications, settle
 from textual.widgets import DataTable
@@ -93,7 +95,7 @@ async def test_the_choice_does_not_survive_a_switch_to_the_other_environment(sim
 
     # The same profile name, now pointing at production: the sandbox id must not come back.
     profiles = demo_profiles(sim.base_url)
-    profiles["demo-sandbox"] = profiles["demo-production"].model_copy(update={"name": "demo-sandbox"})
+    profiles["demo-sandbox"] = dataclasses.replace(profiles["demo-production"], name="demo-sandbox")
     moved = build_app(AppSettings(profiles=profiles, profile_name="demo-sandbox"))
     async with moved.run_test(size=SIZE) as pilot:
         table = await open_accounts(pilot)

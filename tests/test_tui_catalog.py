@@ -8,6 +8,8 @@ Showcase data (docs/simulator.md): brand 1 Acme Books (fixed 101, range 102),
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from apps import app_on, demo_profiles, notifications, settle, until
 from textual.widgets import DataTable, Input
@@ -343,7 +345,7 @@ async def test_out_of_stock_and_read_only_offer_no_test_order(sim):
 
 def _app_with_wrong_secret(sim):
     profiles = demo_profiles(sim.base_url)
-    profiles["broken"] = profiles["demo-sandbox"].model_copy(update={"name": "broken", "secret": SecretSource.inline_demo("wrong-secret")})
+    profiles["broken"] = dataclasses.replace(profiles["demo-sandbox"], name="broken", secret=SecretSource.inline_demo("wrong-secret"))
     return build_app(AppSettings(profiles=profiles, profile_name="broken", client_options={"retry": RetryPolicy(attempts=1)}))
 
 

@@ -8,6 +8,7 @@ Each test asserts the app's own state first; snapshots come last.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 import uuid
 from datetime import datetime
@@ -380,7 +381,7 @@ async def test_401_names_the_profile_to_check(sim):
     from tui.local.config import SecretSource
 
     app = app_on(sim, client_options=QUICK_RETRIES)
-    app.session.profile = app.session.profile.model_copy(update={"secret": SecretSource.inline_demo("wrong")})
+    app.session.profile = dataclasses.replace(app.session.profile, secret=SecretSource.inline_demo("wrong"))
     async with app.run_test(size=SIZE) as pilot:
         await app.navigate("order", "ANY")
         screen = app.screen
@@ -394,7 +395,7 @@ async def test_unreachable_is_said_and_retried(sim, sim_factory):
     base_url = gone.base_url
     gone.stop()
     app = app_on(sim, client_options=QUICK_RETRIES)
-    app.session.profile = app.session.profile.model_copy(update={"base_url": base_url})
+    app.session.profile = dataclasses.replace(app.session.profile, base_url=base_url)
     async with app.run_test(size=SIZE) as pilot:
         await app.navigate("order", "ANY")
         screen = app.screen

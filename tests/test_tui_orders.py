@@ -7,6 +7,7 @@ dates, so that they do not move with the clock.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections import Counter
 from datetime import UTC, date, datetime, timedelta
@@ -82,7 +83,7 @@ async def test_the_board_opens_on_today_with_counts_and_stuck_orders(seeded, dem
 async def test_the_profiles_threshold_decides_what_is_stuck(seeded):
     app = app_on(seeded)
     async with app.run_test(size=WIDE) as pilot:
-        app.session.profile = app.session.profile.model_copy(update={"stuck_after_minutes": 60 * 24 * 40})
+        app.session.profile = dataclasses.replace(app.session.profile, stuck_after_minutes=60 * 24 * 40)
         screen = await open_board(pilot)
         assert not any(row.stuck for row in screen.rows)
         assert "stuck" not in summary(screen)

@@ -4,6 +4,7 @@ read-only and production guards, and snapshots of the key states."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import threading
 import time
@@ -367,7 +368,7 @@ async def test_authentication_failure_names_the_profile(sim):
     (card,) = payout_cards(sim)
     app = app_on(sim)
     broken = app.profiles["demo-sandbox"]
-    app.session.profile = broken.model_copy(update={"client_id": "nobody"})
+    app.session.profile = dataclasses.replace(broken, client_id="nobody")
     async with app.run_test(size=SIZE) as pilot:
         screen = await fresh_form(app, pilot, card)
         await fill(pilot, screen, PAYPAL, "email", "ann@example.com")

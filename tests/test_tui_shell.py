@@ -4,6 +4,7 @@ read-only, first run, corrupt config, errors as notifications (issue 4)."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -213,7 +214,7 @@ class _AccountsProbe(BaseScreen):
 
 def _app_with(sim, **changes):
     profiles = demo_profiles(sim.base_url)
-    profiles["broken"] = profiles["demo-sandbox"].model_copy(update={"name": "broken", **changes})
+    profiles["broken"] = dataclasses.replace(profiles["demo-sandbox"], name="broken", **changes)
     quick_retries = RetryPolicy(attempts=2, base_delay=0.01, max_delay=0.01)
     return build_app(AppSettings(profiles=profiles, profile_name="broken", client_options={"retry": quick_retries}))
 

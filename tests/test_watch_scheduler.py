@@ -12,8 +12,9 @@ from watch_support import CREDENTIAL, payout_code, place
 from tui.api.client import ServiceClient
 from tui.api.models import NotificationConfig
 from tui.api.weblink import weblink_token
+from tui.core.endings import REFUSED, ended_badly
 from tui.core.polling import Backoff
-from tui.core.watching import REFUSED, Budget, Observation, Watched, WatchScheduler, classify, classify_lines, client_fetch, ended_badly
+from tui.core.watching import Budget, Observation, Watched, WatchScheduler, classify, classify_lines, client_fetch
 from tui.listener import CallbackAccepted, CallbackListener
 
 

@@ -206,7 +206,7 @@ class GiftdeskApp(GiftdeskHost):
         self._apply_context()
 
     def _watch_changed(self, item: WatchedItem, went_final: bool) -> None:
-        from tui.core.watching import ended_badly
+        from tui.core.endings import ended_badly
 
         if not went_final:
             # Many items move at once (a first look at 500): the header and the Watch screen

@@ -126,14 +126,15 @@ def serve_child(listener_fd: int, stdin: IO[str], stdout: IO[str]) -> None:
 
         settings = SimulatorSettings(timing="fast", history=DEMO_HISTORY, place_limits=True,
                                      catalog_refresh_seconds=DEMO_CATALOG_REFRESH_SECONDS)
-        server = SimulatorServer(settings, listener=listener).start()
+        server = SimulatorServer(settings, listener=listener, past_later=True).start()
     except Exception as error:  # said to the parent, which shows it when the first request waits
         stdout.write(f"{type(error).__name__}: {error}\n")
         stdout.flush()
         return
-    stdout.write(f"{READY}\n")
+    stdout.write(f"{READY}\n")  # the catalog answers now: the first page need not wait for the past
     stdout.flush()
     try:
+        server.seed_past()  # meanwhile, any other request waits for it (SimulatorState.past)
         stdin.read()  # returns at end of file: the parent stopped us, or is gone
     finally:
         server.stop()

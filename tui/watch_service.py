@@ -13,11 +13,11 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from tui.core.endings import NEEDS_ATTENTION
 from tui.core.polling import Backoff
 from tui.core.watching import (
     DEFAULT_BACKOFF,
     DEFAULT_BUDGET,
-    NEEDS_ATTENTION,
     Budget,
     Observation,
     Pasted,

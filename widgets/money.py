@@ -3,8 +3,8 @@
 The client parses the wire's numbers as Decimal (tui.api.wire_json), so an
 amount arrives here exact; a float or str is taken through `str` so that 0.1
 stays 0.1. Rounding is done once, here, half up, to the currency's ISO 4217
-minor units, read from the `iso4217` package (the published ISO table, kept up
-to date upstream) instead of a hand-kept list. A code ISO does not know (or
+minor units, read from the `iso4217` package's table (the published ISO table,
+kept up to date upstream) instead of a hand-kept list. A code ISO does not know (or
 one without minor units, like XAU) gets 2.
 No Textual here: the CLI formats money with it too (tui/commands).
 """
@@ -30,11 +30,23 @@ def to_decimal(value: Amount) -> Decimal:
 
 @cache
 def _iso_minor_units() -> dict[str, int]:
-    # Imported on first use: the table is parsed when the package loads, which a
-    # command that prints no money need not pay for.
-    from iso4217 import Currency
+    # Read on first use, from the table the `iso4217` package ships (its own
+    # table.xml): importing the package builds an Enum of every currency and
+    # its countries, three times the cost, on the way to the demo's first rows
+    # (issue 16). tests/test_money.py holds this to the package's Currency.
+    from importlib.util import find_spec
+    from pathlib import Path
+    from xml.etree import ElementTree
 
-    return {currency.code: currency.exponent for currency in Currency if currency.exponent is not None}
+    spec = find_spec("iso4217")  # finds the package without running it
+    assert spec is not None and spec.submodule_search_locations, "the iso4217 package is a dependency"
+    table = ElementTree.parse(Path(spec.submodule_search_locations[0]) / "table.xml").getroot()
+    units = {}
+    for entry in table.iter("CcyNtry"):
+        code, minor = (entry.findtext("Ccy") or "").strip(), (entry.findtext("CcyMnrUnts") or "").strip()
+        if code and minor.isdigit():  # "N.A." (gold, SDR...): none, so the default
+            units[code] = int(minor)
+    return units
 
 
 def minor_units(currency: str) -> int:

@@ -19,11 +19,10 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import date
 from enum import Flag, auto
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from urllib.parse import quote
 
 import httpx
-from pydantic import BaseModel, SecretStr, ValidationError
 
 from tui.api import wire_json
 from tui.api.errors import (
@@ -35,24 +34,29 @@ from tui.api.errors import (
     ServiceError,
     UnreachableError,
 )
-from tui.api.models import (
-    Account,
-    Brand,
-    CatalogPage,
-    CatalogQuery,
-    NotificationConfig,
-    Order,
-    OrderHistoryLine,
-    PayoutStatus,
-    PlaceOrder,
-    RedeemRequest,
-    RedeemResult,
-)
-from tui.api.money_models import ExchangeRates, TransactionsReport
 from tui.api.pacing import PlacePacer
 from tui.api.payout_rules import validate_redeem
-from tui.api.redact import mask_text, register_secret
+from tui.api.redact import Secret, mask_text, register_secret
 from tui.api.weblink import weblink_token
+from tui.api.wire_check import ORDER
+
+if TYPE_CHECKING:  # the models (and pydantic) load when a method first parses an answer (issue 16)
+    from pydantic import BaseModel, ValidationError
+
+    from tui.api.models import (
+        Account,
+        Brand,
+        CatalogPage,
+        CatalogQuery,
+        NotificationConfig,
+        Order,
+        OrderHistoryLine,
+        PayoutStatus,
+        PlaceOrder,
+        RedeemRequest,
+        RedeemResult,
+    )
+    from tui.api.money_models import ExchangeRates, TransactionsReport
 
 log = logging.getLogger("giftdesk.api")
 
@@ -78,7 +82,7 @@ class WireDays(Protocol):
 
 OnRetry = Callable[[int, float, str], None]
 Sleep = Callable[[float], Awaitable[None]]
-M = TypeVar("M", bound=BaseModel)
+M = TypeVar("M", bound="BaseModel")
 
 
 def tls_verify(base_url: str) -> bool:
@@ -154,7 +158,7 @@ class ServiceClient:
         self,
         base_url: str,
         client_id: str,
-        client_secret: str | SecretStr,
+        client_secret: str | Secret,
         *,
         timeout: float | httpx.Timeout = DEFAULT_TIMEOUT,
         retry: RetryPolicy = RetryPolicy(),
@@ -164,7 +168,7 @@ class ServiceClient:
         rand: Callable[[], float] = random.random,
         pacer: PlacePacer | None = None,
     ) -> None:
-        secret = client_secret if isinstance(client_secret, SecretStr) else SecretStr(client_secret)
+        secret = client_secret if isinstance(client_secret, str) else client_secret.get_secret_value()
         register_secret(secret)
         self.base_url = base_url.rstrip("/")
         self.client_id = client_id
@@ -175,7 +179,7 @@ class ServiceClient:
         self._pacer = pacer or PlacePacer()
         self._http = httpx.AsyncClient(
             base_url=self.base_url,
-            auth=httpx.BasicAuth(client_id, secret.get_secret_value()),
+            auth=httpx.BasicAuth(client_id, secret),
             headers={"Accept": "application/json", "User-Agent": "giftdesk"},
             timeout=timeout,
             transport=transport,
@@ -197,15 +201,21 @@ class ServiceClient:
     # --- endpoints -----------------------------------------------------------
 
     async def accounts(self) -> list[Account]:
+        from tui.api.models import Account
+
         data = await self._get_json(ACCOUNTS_PATH)
         return _parse_list(Account, _field(data, "accounts", ACCOUNTS_PATH), ACCOUNTS_PATH)
 
     async def catalog(self, query: CatalogQuery | None = None) -> CatalogPage:
+        from tui.api.models import CatalogPage, CatalogQuery
+
         query = query or CatalogQuery()
         data = await self._get_json(CATALOG_V2_PATH, params=query.to_wire())
         return _parse(CatalogPage, data, CATALOG_V2_PATH)
 
     async def catalog_v1(self) -> list[Brand]:
+        from tui.api.models import Brand
+
         data = await self._get_json(CATALOG_V1_PATH)
         return _parse_list(Brand, _field(data, "brands", CATALOG_V1_PATH), CATALOG_V1_PATH)
 
@@ -228,18 +238,38 @@ class ServiceClient:
         return data
 
     async def get_order(self, request_id: str) -> Order:
-        path = ORDER_PATH.format(request_id=quote(request_id.strip(), safe=""))
+        from tui.api.models import Order
+
+        path = _order_path(request_id)
         return _parse(Order, await self._get_json(path), path)
+
+    async def get_order_wire(self, request_id: str) -> dict[str, Any]:
+        """The order as the service sent it, as `to_wire(await get_order(...))` gives it, checked as
+        get_order checks it; the model (and pydantic) is asked only when the answer is unusual."""
+        path = _order_path(request_id)
+        data = await self._get_json(path)
+        wire = ORDER.arranged(data)
+        if wire is not None:
+            return wire
+        from tui.api.models import Order, to_wire
+
+        return to_wire(_parse(Order, data, path))
 
     async def order_history(self, day_range: WireDays) -> list[OrderHistoryLine]:
         """Every order line of the days in `day_range` (a tui.core.dates.DayRange: both days included)."""
+        from tui.api.models import OrderHistoryLine
+
         data = await self._get_json(ORDER_HISTORY_PATH, params=day_range.to_wire())
         return _parse_list(OrderHistoryLine, data, ORDER_HISTORY_PATH)
 
     async def get_notifications(self) -> NotificationConfig:
+        from tui.api.models import NotificationConfig
+
         return _parse(NotificationConfig, await self._get_json(NOTIFICATION_PATH), NOTIFICATION_PATH)
 
     async def set_notifications(self, config: NotificationConfig) -> NotificationConfig:
+        from tui.api.models import NotificationConfig
+
         body = config.model_dump(
             by_alias=True, include={"notification_url", "notification_url_sandbox", "secret_key"}
         )
@@ -248,6 +278,8 @@ class ServiceClient:
 
     async def redeem_payout(self, weblink_or_card_code: str, request: RedeemRequest) -> RedeemResult:
         """Redeem a payout; raises RecipientInvalid before sending when the body breaks a spec rule."""
+        from tui.api.models import RedeemResult
+
         validate_redeem(request)
         path = REDEEM_PATH.format(token=weblink_token(weblink_or_card_code))
         response = await self._send("POST", path, json=request.to_wire(), retry_on=RetryOn.REDEEM)
@@ -257,16 +289,22 @@ class ServiceClient:
         return _parse(RedeemResult, data, path)
 
     async def payout_status(self, weblink_or_card_code: str) -> PayoutStatus:
+        from tui.api.models import PayoutStatus
+
         path = PAYOUT_STATUS_PATH.format(token=weblink_token(weblink_or_card_code))
         return _parse(PayoutStatus, await self._get_json(path), path)
 
     async def transactions(self, start: date, end: date) -> TransactionsReport:
         """Transactions of the days from `start` to `end`, both included."""
+        from tui.api.money_models import TransactionsReport
+
         params = {"startDate": start.isoformat(), "endDate": end.isoformat()}
         return _parse(TransactionsReport, await self._get_json(TRANSACTIONS_PATH, params=params), TRANSACTIONS_PATH)
 
     async def exchange_rates(self, base: str | None = None, currency: str | None = None) -> ExchangeRates:
         """Every rate based on USD; with `base`, every rate based on it; with both, that one rate."""
+        from tui.api.money_models import ExchangeRates
+
         params = {name: value for name, value in (("baseCurrency", base), ("currency", currency)) if value}
         return _parse(ExchangeRates, await self._get_json(EXCHANGE_RATES_PATH, params=params), EXCHANGE_RATES_PATH)
 
@@ -360,7 +398,13 @@ def _field(data: Any, name: str, path: str) -> Any:
     return data[name]
 
 
+def _order_path(request_id: str) -> str:
+    return ORDER_PATH.format(request_id=quote(request_id.strip(), safe=""))
+
+
 def _parse(model: type[M], data: Any, path: str) -> M:
+    from pydantic import ValidationError
+
     try:
         return model.model_validate(data)
     except ValidationError as exc:

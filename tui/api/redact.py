@@ -10,19 +10,40 @@ import logging
 import re
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:  # pydantic is not loaded for this: `giftdesk --demo` imports it on start
-    from pydantic import SecretStr
 
 MASK = "****"
+
+
+class Secret:
+    """A secret held in memory: its repr and str never show it (like pydantic's SecretStr, without pydantic)."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: str) -> None:
+        self._value = value
+
+    def get_secret_value(self) -> str:
+        return self._value
+
+    def __repr__(self) -> str:
+        return "Secret('**********')"
+
+    def __str__(self) -> str:
+        return "**********"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Secret) and other._value == self._value
+
+    def __hash__(self) -> int:
+        return hash(self._value)
+
 _MIN_REGISTERED = 4  # shorter values would mask ordinary words
 
 _registered: set[str] = set()
 _registered_lock = threading.Lock()
 
 
-def register_secret(value: str | SecretStr | None) -> None:
+def register_secret(value: str | Secret | None) -> None:
     """Remember a secret so that mask_text and the log filter hide it wherever it appears."""
     text = value if isinstance(value, str) or value is None else value.get_secret_value()
     if text and len(text) >= _MIN_REGISTERED:
@@ -30,7 +51,7 @@ def register_secret(value: str | SecretStr | None) -> None:
             _registered.add(text)
 
 
-def mask_secret(value: str | SecretStr | None) -> str:
+def mask_secret(value: str | Secret | None) -> str:
     """A client secret or callback secret: nothing of it is shown."""
     return MASK if value else ""
 

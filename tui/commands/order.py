@@ -64,6 +64,11 @@ def show(options: Options, request_id: str, watch_: bool, interval: float, revea
     """
 
     async def work(session: Session) -> None:
+        if options.json and not watch_:  # the order as it came: no model needed for a good answer (issue 16)
+            wire = await session.client.get_order_wire(request_id)
+            emit_json(wire)
+            exit_for_status(exit_status, wire["status"])
+            return
         from tui.api.models import to_wire
         from tui.api.statuses import is_order_final
 

@@ -61,7 +61,7 @@ def _store() -> ProfileStore:
 
 
 def _as_json(profile: Profile, config: Config) -> dict[str, Any]:
-    return {**profile.model_dump(), "current": profile.name == config.current}
+    return {**profile.as_dict(), "current": profile.name == config.current}
 
 
 def _secret_source(profile: Profile) -> str:

@@ -25,7 +25,7 @@ exit_status_option = click.option(
 
 def exit_for_status(exit_status: bool, status: str | None) -> None:
     """`--exit-status`: a bad ending exits 6 (after the output)."""
-    from tui.core.watching import ended_badly
+    from tui.core.endings import ended_badly
 
     if exit_status and ended_badly(status):
         raise click.exceptions.Exit(EXIT_ENDED_BADLY)
@@ -84,7 +84,8 @@ def command(options: Options, request_ids: tuple[str, ...], payouts: tuple[str, 
 async def _watch_all(session: Session, wanted: list[Pasted], *, json_lines: bool) -> dict[str, bool]:
     from tui.api.errors import AuthenticationError
     from tui.api.redact import mask_weblink
-    from tui.core.watching import REFUSED, Watched, WatchScheduler, client_fetch
+    from tui.core.endings import REFUSED
+    from tui.core.watching import Watched, WatchScheduler, client_fetch
 
     async def client():
         return session.client
@@ -122,7 +123,7 @@ async def _watch_all(session: Session, wanted: list[Pasted], *, json_lines: bool
 
 def _change_record(item: Watched, observation: Observation, label: str) -> dict[str, Any]:
     """DESIGN: {"kind", "requestId" (orders) or "weblink" (masked, payouts), "status", "final", "at"} plus extras."""
-    from tui.core.watching import REFUSED
+    from tui.core.endings import REFUSED
 
     record: dict[str, Any] = {"kind": item.kind, "requestId" if item.kind == "order" else "weblink": label,
                               "status": observation.status, "final": observation.final,

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from tui.api.errors import RateLimitedError, RefusedError, ServiceError
 from tui.api.statuses import is_order_final, is_payout_final
 from tui.api.weblink import is_payout_url
+from tui.core.endings import REFUSED, ended_badly
 from tui.core.order_watch import card_summary
 from tui.core.polling import Backoff
 
@@ -36,16 +37,6 @@ if TYPE_CHECKING:
     from tui.api.client import ServiceClient
 
 Kind = Literal["order", "payout"]
-
-# DESIGN "Command line contract": --exit-status exits 6 on these.
-BAD_ENDINGS = frozenset({"failed", "partialfailed", "unclaimed", "returned", "reversed"})
-REFUSED = "Refused"  # the status shown when the service refused the lookup (e.g. 404 Order not found)
-NEEDS_ATTENTION = BAD_ENDINGS | {REFUSED.lower()}  # lower case
-
-
-def ended_badly(status: str | None) -> bool:
-    """Failed, PartialFailed, Unclaimed, Returned, Reversed (and a refused lookup): a person must look."""
-    return (status or "").strip().lower() in NEEDS_ATTENTION
 
 
 def is_final(kind: Kind, status: str | None) -> bool:

@@ -10,29 +10,29 @@ private attribute that no dump includes and the saver refuses.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import subprocess
 import tomllib
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    PrivateAttr,
-    SecretStr,
-    StrictInt,
-    StrictStr,
-    ValidationError,
-    field_validator,
-    model_validator,
-)
-
-from tui.api.redact import register_secret
+from tui.api.redact import Secret, register_secret
 from tui.local.fileio import atomic_write, config_path
+from tui.local.validation import (
+    Fields,
+    Invalid,
+    Problem,
+    boolean,
+    one_of,
+    optional,
+    string,
+    table_of,
+    whole_number,
+)
 
 Environment = Literal["sandbox", "production"]
 Palette = Literal["standard", "colour-blind"]
@@ -42,7 +42,9 @@ KEYRING_SERVICE = "giftdesk"
 SECRET_COMMAND_TIMEOUT = 15.0  # seconds; a password manager asking for a PIN is slow, not stuck
 CONFIG_VERSION = 1
 
-_FILE_SECRET_KINDS = ("keyring", "env", "command")
+_SECRET_KINDS: tuple[str, ...] = ("keyring", "env", "command", "inline-demo")
+_FILE_SECRET_KINDS = _SECRET_KINDS[:3]
+_PALETTES: tuple[str, ...] = ("standard", "colour-blind")
 _LOOK_SETTINGS = ("theme", "palette", "keymap")  # top-level settings of the TUI's look and keys
 _NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 _ENV_VAR_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -54,9 +56,12 @@ class ConfigError(Exception):
 
 
 # --- models -----------------------------------------------------------------------------
+# Plain frozen dataclasses, checked by tui.local.validation (no pydantic: issue 16).
+# Building one directly skips the checks; `make_profile` and the file reader check.
 
 
-class SecretSource(BaseModel):
+@dataclass(frozen=True)
+class SecretSource:
     """Where a profile's client secret comes from.
 
     keyring: service "giftdesk", username `ref` (the profile name when empty);
@@ -64,71 +69,42 @@ class SecretSource(BaseModel):
     (stripped) is the secret; inline-demo: held in memory only (see `inline_demo`).
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
     kind: SecretKind
     ref: str = ""
-    # Never a field: no validation input can set it and no dump can include it.
-    _demo_value: SecretStr | None = PrivateAttr(default=None)
+    # Not settable from any input, in no dump, never compared: the demo's secret.
+    _demo_value: Secret | None = field(default=None, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        checked = Fields({"kind": self.kind, "ref": self.ref}, ("kind", "ref"))
+        checked.take("kind", one_of(*_SECRET_KINDS))
+        checked.take("ref", string)
+        checked.done()
+        if self.kind == "env" and not _ENV_VAR_RE.fullmatch(self.ref):
+            raise Invalid([("", f"{self.ref!r} is not an environment variable name")])
+        if self.kind == "command" and not self.ref.strip():
+            raise Invalid([("", "the command is empty")])
 
     @classmethod
     def inline_demo(cls, secret: str) -> SecretSource:
         """An in-memory secret for the demo profiles. The saver refuses profiles holding one."""
         source = cls(kind="inline-demo", ref="demo")
-        source._demo_value = SecretStr(secret)
+        object.__setattr__(source, "_demo_value", Secret(secret))
         return source
 
-    @model_validator(mode="after")
-    def _check_ref(self) -> SecretSource:
-        if self.kind == "env" and not _ENV_VAR_RE.fullmatch(self.ref):
-            raise ValueError(f"{self.ref!r} is not an environment variable name")
-        if self.kind == "command" and not self.ref.strip():
-            raise ValueError("the command is empty")
-        return self
 
-
-class Profile(BaseModel):
+@dataclass(frozen=True)
+class Profile:
     """One set of credentials for one environment of the service."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     name: str
     environment: Environment
     base_url: str
     client_id: str
     secret: SecretSource
-    default_account: StrictInt | None = Field(default=None, ge=0)
+    default_account: int | None = None
     readonly: bool = False
     # The Orders board flags a non-final order older than this (None: tui.core.triage's default, 15).
-    stuck_after_minutes: StrictInt | None = Field(default=None, ge=1)
-
-    @field_validator("name")
-    @classmethod
-    def _check_name(cls, value: str) -> str:
-        if not _NAME_RE.fullmatch(value):
-            raise ValueError(
-                "use 1-64 letters, digits, '_', '-' or '.', starting with a letter or digit"
-            )
-        return value
-
-    @field_validator("base_url")
-    @classmethod
-    def _check_base_url(cls, value: str) -> str:
-        value = value.strip()
-        if not _URL_RE.fullmatch(value):
-            raise ValueError("must be an http:// or https:// URL with a host, e.g. https://api.example.com")
-        return value.rstrip("/")
-
-    @field_validator("client_id")
-    @classmethod
-    def _check_client_id(cls, value: str) -> str:
-        value = value.strip()
-        if not value:
-            raise ValueError("must not be empty")
-        # Basic auth joins id and secret with ':', so the id cannot hold one.
-        if ":" in value or any(ch.isspace() for ch in value):
-            raise ValueError("must not contain ':' or whitespace")
-        return value
+    stuck_after_minutes: int | None = None
 
     @property
     def is_production(self) -> bool:
@@ -138,30 +114,23 @@ class Profile(BaseModel):
     def is_demo(self) -> bool:
         return self.secret.kind == "inline-demo"
 
+    def as_dict(self) -> dict[str, Any]:
+        """Every setting by name, the secret's source as a table; never the demo's secret."""
+        return _settings(self)
 
-class Config(BaseModel):
+
+@dataclass(frozen=True)
+class Config:
     """Every stored profile, and the one used when none is named."""
 
-    # defer_build: built when a config file is read, not by a start on --demo or the GIFTDESK_* variables (issue 16).
-    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
-
-    profiles: dict[str, Profile] = Field(default_factory=dict)
+    profiles: dict[str, Profile] = field(default_factory=dict)
     current: str | None = None
     # The TUI's look and keys, edited by hand (giftdesk never writes them):
     # `theme` is any Textual theme for sandbox (production keeps its own look),
     # `palette` the status colours, `[keymap]` binding id -> keys (Textual's App.set_keymap).
     theme: str | None = None
     palette: Palette = "standard"
-    keymap: dict[str, StrictStr] = Field(default_factory=dict)
-
-    @model_validator(mode="after")
-    def _check_consistent(self) -> Config:
-        for key, profile in self.profiles.items():
-            if key != profile.name:
-                raise ValueError(f"profile stored as {key!r} is named {profile.name!r}")
-        if self.current is not None and self.current not in self.profiles:
-            raise ValueError(f"current = {self.current!r} names no profile")
-        return self
+    keymap: dict[str, str] = field(default_factory=dict)
 
     @property
     def current_profile(self) -> Profile | None:
@@ -181,31 +150,125 @@ class Config(BaseModel):
         if profile.name in self.profiles and not replace:
             raise ConfigError(f"a profile named {profile.name!r} exists already")
         profiles = {**self.profiles, profile.name: profile}
-        return self.model_copy(update={"profiles": profiles, "current": self.current or profile.name})
+        return dataclasses.replace(self, profiles=profiles, current=self.current or profile.name)
 
     def without_profile(self, name: str) -> Config:
         self.get(name)
         profiles = {key: p for key, p in self.profiles.items() if key != name}
-        return self.model_copy(update={"profiles": profiles, "current": None if self.current == name else self.current})
+        return dataclasses.replace(self, profiles=profiles, current=None if self.current == name else self.current)
 
     def using(self, name: str) -> Config:
         self.get(name)
-        return self.model_copy(update={"current": name})
+        return dataclasses.replace(self, current=name)
+
+
+# --- checking: what the pydantic models checked, with their messages (tui.local.validation)
+
+
+def _profile_name(value: Any) -> str:
+    name = string(value)
+    if not _NAME_RE.fullmatch(name):
+        raise Problem("use 1-64 letters, digits, '_', '-' or '.', starting with a letter or digit")
+    return name
+
+
+def _base_url(value: Any) -> str:
+    url = string(value).strip()
+    if not _URL_RE.fullmatch(url):
+        raise Problem("must be an http:// or https:// URL with a host, e.g. https://api.example.com")
+    return url.rstrip("/")
+
+
+def _client_id(value: Any) -> str:
+    client_id = string(value).strip()
+    if not client_id:
+        raise Problem("must not be empty")
+    # Basic auth joins id and secret with ':', so the id cannot hold one.
+    if ":" in client_id or any(ch.isspace() for ch in client_id):
+        raise Problem("must not contain ':' or whitespace")
+    return client_id
+
+
+def _secret_source(value: Any) -> SecretSource:
+    if isinstance(value, SecretSource):
+        return value
+    if not isinstance(value, dict):
+        raise Problem("Input should be a valid dictionary or instance of SecretSource")
+    checked = Fields(value, ("kind", "ref"))
+    kind = checked.take("kind", one_of(*_SECRET_KINDS))
+    ref = checked.take("ref", string, "")
+    checked.done()
+    return SecretSource(kind=kind, ref=ref)  # which checks the ref for its kind
+
+
+_PROFILE_FIELDS = ("name", "environment", "base_url", "client_id", "secret", "default_account", "readonly",
+                   "stuck_after_minutes")
+
+
+def _checked_profile(data: Mapping[str, Any]) -> Profile:
+    """A Profile from its settings; Invalid names every problem."""
+    checked = Fields(data, _PROFILE_FIELDS)
+    profile = Profile(
+        name=checked.take("name", _profile_name),
+        environment=checked.take("environment", one_of(*ENVIRONMENTS)),
+        base_url=checked.take("base_url", _base_url),
+        client_id=checked.take("client_id", _client_id),
+        secret=checked.take("secret", _secret_source),
+        default_account=checked.take("default_account", optional(whole_number(0)), None),
+        readonly=checked.take("readonly", boolean, False),
+        stuck_after_minutes=checked.take("stuck_after_minutes", optional(whole_number(1)), None),
+    )
+    checked.done()
+    return profile
+
+
+def _checked_config(profiles: dict[str, Profile], settings: Mapping[str, Any]) -> Config:
+    checked = Fields(settings, ("current", *_LOOK_SETTINGS))
+    config = Config(
+        profiles=profiles,
+        current=checked.take("current", optional(string), None),
+        theme=checked.take("theme", optional(string), None),
+        palette=checked.take("palette", one_of(*_PALETTES), "standard"),
+        keymap=checked.take("keymap", table_of(string), {}),
+    )
+    checked.done()
+    for key, profile in config.profiles.items():
+        if key != profile.name:
+            raise Invalid([("", f"profile stored as {key!r} is named {profile.name!r}")])
+    if config.current is not None and config.current not in config.profiles:
+        raise Invalid([("", f"current = {config.current!r} names no profile")])
+    return config
+
+
+def _settings(source: Any, *, changed_only: bool = False) -> dict[str, Any]:
+    """A profile's (or secret source's) settings by name; `changed_only`: without None and defaults."""
+    settings = {}
+    for setting in dataclasses.fields(source):
+        if not setting.init:
+            continue
+        value = getattr(source, setting.name)
+        if isinstance(value, SecretSource):
+            value = _settings(value, changed_only=changed_only)
+        if changed_only and (value is None or value == setting.default):
+            continue
+        settings[setting.name] = value
+    return settings
 
 
 def make_profile(**fields: Any) -> Profile:
-    """Builds a Profile, turning a validation failure into a ConfigError that reads well."""
+    """Builds a Profile, turning a failed check into a ConfigError that reads well."""
     try:
-        return Profile(**fields)
-    except ValidationError as exc:
-        raise ConfigError(f"invalid profile: {_describe(exc)}") from None
+        return _checked_profile(fields)
+    except Invalid as exc:
+        raise ConfigError(f"invalid profile: {exc}") from None
 
 
 def updated_profile(profile: Profile, /, **changes: Any) -> Profile:
-    """A copy of `profile` with `changes` applied and validated again. The name cannot change."""
+    """A copy of `profile` with `changes` applied and checked again. The name cannot change."""
     if "name" in changes and changes["name"] != profile.name:
         raise ConfigError("a profile cannot be renamed; add a new one and remove the old one")
-    return make_profile(**{**dict(profile), **changes})
+    current = {setting.name: getattr(profile, setting.name) for setting in dataclasses.fields(profile)}
+    return make_profile(**{**current, **changes})
 
 
 def demo_profile(
@@ -219,16 +282,6 @@ def demo_profile(
         client_id=client_id,
         secret=SecretSource.inline_demo(client_secret),
     )
-
-
-def _describe(exc: ValidationError) -> str:
-    """'field: problem; ...' without echoing input values (they could be secrets)."""
-    parts = []
-    for error in exc.errors(include_input=False, include_url=False):
-        where = ".".join(str(loc) for loc in error["loc"])
-        message = error["msg"].removeprefix("Value error, ")
-        parts.append(f"{where}: {message}" if where else message)
-    return "; ".join(parts)
 
 
 # --- read-only and choosing a profile -------------------------------------------------
@@ -290,7 +343,7 @@ def choose_profile(
 # --- secrets ----------------------------------------------------------------------------
 
 
-def resolve_secret(profile: Profile, environ: Mapping[str, str] = os.environ) -> SecretStr:
+def resolve_secret(profile: Profile, environ: Mapping[str, str] = os.environ) -> Secret:
     """The profile's client secret, fetched from its source. ConfigError says what to fix.
 
     The value is registered with the redaction, so logs and messages mask it wherever it shows up.
@@ -300,7 +353,7 @@ def resolve_secret(profile: Profile, environ: Mapping[str, str] = os.environ) ->
     return secret
 
 
-def _fetch_secret(profile: Profile, environ: Mapping[str, str]) -> SecretStr:
+def _fetch_secret(profile: Profile, environ: Mapping[str, str]) -> Secret:
     source = profile.secret
     if source.kind == "inline-demo":
         if source._demo_value is None:
@@ -313,17 +366,17 @@ def _fetch_secret(profile: Profile, environ: Mapping[str, str]) -> SecretStr:
     return _secret_from_keyring(profile.name, source.ref or profile.name)
 
 
-def _secret_from_env(profile_name: str, variable: str, environ: Mapping[str, str]) -> SecretStr:
+def _secret_from_env(profile_name: str, variable: str, environ: Mapping[str, str]) -> Secret:
     value = environ.get(variable, "")
     if not value:
         raise ConfigError(
             f"profile {profile_name!r}: environment variable {variable} is not set; "
             f"export it with the client secret"
         )
-    return SecretStr(value)
+    return Secret(value)
 
 
-def _secret_from_command(profile_name: str, command: str) -> SecretStr:
+def _secret_from_command(profile_name: str, command: str) -> Secret:
     # Output is never echoed: stdout is the secret, and stderr could repeat it.
     hint = "run the command in a shell to see why, or change it with `giftdesk profiles add`"
     try:
@@ -352,7 +405,7 @@ def _secret_from_command(profile_name: str, command: str) -> SecretStr:
     secret = result.stdout.strip()
     if not secret:
         raise ConfigError(f"profile {profile_name!r}: the secret command printed nothing; {hint}")
-    return SecretStr(secret)
+    return Secret(secret)
 
 
 def _keyring_module() -> Any:
@@ -366,7 +419,7 @@ def _keyring_module() -> Any:
     return keyring
 
 
-def _secret_from_keyring(profile_name: str, username: str) -> SecretStr:
+def _secret_from_keyring(profile_name: str, username: str) -> Secret:
     keyring = _keyring_module()
     try:
         value = keyring.get_password(KEYRING_SERVICE, username)
@@ -381,7 +434,7 @@ def _secret_from_keyring(profile_name: str, username: str) -> SecretStr:
             f"{KEYRING_SERVICE!r}, user {username!r}; store it with "
             f"`keyring set {KEYRING_SERVICE} {username}`"
         )
-    return SecretStr(value)
+    return Secret(value)
 
 
 def store_keyring_secret(username: str, secret: str) -> None:
@@ -490,9 +543,8 @@ class ProfileStore:
             raise ConfigError(f"{self.path}: not valid TOML ({exc})") from None
         try:
             return _from_toml(data)
-        except ValueError as exc:  # includes pydantic's ValidationError
-            message = _describe(exc) if isinstance(exc, ValidationError) else str(exc)
-            raise ConfigError(f"{self.path}: {message}") from None
+        except ValueError as exc:  # tui.local.validation's Invalid included
+            raise ConfigError(f"{self.path}: {exc}") from None
 
 
 def _from_toml(data: dict[str, Any]) -> Config:
@@ -517,14 +569,10 @@ def _from_toml(data: dict[str, Any]) -> Config:
                 f"profiles.{name}.secret.kind must be one of {', '.join(_FILE_SECRET_KINDS)}"
             )
         try:
-            profiles[name] = Profile.model_validate({**table, "name": name})
-        except ValidationError as exc:
-            raise ValueError(f"profiles.{name}: {_describe(exc)}") from None
-    look = {key: data[key] for key in _LOOK_SETTINGS if key in data}
-    try:
-        return Config(profiles=profiles, current=data.get("current"), **look)
-    except ValidationError as exc:
-        raise ValueError(_describe(exc)) from None
+            profiles[name] = _checked_profile({**table, "name": name})
+        except Invalid as exc:
+            raise ValueError(f"profiles.{name}: {exc}") from None
+    return _checked_config(profiles, {key: data[key] for key in ("current", *_LOOK_SETTINGS) if key in data})
 
 
 def _to_toml(config: Config, previous: str | None = None) -> bytes:
@@ -547,9 +595,11 @@ def _to_toml(config: Config, previous: str | None = None) -> bytes:
     tables = document["profiles"]
     for name, profile in config.profiles.items():
         # A setting left at its default is written only where the file already has it.
-        explicit = profile.model_dump(exclude={"name"}, exclude_none=True, exclude_defaults=True)
+        explicit = _settings(profile, changed_only=True)
+        del explicit["name"]
         if name in tables:
-            _merge(tables[name], profile.model_dump(exclude={"name"}, exclude_none=True), explicit)
+            every = {key: value for key, value in profile.as_dict().items() if key != "name" and value is not None}
+            _merge(tables[name], every, explicit)
         else:
             tables[name] = explicit
     for name in [name for name in tables if name not in config.profiles]:

@@ -17,8 +17,9 @@ from textual.binding import Binding
 from textual.widgets import DataTable, Static
 
 from styles import STYLES
+from tui.core.endings import ended_badly
 from tui.core.safe_text import visible
-from tui.core.watching import Pasted, ended_badly
+from tui.core.watching import Pasted
 from tui.local.watchlist import WatchedItem
 from tui.screens.base import BaseScreen
 from tui.screens.watch_paste import PasteDialog

@@ -7,6 +7,7 @@ import base64
 import binascii
 import json
 import math
+import threading
 from collections.abc import Awaitable, Callable
 
 from starlette.applications import Starlette
@@ -41,6 +42,8 @@ class SimulatorState:
         self.notifier = Notifier(timing)
         self.credentials = {c.client_id: c for c in DEMO_CREDENTIALS}
         self.place_limits: PlaceOrderLimits | None = None  # SimulatorSettings.place_limits
+        # Set once the seeded past exists (SimulatorServer.seed_past); only the catalog answers before.
+        self.past = threading.Event()
 
 
 Handler = Callable[[Request, DemoCredential], Awaitable[Response]]
@@ -77,11 +80,13 @@ async def json_body(request: Request) -> object:
 
 
 def build_app(state: SimulatorState) -> Starlette:
-    def endpoint(handler: Handler):
+    def endpoint(handler: Handler, *, needs_past: bool = True):
         async def run(request: Request) -> Response:
             credential = authenticate(state, request)
             if credential is None:
                 return Response(status_code=401, headers={"WWW-Authenticate": 'Basic realm="giftdesk-sim"'})
+            if needs_past and not state.past.is_set():  # e.g. Get order of a seeded order, asked early
+                await asyncio.to_thread(state.past.wait)
             return await handler(request, credential)
 
         return run
@@ -147,8 +152,8 @@ def build_app(state: SimulatorState) -> Starlette:
 
     routes = [
         Route("/api/integration/v1.0/accounts", endpoint(accounts), methods=["GET"]),
-        Route("/api/integration/v1.0/catalog", endpoint(catalog_v1), methods=["GET"]),
-        Route("/api/integration/v2.0/catalog", endpoint(catalog_v2), methods=["GET"]),
+        Route("/api/integration/v1.0/catalog", endpoint(catalog_v1, needs_past=False), methods=["GET"]),
+        Route("/api/integration/v2.0/catalog", endpoint(catalog_v2, needs_past=False), methods=["GET"]),
         Route("/api/integration/v1.0/orders/checkout", endpoint(checkout), methods=["POST"]),
         Route(HISTORY_PATH, endpoint(history_endpoint(state.orders)), methods=["GET"]),
         Route("/api/integration/v1.0/orders/{request_id}", endpoint(get_order), methods=["GET"]),

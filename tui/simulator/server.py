@@ -32,9 +32,12 @@ class SimulatorServer:
         httpx.get(sim.base_url + "/api/integration/v1.0/accounts", auth=...)
     """
 
-    def __init__(self, settings: SimulatorSettings | None = None, *, listener: socket.socket | None = None):
+    def __init__(self, settings: SimulatorSettings | None = None, *, listener: socket.socket | None = None,
+                 past_later: bool = False):
         """`listener`: a socket already bound and listening to serve on instead of binding
-        `settings.port` (the demo's parent process binds it and hands it to a child)."""
+        `settings.port` (the demo's parent process binds it and hands it to a child).
+        `past_later`: the seeded past (`settings.history`) is made by `seed_past()`, called
+        once serving; until then only the catalog answers, every other request waits for it."""
         self.settings = settings or SimulatorSettings()
         self._listener = listener
         faults = FaultSpec.parse(self.settings.faults)  # fail early on a bad spec
@@ -43,7 +46,8 @@ class SimulatorServer:
             self.settings.resolved_timing(),
             self.settings.seed,
         )
-        seed_history(self.state.orders, self.settings.history, self.settings.seed)
+        if not past_later:
+            self.seed_past()
         if self.settings.place_limits:
             self.state.place_limits = PlaceOrderLimits()
         # The catalog never changes: keep its (up to ~100,000 products') objects out of
@@ -87,6 +91,14 @@ class SimulatorServer:
                 raise RuntimeError("the simulator did not start")
             time.sleep(0.01)
         return self
+
+    def seed_past(self) -> None:
+        """The orders of the last 30 days (tui/simulator/history.py); requests waiting for them go on."""
+        try:
+            seed_history(self.state.orders, self.settings.history, self.settings.seed)
+            gc.freeze()  # the past never changes either (see __init__)
+        finally:
+            self.state.past.set()  # nothing waits forever
 
     def _refresh_catalog(self) -> None:
         """The hourly price refresh, every `catalog_refresh_seconds`, while the server runs."""
