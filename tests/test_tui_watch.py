@@ -3,6 +3,7 @@ counts, and the watch list resuming after a restart: Pilot against the real simu
 
 from __future__ import annotations
 
+import dataclasses
 import sqlite3
 import time
 import uuid
@@ -179,7 +180,7 @@ async def test_a_refused_credential_is_one_toast_not_one_per_item(sim):
         store.add("broken", "order", str(uuid.uuid4()))
     store.close()
     profiles = demo_profiles(sim.base_url)
-    profiles["broken"] = profiles["demo-sandbox"].model_copy(update={"name": "broken", "secret": SecretSource.inline_demo("wrong-secret")})
+    profiles["broken"] = dataclasses.replace(profiles["demo-sandbox"], name="broken", secret=SecretSource.inline_demo("wrong-secret"))
     app = build_app(AppSettings(profiles=profiles, profile_name="broken", client_options={"retry": RetryPolicy(attempts=1)}))
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: any("401" in n for n in notifications(app)))
