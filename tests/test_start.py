@@ -14,13 +14,14 @@ import httpx
 import pytest
 from apps import app_on, demo_profiles, settle
 from textual.app import App, ComposeResult
-from textual.widgets import DataTable, Input
+from textual.widgets import Input
 
 from tui.app import build_app, load_settings
 from tui.demo import DemoBackend
 from tui.session import Session
 from tui.simulator import SimulatorSettings
 from widgets.pager import Pager, PageState
+from widgets.row_table import RowTable
 
 ACCOUNTS = "/api/integration/v1.0/accounts"
 
@@ -96,7 +97,7 @@ async def test_after_the_demo_service_is_up_a_new_session_waits_for_nothing():
 
 
 def brands_shown(app) -> int:
-    return app.screen.query_one("#brands", DataTable).row_count
+    return app.screen.query_one("#brands", RowTable).row_count
 
 
 async def _ready() -> None:

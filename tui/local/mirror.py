@@ -288,10 +288,10 @@ class Mirror:
             base, order = f"FROM brands b WHERE b.name LIKE ? {where}", "b.name COLLATE NOCASE, b.id"
             args = [f"{words[0]}%", *args]
         elif where:
-            base, order = f"FROM search JOIN brands b ON b.rowid = search.rowid WHERE search MATCH ? {where}", "rank"
+            base, order = f"FROM search JOIN brands b ON b.rowid = search.rowid WHERE search MATCH ? {where}", "rank, b.rowid"
             args = [fts_query(words), *args]
         else:  # the index alone: no join to count or rank
-            base, order = "FROM search b WHERE search MATCH ?", "rank"
+            base, order = "FROM search b WHERE search MATCH ?", "rank, b.rowid"
             args = [fts_query(words)]
         count = self.db.execute(f"SELECT count(*) {base}", args).fetchone()[0]
         rowids = [row[0] for row in self.db.execute(
@@ -517,7 +517,7 @@ class _DatabaseThread:
 
 
 class _Walker:
-    """Fetches every page of one query, a few at a time, handing each page over as it arrives."""
+    """Fetches every page of one query, a few at a time, handing the pages over in order as they come."""
 
     def __init__(self, client: ServiceClient, advance: Progress, concurrency: int):
         self.client, self.advance = client, advance
@@ -540,8 +540,8 @@ class _Walker:
         try:
             await on_page(first)
             self.advance()
-            for done in asyncio.as_completed(tasks):
-                await on_page(await done)
+            for task in tasks:  # fetched a few at a time, stored in the service's order (ties rank alike every sync)
+                await on_page(await task)
                 self.advance()
         finally:
             for task in tasks:
