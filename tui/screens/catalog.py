@@ -1,9 +1,9 @@
 """Catalog (home): what can we sell where, at what price, and is it in stock.
 
 One page of brands is on screen and in memory at a time: a new page replaces
-the rows (one clear + add_rows), it never adds widgets. Every request runs in
-one exclusive worker group, so a newer filter or page cancels the request in
-flight and the newest answer is the one shown. Catalog v1 (the flat list)
+the rows of a RowTable (which draws only the rows in view), it never adds
+widgets. Every request runs in one exclusive worker group, so a newer filter
+or page cancels the request in flight and the newest answer is the one shown. Catalog v1 (the flat list)
 has no paging at the service; it is paged here with the same pager.
 """
 
