@@ -178,6 +178,92 @@ def test_a_sync_killed_mid_walk_leaves_no_half_mirror(sim_factory, demo_credenti
         assert result.record.kind == "full" and mirror.counts()[0] == 3000
 
 
+def test_a_sync_cancelled_while_writing_leaves_the_mirror_whole_and_usable(sim_factory, demo_credentials, mirror):
+    """The TUI cancels its sync worker when the screen goes: the write in progress ends, then all is rolled back."""
+    sim = sim_factory(brands=2000, faults="latency=20ms")
+    credential = demo_credentials["acme-sandbox"]
+
+    async def cancelled_after_three_pages():
+        written = asyncio.Event()
+        pages = [0]
+
+        def advance(steps=1, total=None):
+            pages[0] += steps
+            if pages[0] >= 3:
+                written.set()
+
+        async with client_for(sim, credential) as client:
+            task = asyncio.ensure_future(sync(mirror, client, advance=advance))
+            await written.wait()
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+
+    asyncio.run(cancelled_after_three_pages())
+    assert mirror.counts() == (0, 0) and mirror.last_sync() is None
+    assert mirror.search("").count == 0
+    result = run_sync(sim, credential, mirror)  # the same connection: no transaction left open
+    assert result.record.kind == "full" and mirror.counts()[0] == 2000
+
+
+def catalog_answer(items: list[dict]) -> httpx.MockTransport:
+    """The service answering every catalog request with these brands, one page."""
+    page = {"pageIndex": 0, "pageSize": 100, "count": len(items), "items": items}
+    return httpx.MockTransport(lambda request: httpx.Response(200, json=page))
+
+
+def wire_brand(**changes) -> dict:
+    brand = {"internalId": "7", "name": "Exact Cards", "countryCode": "GB", "currencyCode": "GBP",
+             "description": None, "logoUrl": "https://img.example/7.png", "modifiedDate": "2024-05-01T10:00:00Z",
+             "categories": [{"id": 3, "name": "Gifts", "description": None}],
+             "products": [{"id": 71, "name": "Exact 12.50", "minFaceValue": 12.50, "maxFaceValue": 12.50,
+                           "count": None, "price": {"min": 12.10, "max": 12.10, "currencyCode": "GBP"},
+                           "modifiedDate": "2024-05-01T10:00:00Z"}]}
+    brand.update(changes)
+    return brand
+
+
+def test_amounts_are_kept_as_the_exact_numbers_served(mirror):
+    body = ('{"pageIndex": 0, "pageSize": 100, "count": 1, "items": [{"internalId": "7", "name": "Exact Cards", '
+            '"countryCode": "GB", "currencyCode": "GBP", "modifiedDate": "2024-05-01T10:00:00Z", "categories": [], '
+            '"products": [{"id": 71, "name": "Exact", "minFaceValue": 12.50, "maxFaceValue": 150000.10, '
+            '"count": 3, "price": {"min": 12.1000, "max": 145000, "currencyCode": "GBP"}, '
+            '"modifiedDate": "2024-05-01T11:00:00+01:00"}]}]}')
+    transport = httpx.MockTransport(lambda request: httpx.Response(200, content=body.encode()))
+
+    async def go():
+        async with ServiceClient("http://service.test", "id", "secret", transport=transport) as client:
+            return await sync(mirror, client)
+
+    asyncio.run(go())
+    assert mirror.db.execute("SELECT min_face, max_face, price_min, price_max, modified FROM products").fetchone() == (
+        "12.50", "150000.10", "12.1000", "145000", "2024-05-01T10:00:00")
+    product = mirror.search("exact").brands[0]["products"][0]
+    assert (product["minFaceValue"], product["price"]["min"]) == (Decimal("12.50"), Decimal("12.1000"))
+
+
+@pytest.mark.parametrize("broken", [
+    {"internalId": 7},  # an id that is not text
+    {"name": None},
+    {"products": [{"id": 71, "name": "No price", "minFaceValue": 1, "maxFaceValue": 1}]},
+    {"products": [{"id": "x1", "name": "Bad id", "minFaceValue": 1, "maxFaceValue": 1,
+                   "price": {"min": 1, "max": 1, "currencyCode": "GBP"}}]},
+    {"products": [{"id": 71, "name": "Bad amount", "minFaceValue": "lots", "maxFaceValue": 1,
+                   "price": {"min": 1, "max": 1, "currencyCode": "GBP"}}]},
+])
+def test_a_malformed_catalog_page_fails_the_sync_and_leaves_the_mirror(mirror, broken):
+    from tui.api.errors import MalformedResponseError
+
+    async def go():
+        async with ServiceClient("http://service.test", "id", "secret", transport=catalog_answer([wire_brand(**broken)]),
+                                 retry=RetryPolicy(attempts=1)) as client:
+            return await sync(mirror, client)
+
+    with pytest.raises(MalformedResponseError, match="does not match CatalogPage"):
+        asyncio.run(go())
+    assert mirror.counts() == (0, 0) and mirror.last_sync() is None
+
+
 # --- search -----------------------------------------------------------------------------------
 
 

@@ -16,7 +16,7 @@ import httpx
 import pytest
 from apps import app_on, demo_profiles, settle
 from textual.app import App, ComposeResult
-from textual.widgets import DataTable, Input
+from textual.widgets import Input
 
 from tui.app import build_app, load_settings
 from tui.demo import DemoBackend
@@ -24,6 +24,7 @@ from tui.session import Session
 from tui.simulator import SimulatorServer, SimulatorSettings, demo_credential
 from tui.simulator.history import HISTORY_CREDENTIAL, HISTORY_PATH
 from widgets.pager import Pager, PageState
+from widgets.row_table import RowTable
 
 ACCOUNTS = "/api/integration/v1.0/accounts"
 
@@ -122,7 +123,7 @@ async def test_after_the_demo_service_is_up_a_new_session_waits_for_nothing():
 
 
 def brands_shown(app) -> int:
-    return app.screen.query_one("#brands", DataTable).row_count
+    return app.screen.query_one("#brands", RowTable).row_count
 
 
 async def _ready() -> None:

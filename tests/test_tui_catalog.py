@@ -19,6 +19,7 @@ from tui.app import AppSettings, build_app
 from tui.local.config import SecretSource
 from widgets.filter_bar import FilterBar
 from widgets.pager import Pager
+from widgets.row_table import RowTable
 
 SIZE = (80, 24)
 WIDE = (160, 48)
@@ -55,7 +56,7 @@ async def apply_filters(pilot, **values: str) -> None:
     await settle(pilot)
 
 
-def rows(table: DataTable) -> list[list[str]]:
+def rows(table: DataTable | RowTable) -> list[list[str]]:
     return [[str(cell) for cell in table.get_row_at(i)] for i in range(table.row_count)]
 
 
@@ -102,8 +103,8 @@ async def shown_in_full(pilot, brand_id: str) -> None:
     await pilot.wait_for_scheduled_animations()
 
 
-def brands(screen) -> DataTable:
-    return screen.query_one("#brands", DataTable)
+def brands(screen) -> RowTable:
+    return screen.query_one("#brands", RowTable)
 
 
 def products(screen) -> DataTable:

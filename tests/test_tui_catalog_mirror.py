@@ -17,6 +17,7 @@ from tui.api.client import ServiceClient
 from tui.local.mirror import Mirror, mirror_path, sync
 from tui.screens.catalog_mirror import ChangesScreen
 from widgets.filter_bar import FilterBar
+from widgets.row_table import RowTable
 
 SIZE = (80, 24)
 
@@ -28,7 +29,7 @@ async def synced_mirror(sim, credential) -> None:
             await sync(mirror, client)
 
 
-def rows(table: DataTable) -> list[list[str]]:
+def rows(table: DataTable | RowTable) -> list[list[str]]:
     return [[str(cell) for cell in table.get_row_at(i)] for i in range(table.row_count)]
 
 
@@ -74,7 +75,7 @@ async def test_search_as_you_type_covers_every_country_and_page(own_sim, demo_cr
     async with app_on(own_sim).run_test(size=SIZE) as pilot:
         await settle(pilot)
         screen = pilot.app.screen
-        table = screen.query_one("#brands", DataTable)
+        table = screen.query_one("#brands", RowTable)
         assert "mirror, synced just now" in note(screen)
         await search(pilot, "te")
         assert screen.page.count > 1
@@ -95,7 +96,7 @@ async def test_v2_filters_apply_to_the_mirror_and_live_is_one_key_away(own_sim, 
         bar.input_for("country").focus()
         await pilot.press(*"gb", "enter")
         await settle(pilot)
-        table = screen.query_one("#brands", DataTable)
+        table = screen.query_one("#brands", RowTable)
         gb = sum(1 for b in own_sim.state.catalog.brands if b.country == "GB")
         assert screen.page.count == gb and {row[1] for row in rows(table)} == {"GB"}
         await search(pilot, "gift")
@@ -115,10 +116,10 @@ async def test_the_mirror_keeps_working_with_the_service_stopped(sim_factory, de
         await settle(pilot)
         screen = pilot.app.screen
         await search(pilot, "sneak")
-        assert [row[0] for row in rows(screen.query_one("#brands", DataTable))] == ["Scarce Sneakers"]
+        assert [row[0] for row in rows(screen.query_one("#brands", RowTable))] == ["Scarce Sneakers"]
         await pilot.press("escape", "n")
         await settle(pilot)
-        assert screen.page.index == 1 and screen.query_one("#brands", DataTable).row_count == 50
+        assert screen.page.index == 1 and screen.query_one("#brands", RowTable).row_count == 50
 
 
 async def test_changes_view_lists_what_the_last_sync_found(own_sim, demo_credentials):

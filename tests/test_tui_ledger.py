@@ -21,6 +21,7 @@ from tui.api.client import ServiceClient
 from tui.api.models import OrderLine, PlaceOrder
 from tui.api.money_models import TransactionsReport
 from tui.screens.base import table_as_shown
+from widgets.row_table import RowTable
 
 SIZE = (80, 24)
 WIDE = (160, 48)
@@ -234,7 +235,9 @@ async def test_e_exports_the_catalog_page_as_shown(sim, tmp_path: Path):
     app = app_on(sim)
     async with app.run_test(size=WIDE) as pilot:
         await settle(pilot)
-        headers, rows = table_as_shown(app.screen.query_one("#brands", DataTable))
+        table = app.screen.query_one("#brands", RowTable)  # draws only the rows in view: every row it holds
+        headers = [column.title for column in table.columns]
+        rows = [[cell.plain for cell in table.get_row_at(index)] for index in range(table.row_count)]
         path = await export_shown(pilot, "json", tmp_path / "data")
         assert path.name.startswith("catalog-page-")
         assert json.loads(path.read_text()) == [dict(zip(headers, row, strict=True)) for row in rows]

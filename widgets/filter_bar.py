@@ -16,7 +16,9 @@ from datetime import date
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.geometry import Size
 from textual.message import Message
+from textual.reactive import Reactive
 from textual.validation import Function, Regex, Validator
 from textual.widget import Widget
 from textual.widgets import Input, Label
@@ -157,6 +159,10 @@ class RowFilter(Input):
     RowFilter.-open { display: block; }
     """
     BINDINGS = [Binding("escape", "close", "Close filter", id="row-filter.close")]
+    # Input sets its virtual size on every key typed, and Widget's says "lay out the screen again"
+    # when it changes: a whole-screen layout pass per key. This box is one line of a fixed size
+    # that scrolls its own text, so a repaint is all a key needs.
+    virtual_size: Reactive[Size] = Reactive(Size(0, 0), layout=False)
 
     class Closed(Message):
         """Emptied and hidden: the screen decides where focus goes next."""

@@ -213,6 +213,14 @@ class ServiceClient:
         data = await self._get_json(CATALOG_V2_PATH, params=query.to_wire())
         return _parse(CatalogPage, data, CATALOG_V2_PATH)
 
+    async def catalog_wire(self, query: CatalogQuery | None = None) -> dict[str, Any]:
+        """A catalog v2 page as the service sent it (amounts Decimal), checked for its `count` and `items`
+        only: for a reader of the whole catalog that keeps a few fields of each brand (tui.local.mirror_rows)."""
+        data = await self._get_json(CATALOG_V2_PATH, params=(query or CatalogQuery()).to_wire())
+        if not (isinstance(data, dict) and type(data.get("count")) is int and isinstance(data.get("items"), list)):
+            raise MalformedResponseError(f"{CATALOG_V2_PATH}: expected a catalog page ('count' and 'items')")
+        return data
+
     async def catalog_v1(self) -> list[Brand]:
         from tui.api.models import Brand
 

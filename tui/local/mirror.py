@@ -28,22 +28,27 @@ import asyncio
 import re
 import sqlite3
 import unicodedata
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import wait as wait_for
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from tui.local.database import open_database, transaction
 from tui.local.fileio import data_dir
+from tui.local.mirror_rows import BrandRow, CatalogRows, ProductRow, catalog_rows, wire_time
 
 # Money is kept as the exact text the service sent (TEXT columns), never as a float.
 sqlite3.register_adapter(Decimal, str)
 
 if TYPE_CHECKING:
     from tui.api.client import ServiceClient
-    from tui.api.models import Brand, CatalogPage, CatalogQuery
+    from tui.api.models import CatalogQuery
+
+_T = TypeVar("_T")
 
 PAGE_SIZE = 100  # DESIGN: the service's maximum is not published; we cap at 100
 SYNC_CONCURRENCY = 4  # pages in flight at once, as `catalog --all`
@@ -118,19 +123,6 @@ def mirror_path(profile_name: str, environment: str) -> Path:
 
 def now_utc() -> datetime:
     return datetime.now(UTC).replace(tzinfo=None)
-
-
-def wire_time(text: str | None) -> str | None:
-    """A modifiedDate, normalised so that text order is time order (naive UTC, ISO 8601)."""
-    if not text:
-        return None
-    try:
-        parsed = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
-    except ValueError:
-        return text
-    if parsed.tzinfo is not None:
-        parsed = parsed.astimezone(UTC).replace(tzinfo=None)
-    return parsed.isoformat()
 
 
 @dataclass(frozen=True)
@@ -227,11 +219,12 @@ def matches(words: Sequence[str], text_words: Sequence[str]) -> bool:
 
 
 class Mirror:
-    """An open mirror database. Not thread-safe: one per thread (or one event loop)."""
+    """An open mirror database. Not thread-safe: used by one thread at a time (one event loop and its sync)."""
 
     def __init__(self, path: Path):
         self.path = path
-        self.db = open_database(path, MIGRATIONS)
+        # A sync writes from a thread of its own, one statement at a time (_DatabaseThread).
+        self.db = open_database(path, MIGRATIONS, check_same_thread=False)
 
     @classmethod
     def for_profile(cls, profile_name: str, environment: str) -> Mirror:
@@ -295,10 +288,10 @@ class Mirror:
             base, order = f"FROM brands b WHERE b.name LIKE ? {where}", "b.name COLLATE NOCASE, b.id"
             args = [f"{words[0]}%", *args]
         elif where:
-            base, order = f"FROM search JOIN brands b ON b.rowid = search.rowid WHERE search MATCH ? {where}", "rank"
+            base, order = f"FROM search JOIN brands b ON b.rowid = search.rowid WHERE search MATCH ? {where}", "rank, b.rowid"
             args = [fts_query(words), *args]
         else:  # the index alone: no join to count or rank
-            base, order = "FROM search b WHERE search MATCH ?", "rank"
+            base, order = "FROM search b WHERE search MATCH ?", "rank, b.rowid"
             args = [fts_query(words)]
         count = self.db.execute(f"SELECT count(*) {base}", args).fetchone()[0]
         rowids = [row[0] for row in self.db.execute(
@@ -407,59 +400,67 @@ class _Writer:
         self.seen_brands: set[str] = set()
         self.changes = 0
 
-    def page(self, brands: Sequence[Brand], *, whole: bool) -> None:
+    def page(self, rows: CatalogRows, *, whole: bool) -> None:
         """Store brands and the products they came with; `whole`: those are all the products they have."""
-        if not brands:
+        if not rows.brands:
             return
         db = self.db
-        ids = [brand.internal_id for brand in brands]
+        ids = rows.brand_ids
         marks = ",".join("?" * len(ids))
         self.seen_brands.update(ids)
         old: dict[int, tuple[Any, ...]] = {} if self.empty else {row[0]: _exact(row) for row in db.execute(
             f"SELECT id, price_min, price_max, count, brand_id FROM products WHERE brand_id IN ({marks})", ids)}
-        db.executemany(
-            "INSERT INTO brands VALUES (?,?,?,?,?,?,?,?,?,?) ON CONFLICT(id) DO UPDATE SET name=excluded.name, "
-            "country=excluded.country, currency=excluded.currency, description=excluded.description, "
-            "disclaimer=excluded.disclaimer, redemption=excluded.redemption, terms=excluded.terms, "
-            "logo_url=excluded.logo_url, modified=excluded.modified",
-            [(b.internal_id, b.name, b.country_code, b.currency_code, b.description, b.disclaimer,
-              b.redemption_instructions, b.terms, b.logo_url, wire_time(b.modified_date)) for b in brands])
-        categories = {c.id: c for b in brands for c in b.categories}
-        db.executemany("INSERT INTO categories VALUES (?,?,?) ON CONFLICT(id) DO UPDATE SET name=excluded.name, "
-                       "description=excluded.description",
-                       [(c.id, c.name, c.description) for c in categories.values()])
+        self.insert("INSERT INTO brands", rows.brands,
+                    "ON CONFLICT(id) DO UPDATE SET name=excluded.name, country=excluded.country, "
+                    "currency=excluded.currency, description=excluded.description, disclaimer=excluded.disclaimer, "
+                    "redemption=excluded.redemption, terms=excluded.terms, logo_url=excluded.logo_url, "
+                    "modified=excluded.modified")
+        self.insert("INSERT INTO categories", list(rows.categories.values()),
+                    "ON CONFLICT(id) DO UPDATE SET name=excluded.name, description=excluded.description")
         if not self.empty:
             db.execute(f"DELETE FROM brand_categories WHERE brand_id IN ({marks})", ids)
             db.execute(f"DELETE FROM search WHERE rowid IN (SELECT rowid FROM brands WHERE id IN ({marks}))", ids)
-        db.executemany("INSERT OR IGNORE INTO brand_categories VALUES (?,?)",
-                       [(b.internal_id, c.id) for b in brands for c in b.categories])
-        rows = []
-        for brand in brands:
-            for p in brand.products:
-                rows.append((p.id, brand.internal_id, p.name, p.min_face_value, p.max_face_value, p.count,
-                             p.price.min, p.price.max, p.price.currency_code, wire_time(p.modified_date)))
-                if self.record_changes:
-                    self._compare(brand, p.id, p.name, p.price.currency_code, old.get(p.id),
-                                  (p.price.min, p.price.max, p.count))
-        db.executemany("INSERT OR REPLACE INTO products VALUES (?,?,?,?,?,?,?,?,?,?)", rows)
+        self.insert("INSERT OR IGNORE INTO brand_categories", rows.brand_categories)
+        self.insert("INSERT OR REPLACE INTO products", rows.products)
+        if self.record_changes:
+            brands = {brand[0]: brand for brand in rows.brands}
+            for product in rows.products:
+                self._compare(brands[product[1]], product, old.get(product[0]))
         if whole:
-            self.remove_products(set(old) - {row[0] for row in rows})
+            self.remove_products(set(old) - {product[0] for product in rows.products})
         db.execute(f"{SEARCH_ROWS} WHERE b.id IN ({marks})", ids)
 
-    def _compare(self, brand: Brand, product_id: int, name: str, currency: str,
-                 old: tuple[Any, ...] | None, new: tuple[Decimal, Decimal, int | None]) -> None:
+    def insert(self, statement: str, rows: Sequence[tuple[Any, ...]], conflict: str = "") -> None:
+        """`statement VALUES (..), (..) conflict`: a page's rows in one statement rather than one each.
+
+        SQLite lets go of the interpreter's lock for every statement it runs, and while another
+        thread keeps busy (the pages being fetched and decoded) taking it back can wait a whole
+        switch interval (5 ms): executemany paid that per row.
+        """
+        if not rows:
+            return
+        width = len(rows[0])
+        per_statement = max(1, self.db.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER) // width)
+        row_marks = f"({','.join('?' * width)})"
+        for start in range(0, len(rows), per_statement):
+            chunk = rows[start : start + per_statement]
+            self.db.execute(f"{statement} VALUES {','.join([row_marks] * len(chunk))} {conflict}",
+                            [value for row in chunk for value in row])
+
+    def _compare(self, brand: BrandRow, product: ProductRow, old: tuple[Any, ...] | None) -> None:
+        product_id, _, name, _, _, new_count, new_min, new_max, currency, _ = product
+        new = (Decimal(new_min), Decimal(new_max), new_count)
         if old is None:
-            self._record(NEW, product_id, name, brand.name, brand.country_code, currency, None, new)
+            self._record(NEW, product_id, name, brand[1], brand[2], currency, None, new)
             return
         before = old[1:4]
-        new_min, new_max, new_count = new
-        if before[:2] != (new_min, new_max):
-            kind = PRICE_UP if (new_min, new_max) > before[:2] else PRICE_DOWN
-            self._record(kind, product_id, name, brand.name, brand.country_code, currency, before, new)
+        if before[:2] != new[:2]:
+            kind = PRICE_UP if new[:2] > before[:2] else PRICE_DOWN
+            self._record(kind, product_id, name, brand[1], brand[2], currency, before, new)
         if before[2] != 0 and new_count == 0:
-            self._record(OUT_OF_STOCK, product_id, name, brand.name, brand.country_code, currency, before, new)
+            self._record(OUT_OF_STOCK, product_id, name, brand[1], brand[2], currency, before, new)
         elif before[2] == 0 and new_count != 0:
-            self._record(BACK_IN_STOCK, product_id, name, brand.name, brand.country_code, currency, before, new)
+            self._record(BACK_IN_STOCK, product_id, name, brand[1], brand[2], currency, before, new)
 
     def _record(self, kind: str, product_id: int, name: str, brand: str, country: str, currency: str,
                 old: Sequence[Any] | None, new: Sequence[Any] | None) -> None:
@@ -491,31 +492,56 @@ class _Writer:
                 self.db.execute("DELETE FROM brands WHERE id = ?", (brand_id,))
 
 
+class _DatabaseThread:
+    """The sync's database work, in one thread of its own, one job at a time.
+
+    Off the event loop (the TUI keeps drawing, the next pages keep coming: SQLite lets go
+    of the interpreter while it writes), and never two jobs at once on the connection:
+    a job the sync stops waiting for (cancelled) is let finish before the transaction
+    rolls back.
+    """
+
+    def __init__(self) -> None:
+        self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mirror-sync")
+
+    async def run(self, job: Callable[..., _T], *args: Any) -> _T:
+        future = self.pool.submit(job, *args)
+        try:
+            return await asyncio.wrap_future(future)
+        except asyncio.CancelledError:
+            wait_for([future])
+            raise
+
+    def close(self) -> None:
+        self.pool.shutdown(wait=True)
+
+
 class _Walker:
-    """Fetches every page of one query, a few at a time, handing each page over as it arrives."""
+    """Fetches every page of one query, a few at a time, handing the pages over in order as they come."""
 
     def __init__(self, client: ServiceClient, advance: Progress, concurrency: int):
         self.client, self.advance = client, advance
         self.limit = asyncio.Semaphore(concurrency)
         self.requests = 0
 
-    async def page(self, query: CatalogQuery) -> CatalogPage:
+    async def page(self, query: CatalogQuery) -> dict[str, Any]:
+        """One page as the service sent it (ServiceClient.catalog_wire)."""
         async with self.limit:
-            page = await self.client.catalog(query)
+            page = await self.client.catalog_wire(query)
         self.requests += 1
         return page
 
-    async def walk(self, query: CatalogQuery, on_page: Callable[[CatalogPage], None]) -> None:
+    async def walk(self, query: CatalogQuery, on_page: Callable[[dict[str, Any]], Awaitable[None]]) -> None:
         first = await self.page(replace(query, page_index=0, page_size=PAGE_SIZE))
-        pages = max(1, -(-first.count // PAGE_SIZE))
+        pages = max(1, -(-first["count"] // PAGE_SIZE))
         self.advance(0, total=pages)
-        on_page(first)
-        self.advance()
         tasks = [asyncio.ensure_future(self.page(replace(query, page_index=i, page_size=PAGE_SIZE)))
                  for i in range(1, pages)]
         try:
-            for done in asyncio.as_completed(tasks):
-                on_page(await done)
+            await on_page(first)
+            self.advance()
+            for task in tasks:  # fetched a few at a time, stored in the service's order (ties rank alike every sync)
+                await on_page(await task)
                 self.advance()
         finally:
             for task in tasks:
@@ -530,42 +556,54 @@ async def sync(mirror: Mirror, client: ServiceClient, *, advance: Progress = _no
     db = mirror.db
     started = now_utc().isoformat(timespec="seconds")
     walker = _Walker(client, advance, concurrency)
-    with transaction(db):
-        previous = mirror.last_sync()
-        watermark = mirror.watermark()
-        kind = "full" if full or previous is None or watermark is None else "incremental"
-        sync_id = (db.execute("SELECT coalesce(max(id), 0) + 1 FROM syncs").fetchone()[0])
-        writer = _Writer(db, sync_id, started, record_changes=previous is not None)
+    database = _DatabaseThread()
+    try:
+        with transaction(db):
+            previous = mirror.last_sync()
+            watermark = mirror.watermark()
+            kind = "full" if full or previous is None or watermark is None else "incremental"
+            sync_id = (db.execute("SELECT coalesce(max(id), 0) + 1 FROM syncs").fetchone()[0])
+            writer = _Writer(db, sync_id, started, record_changes=previous is not None)
 
-        async def full_walk() -> None:
-            await walker.walk(CatalogQuery(), lambda page: writer.page(page.items, whole=True))
-            writer.remove_unseen()
+            async def write(page: dict[str, Any], *, whole: bool) -> CatalogRows:
+                """Parse and store a page in the database thread; the rows, for a look at what came."""
+                def job() -> CatalogRows:
+                    rows = catalog_rows(page["items"])
+                    writer.page(rows, whole=whole)
+                    return rows
 
-        if kind == "full":
-            await full_walk()
-        else:
-            suspects: list[str] = []
+                return await database.run(job)
 
-            def changed_page(page: CatalogPage) -> None:
-                for brand in page.items:
-                    newest_product = max((wire_time(p.modified_date) or "" for p in brand.products), default="")
-                    if (wire_time(brand.modified_date) or "") > newest_product:
-                        suspects.append(brand.internal_id)  # the brand moved beyond its products: re-read it whole
-                writer.page(page.items, whole=False)
+            async def store_whole(page: dict[str, Any]) -> None:
+                await write(page, whole=True)
 
-            await walker.walk(CatalogQuery(modified_date=watermark), changed_page)
-            for brand_id in suspects:
-                if brand_id.isdigit():
-                    answer = await walker.page(CatalogQuery(brand_id=int(brand_id), page_size=PAGE_SIZE))
-                    writer.page(answer.items, whole=True)
-            total = (await walker.page(CatalogQuery(page_size=1, page_index=0))).count
-            if total != mirror.counts()[0]:
-                kind = "full"  # brands came or went without a change we could see
+            async def full_walk() -> None:
+                await walker.walk(CatalogQuery(), store_whole)
+                await database.run(writer.remove_unseen)
+
+            if kind == "full":
                 await full_walk()
-        brands, products = mirror.counts()
-        finished = now_utc().isoformat(timespec="seconds")
-        db.execute("INSERT INTO syncs VALUES (?,?,?,?,?,?,?)",
-                   (sync_id, started, finished, kind, walker.requests, brands, products))
+            else:
+                suspects: list[str] = []
+
+                async def changed_page(page: dict[str, Any]) -> None:
+                    # A brand that moved beyond its products lost one: it is re-read whole below.
+                    suspects.extend((await write(page, whole=False)).moved_brands())
+
+                await walker.walk(CatalogQuery(modified_date=watermark), changed_page)
+                for brand_id in suspects:
+                    if brand_id.isdigit():
+                        await store_whole(await walker.page(CatalogQuery(brand_id=int(brand_id), page_size=PAGE_SIZE)))
+                total = (await walker.page(CatalogQuery(page_size=1, page_index=0)))["count"]
+                if total != mirror.counts()[0]:
+                    kind = "full"  # brands came or went without a change we could see
+                    await full_walk()
+            brands, products = mirror.counts()
+            finished = now_utc().isoformat(timespec="seconds")
+            db.execute("INSERT INTO syncs VALUES (?,?,?,?,?,?,?)",
+                       (sync_id, started, finished, kind, walker.requests, brands, products))
+    finally:
+        database.close()
     record = mirror.last_sync()
     assert record is not None
     return SyncResult(record, writer.changes)

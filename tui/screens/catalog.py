@@ -1,9 +1,9 @@
 """Catalog (home): what can we sell where, at what price, and is it in stock.
 
 One page of brands is on screen and in memory at a time: a new page replaces
-the rows (one clear + add_rows), it never adds widgets. Every request runs in
-one exclusive worker group, so a newer filter or page cancels the request in
-flight and the newest answer is the one shown. Catalog v1 (the flat list)
+the rows of a RowTable (which draws only the rows in view), it never adds
+widgets. Every request runs in one exclusive worker group, so a newer filter
+or page cancels the request in flight and the newest answer is the one shown. Catalog v1 (the flat list)
 has no paging at the service; it is paged here with the same pager.
 """
 
@@ -26,6 +26,7 @@ from tui.screens.catalog_mirror import MIRROR_BINDINGS, MirrorSource, compose_sy
 from widgets.filter_bar import FilterBar, FilterField, RowFilter, int_between, letters, positive_int, real_date
 from widgets.money import format_amount, format_range, to_decimal
 from widgets.pager import Pager, PageState
+from widgets.row_table import RowColumn, RowTable
 from widgets.safe_text import CELL_LIMIT, safe, safe_row
 
 if TYPE_CHECKING:
@@ -48,6 +49,7 @@ CATALOG_FILTERS = (
 # Fixed widths: a new page then only repaints the table, with no layout pass
 # (a whole-screen reflow); the detail pane holds the full name.
 BRAND_COLUMNS = (("Brand", 18), ("Ctry", 4), ("Cur", 3), ("Prods", 5), ("Price", 18), ("Stock", 17))
+BRAND_TABLE_COLUMNS = tuple(RowColumn(label.lower(), label, width) for label, width in BRAND_COLUMNS)
 PRODUCT_COLUMNS = ("Id", "Product", "Face value", "Client price", "Stock", "Modified")
 TEXT_SECTIONS = (
     ("description", "Description"),
@@ -182,7 +184,8 @@ class CatalogScreen(MirrorSource):
     CSS_PATH = STYLES / "catalog.tcss"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
     WRITE_ACTIONS = frozenset({"new_test_order"})
-    EXPORT_NAME = "catalog-page"  # e: the page's brands as shown (export_table)
+    EXPORT_NAME = "catalog-page"  # e: the page's brands as shown (export_rows)
+    AUTO_FOCUS = "#brands"  # not BaseScreen's first DataTable: that is the detail pane's products
     # The footer shows keys in this order and cuts what does not fit (80 columns): the everyday
     # keys first, then paging; first/last/go-to page are said on the page line, in Help and the palette.
     BINDINGS = [
@@ -208,6 +211,7 @@ class CatalogScreen(MirrorSource):
         self.brands: list[Brand] = []  # the page on screen: the only brands kept (v2)
         self.shown: list[Brand] = []  # the rows of the table: `brands` after the `/` filter
         self.detail: Brand | None = None
+        self.detail_follows = False  # new rows are in the table; their detail comes a frame later
         self.v1_brands: list[Brand] | None = None  # v1 only: the service gives the whole list
 
     def compose_body(self) -> ComposeResult:
@@ -216,7 +220,7 @@ class CatalogScreen(MirrorSource):
         yield from compose_sync_progress()
         yield RowFilter(id="row-filter")
         with Container(id="catalog-body"):
-            yield DataTable(id="brands", cursor_type="row", zebra_stripes=True)
+            yield RowTable(BRAND_TABLE_COLUMNS, cells=brand_row, id="brands")
             with VerticalScroll(id="brand-detail"):
                 yield Static("", id="detail-title")
                 yield DataTable(id="products", cursor_type="row")
@@ -224,15 +228,14 @@ class CatalogScreen(MirrorSource):
                 for attribute, _ in TEXT_SECTIONS:
                     yield Static("", id=f"detail-{attribute}", classes="detail-section")
 
-    def export_table(self) -> DataTable:
-        return self.query_one("#brands", DataTable)
+    def export_rows(self) -> tuple[list[str], list[list[str]]]:
+        """The page's brands as the table shows them (it draws only the rows in view)."""
+        return [column.title for column in BRAND_TABLE_COLUMNS], [
+            [cell.plain for cell in brand_row(brand)] for brand in self.shown]
 
     def on_mount(self) -> None:
         self.query_one(Footer).compact = True  # every everyday key fits in 80 columns
-        table = self.query_one("#brands", DataTable)
-        for label, width in BRAND_COLUMNS:
-            table.add_column(label, width=width)
-        table.focus()
+        self.query_one("#brands", RowTable).focus()
         self.open_mirror()
         self.reload()
 
@@ -309,16 +312,23 @@ class CatalogScreen(MirrorSource):
     def fill_brand_table(self) -> None:
         needle = "" if self.from_mirror else self.query_one(RowFilter).value  # the mirror searched already
         self.shown = [brand for brand in self.brands if row_matches(brand, needle)]
-        table = self.query_one("#brands", DataTable)
-        table.clear()
-        table.add_rows(brand_row(brand) for brand in self.shown)
-        # The rows are drawn first; the detail pane (which changes sizes, so
-        # costs a layout pass) follows a frame later.
-        self.call_after_refresh(self.show_cursor_brand)
+        # The rows are drawn first (only those in view); the detail pane (which
+        # changes sizes, so costs a layout pass) follows a frame later.
+        self.detail_follows = True
+        self.query_one("#brands", RowTable).set_rows(self.shown)
+        self.call_after_refresh(self.detail_after_rows)
 
-    @on(DataTable.RowHighlighted, "#brands")
+    def detail_after_rows(self) -> None:
+        self.detail_follows = False
+        self.show_cursor_brand()
+
+    @on(RowTable.RowHighlighted, "#brands")
+    def cursor_moved(self) -> None:
+        if not self.detail_follows:  # not the highlight of new rows: that one waits for their frame
+            self.show_cursor_brand()
+
     def show_cursor_brand(self) -> None:
-        row = self.query_one("#brands", DataTable).cursor_row
+        row = self.query_one("#brands", RowTable).cursor_row
         brand = self.shown[row] if 0 <= row < len(self.shown) else None
         if brand is None or brand is not self.detail:
             self.show_detail(brand)
@@ -370,7 +380,7 @@ class CatalogScreen(MirrorSource):
         self.page = PageState(0, int(event.values.get("page_size", DEFAULT_PAGE_SIZE)), self.page.count)
         target = self.filters.get("target_currency")
         self.pager.note = f"prices in {target.upper()}" if target else ""
-        self.query_one("#brands", DataTable).focus()
+        self.query_one("#brands", RowTable).focus()
         self.reload()
 
     def action_reload(self) -> None:
@@ -400,7 +410,7 @@ class CatalogScreen(MirrorSource):
 
     @on(Pager.JumpRequested)
     def jump_requested(self, event: Pager.JumpRequested) -> None:
-        self.query_one("#brands", DataTable).focus()
+        self.query_one("#brands", RowTable).focus()
         self.go_to_page(event.index)
 
     def action_edit_filters(self) -> None:
@@ -441,7 +451,7 @@ class CatalogScreen(MirrorSource):
     @on(RowFilter.Submitted, "#row-filter")
     @on(RowFilter.Closed)
     def row_filter_done(self) -> None:
-        self.query_one("#brands", DataTable).focus()
+        self.query_one("#brands", RowTable).focus()
 
     def _selected_product(self) -> Product | None:
         products = self.query_one("#products", DataTable)
@@ -461,7 +471,7 @@ class CatalogScreen(MirrorSource):
         self.app.copy_to_clipboard(value)
         self.notify(f"Copied the id of {what}: {value}")
 
-    @on(DataTable.RowSelected, "#brands")
+    @on(RowTable.RowSelected, "#brands")
     def brand_selected(self) -> None:
         if self.query_one("#products", DataTable).display:
             self.query_one("#products", DataTable).focus()

@@ -1,0 +1,131 @@
+"""A catalog v2 page as the rows the catalog mirror stores (tui.local.mirror).
+
+A first sync reads about 100,000 products. Each page's JSON (as
+`ServiceClient.catalog_wire` returns it) goes straight into tuples of the
+stored columns, with the checks the mirror needs: ids are whole numbers,
+names are text, amounts are finite numbers kept as the exact text they came
+as, modified dates normalised so that text order is time order. Building a
+full model of every brand and product only to read these fields back cost
+more than fetching the pages. A page that fails the checks is a
+MalformedResponseError, as the models would raise.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from decimal import Decimal
+from typing import Any
+
+from tui.api.errors import MalformedResponseError
+
+# brands: id, name, country, currency, description, disclaimer, redemption, terms, logo_url, modified
+BrandRow = tuple[str, str, str, str, str | None, str | None, str | None, str | None, str | None, str | None]
+# products: id, brand_id, name, min_face, max_face, count, price_min, price_max, price_currency, modified
+ProductRow = tuple[int, str, str, str, str, int | None, str, str, str, str | None]
+
+# What `wire_time` gives back: a naive ISO 8601 time to the second (the service's usual form).
+NORMAL_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d")
+
+
+def wire_time(text: str | None) -> str | None:
+    """A modifiedDate, normalised so that text order is time order (naive UTC, ISO 8601)."""
+    if not text:
+        return None
+    if NORMAL_TIME.fullmatch(text):
+        return text  # already what the parsing below would give back
+    try:
+        parsed = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    except ValueError:
+        return text
+    if parsed.tzinfo is not None:
+        parsed = parsed.astimezone(UTC).replace(tzinfo=None)
+    return parsed.isoformat()
+
+
+@dataclass
+class CatalogRows:
+    """One page of brands as rows of the mirror's tables."""
+
+    brands: list[BrandRow] = field(default_factory=list)
+    products: list[ProductRow] = field(default_factory=list)
+    categories: dict[int, tuple[int, str, str | None]] = field(default_factory=dict)
+    brand_categories: list[tuple[str, int]] = field(default_factory=list)
+
+    @property
+    def brand_ids(self) -> list[str]:
+        return [brand[0] for brand in self.brands]
+
+    def moved_brands(self) -> list[str]:
+        """Brands whose own modifiedDate is newer than every product they came with (a product may have gone)."""
+        newest: dict[str, str] = {}
+        for product in self.products:
+            if (product[9] or "") > newest.get(product[1], ""):
+                newest[product[1]] = product[9] or ""
+        return [brand[0] for brand in self.brands if (brand[9] or "") > newest.get(brand[0], "")]
+
+
+def catalog_rows(items: Sequence[Any]) -> CatalogRows:
+    """The rows of a page's `items`; MalformedResponseError names the first field that is not as the spec says."""
+    rows = CatalogRows()
+    where = "items"
+    try:
+        for index, brand in enumerate(items):
+            where = f"items.{index}"
+            brand_id = _text(brand["internalId"])
+            rows.brands.append((
+                brand_id, _text(brand["name"]), _text(brand["countryCode"]), _text(brand["currencyCode"]),
+                _optional_text(brand.get("description")), _optional_text(brand.get("disclaimer")),
+                _optional_text(brand.get("redemptionInstructions")), _optional_text(brand.get("terms")),
+                _optional_text(brand.get("logoUrl")), wire_time(_optional_text(brand.get("modifiedDate")))))
+            for category in brand.get("categories") or ():
+                where = f"items.{index}.categories"
+                category_id = _whole(category["id"])
+                rows.categories[category_id] = (category_id, _text(category["name"]),
+                                                _optional_text(category.get("description")))
+                rows.brand_categories.append((brand_id, category_id))
+            for product in brand.get("products") or ():
+                where = f"items.{index}.products"
+                price = product["price"]
+                count = product.get("count")
+                rows.products.append((
+                    _whole(product["id"]), brand_id, _text(product["name"]), _amount(product["minFaceValue"]),
+                    _amount(product["maxFaceValue"]), None if count is None else _whole(count),
+                    _amount(price["min"]), _amount(price["max"]), _text(price["currencyCode"]),
+                    wire_time(_optional_text(product.get("modifiedDate")))))
+    except (KeyError, TypeError, ValueError, AttributeError, ArithmeticError) as problem:
+        raise MalformedResponseError(
+            f"catalog v2: response does not match CatalogPage ({where}: {type(problem).__name__} {problem})"
+        ) from None
+    return rows
+
+
+def _text(value: Any) -> str:
+    if type(value) is not str:
+        raise TypeError("expected text")
+    return value
+
+
+def _optional_text(value: Any) -> str | None:
+    return None if value is None else _text(value)
+
+
+def _whole(value: Any) -> int:
+    if type(value) is int:
+        return value
+    if type(value) is str or type(value) is Decimal:
+        number = Decimal(value)
+        if number == number.to_integral_value():
+            return int(number)
+    raise ValueError("expected a whole number")
+
+
+def _amount(value: Any) -> str:
+    """The amount as the exact text it came as (a JSON number with a fraction arrives as Decimal)."""
+    if type(value) is Decimal or type(value) is int:
+        return str(value)
+    if type(value) is str and Decimal(value).is_finite():
+        return value
+    raise ValueError("expected a number")
