@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -169,10 +170,13 @@ MAX_PRODUCT_ROWS = 11  # more scroll inside the table
 
 
 def refill(table: DataTable, columns: tuple[str, ...], rows: Iterable[tuple[Text, ...]]) -> None:
-    """Replace every row in one go. Columns are re-added so their widths fit
-    this page (a cleared DataTable keeps the widest cell it ever had)."""
+    """Replace every row in one go, each column as wide as its widest cell. The widths are
+    given, not left to DataTable: it measures new cells when next idle, and a frame drawn
+    before that (a loaded machine) kept the labels' widths."""
+    rows = list(rows)
     table.clear(columns=True)
-    table.add_columns(*columns)
+    for index, label in enumerate(columns):
+        table.add_column(label, width=max([cell_len(label), *(row[index].cell_len for row in rows)]))
     table.add_rows(rows)
 
 
