@@ -16,7 +16,9 @@ from datetime import date
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.geometry import Size
 from textual.message import Message
+from textual.reactive import Reactive
 from textual.validation import Function, Regex, Validator
 from textual.widget import Widget
 from textual.widgets import Input, Label
@@ -157,6 +159,9 @@ class RowFilter(Input):
     RowFilter.-open { display: block; }
     """
     BINDINGS = [Binding("escape", "close", "Close filter", id="row-filter.close")]
+    # Input widens its virtual line by a cell per character typed, which Widget makes a new layout of
+    # the whole screen; the box is one full-width line (nothing around it moves), so a repaint will do.
+    virtual_size = Reactive(Size(0, 0), layout=False)
 
     class Closed(Message):
         """Emptied and hidden: the screen decides where focus goes next."""

@@ -97,6 +97,7 @@ class OrdersScreen(DateRangeKeys, BaseScreen):
         self.problem: str | None = None  # why the last load failed
         self.counts: dict[str, int] = {}  # orders per status (and stuck) of the whole range
         self.orders = 0  # orders in the range
+        self._detail_of: BoardRow | None = None  # the row the detail line shows
 
     def compose_body(self) -> ComposeResult:
         yield RowFilter(id="orders-filter")
@@ -257,6 +258,9 @@ class OrdersScreen(DateRangeKeys, BaseScreen):
     @on(RowTable.RowHighlighted, "#orders-table")
     def _show_detail(self) -> None:
         row = self.highlighted_row()
+        if row is self._detail_of:  # a keystroke of the filter that keeps the first line
+            return
+        self._detail_of = row
         detail = Text("")
         if row is not None:
             line = row.line
