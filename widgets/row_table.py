@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual import events
@@ -138,17 +139,29 @@ class RowTable(ScrollView, can_focus=True):
     # --- drawing ------------------------------------------------------------------------
 
     def _line(self, cells: Sequence[Text]) -> Strip:
-        line = Text(end="", no_wrap=True)
+        """Cells in their columns, as segments: the unstyled runs (padding included) as one segment each."""
+        console = self.app.console
+        segments: list[Segment] = []
+        plain = ""
         for column, cell in zip(self.columns, cells, strict=False):
-            piece = cell.copy()
-            piece.no_wrap = True
-            piece.truncate(column.width, overflow="ellipsis")
-            gap = column.width - piece.cell_len
+            if cell.cell_len > column.width:
+                cell = cell.copy()
+                cell.truncate(column.width, overflow="ellipsis")
+            gap = column.width - cell.cell_len
             before, after = (PADDING + gap, PADDING) if cell.justify == "right" else (PADDING, PADDING + gap)
-            line.append(" " * before)
-            line.append_text(piece)
-            line.append(" " * after)
-        return Strip(line.render(self.app.console), line.cell_len)
+            pieces = cell.render(console)  # without the cell's own style when it has no spans
+            if cell.style:
+                pieces = Segment.apply_style(pieces, console.get_style(cell.style))
+            plain += " " * before
+            for piece in pieces:
+                if piece.style:
+                    segments += [Segment(plain), piece] if plain else [piece]
+                    plain = ""
+                else:
+                    plain += piece.text
+            plain += " " * after
+        segments.append(Segment(plain))
+        return Strip(segments)
 
     def _row_strip(self, row: Any) -> Strip:
         """A row drawn once, unstyled; kept with the row itself, so a reused id never matches."""
