@@ -33,7 +33,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 PADDING = 1  # cells either side of every column
-CACHE_LINES = 20_000  # lines kept drawn (a few MB); past it the cache starts again
+CACHE_LINES = 5_000  # lines kept drawn, per cache (about 5 KB a row with its styled copy); past it a cache starts again
 
 
 @dataclass(frozen=True)
