@@ -14,7 +14,8 @@ from datetime import UTC, date, datetime, timedelta
 
 import httpx
 import pytest
-from apps import app_on, demo_profiles, export_shown, notifications, settle, until
+from apps import app_on, demo_profiles, export_shown, notifications, rendered, settle, until
+from textual.geometry import Region
 
 from tui.app import AppSettings, build_app
 from tui.core.dates import DayRange
@@ -186,6 +187,34 @@ async def test_w_pins_the_highlighted_order_to_the_watch_list(seeded):
         await pilot.pause()
         assert [item.reference for item in WatchList().items("demo-sandbox")] == [request_id]
         assert any(f"Watching order {request_id}" in str(note) for note in notifications(app))
+
+
+def drawn(table: RowTable) -> list:
+    return table.render_lines(Region(0, 0, *table.size))
+
+
+async def test_the_lines_drawn_follow_each_keystroke_and_the_cursor(seeded):
+    """Only the lines that change are drawn again: what is on screen is still what a whole redraw gives."""
+    app = app_on(seeded)
+    async with app.run_test(size=WIDE) as pilot:
+        screen = await open_board(pilot)
+        await pilot.press("k")
+        await until(pilot, lambda: not screen.table.loading and screen.day_range.start != screen.day_range.end)
+        await settle(pilot)
+        table = screen.table
+        word = (screen.rows[3].line.product_name or "").split()[0]
+        steps = [("slash", *word), *[("backspace",)] * len(word), ("escape", "down", "down", "up"), ("pagedown", "down"),
+                 ("slash", "o"), ("backspace",), ("escape", "s"), ("S", "end", "home")]
+        for keys in steps:
+            await pilot.press(*keys)
+            await pilot.pause()
+            lines = drawn(table)
+            table.refresh()
+            assert drawn(table) == lines
+            top = table.scroll_offset.y
+            for y, line in enumerate(lines[1:len(screen.shown) - top + 1]):
+                assert screen.shown[top + y].request_id in line.text
+            assert screen.highlighted_request_id() in rendered(screen, "#orders-detail")
 
 
 async def test_jump_to_orders_and_range_keys(seeded):

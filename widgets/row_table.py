@@ -3,7 +3,8 @@
 DataTable measures every cell of every row it is given (about 80 µs a row),
 so refilling it with 6,000 rows on each keystroke of a filter takes half a
 second. `RowTable` has fixed column widths and keeps the rows as a list:
-`set_rows` costs nothing per row, and each frame draws the lines in view.
+`set_rows` costs nothing per row, and a frame draws again only the lines in
+view whose row or cursor changed (each row's line is drawn once and kept).
 Rows can be any objects: `cells(row)` gives a row's cells, asked only for
 the rows drawn (and for `get_row_at`). Cells are Rich `Text` (outside
 strings through `widgets.safe_text.safe`).
@@ -20,17 +21,19 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.binding import Binding
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.message import Message
-from textual.reactive import reactive
+from textual.reactive import Reactive, reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 PADDING = 1  # cells either side of every column
+CACHE_LINES = 5_000  # lines kept drawn, per cache (about 5 KB a row with its styled copy); past it a cache starts again
 
 
 @dataclass(frozen=True)
@@ -61,7 +64,10 @@ class RowTable(ScrollView, can_focus=True):
         Binding("right", "scroll_right", "Right", show=False, id="row-table.right"),
     ]
 
-    cursor_row: reactive[int] = reactive(0)
+    # Neither repaints the whole table: set_rows and watch_cursor_row say which lines changed. (A new
+    # count of rows still makes a layout, which sizes the scroll bar.)
+    cursor_row: reactive[int] = reactive(0, repaint=False)
+    virtual_size = Reactive(Size(0, 0), layout=True, repaint=False)
 
     class RowHighlighted(Message):
         def __init__(self, table: RowTable, row: int) -> None:
@@ -90,10 +96,14 @@ class RowTable(ScrollView, can_focus=True):
         self.columns = tuple(columns)
         self.cells = cells
         self.rows: Sequence[Any] = ()
-        self._strips: dict[int, tuple[Any, Strip]] = {}
+        self._strips: dict[int, tuple[Any, Strip]] = {}  # id(row) -> (row, its line unstyled)
+        self._drawn: dict[tuple[int, int], tuple[Any, Strip]] = {}  # (id(row), look) -> (row, its line as drawn)
+        self._frame: tuple[tuple[Style, ...], int, int] | None = None  # what the drawn lines share: styles, scroll x, width
+        self._top = 0  # the first row in view, as of this frame
         self._style_key: tuple[bool, str] | None = None
         self._style_set: tuple[Style, Style, Style, Style] = (Style(), Style(), Style(), Style())
         self._width = sum(column.width + 2 * PADDING for column in self.columns)
+        self._header: Strip | None = None  # the titles, drawn when first shown
         self.virtual_size = Size(self._width, 1)
 
     # --- data -------------------------------------------------------------------------
@@ -106,33 +116,59 @@ class RowTable(ScrollView, can_focus=True):
         return self.cells(self.rows[index])
 
     def set_rows(self, rows: Sequence[Any]) -> None:
-        """Show these rows (kept, not copied); the cursor goes back to the first."""
+        """Show these rows (kept, not copied); the cursor goes back to the first.
+
+        Only the lines whose row changed are drawn again: a filter that keeps
+        the top of the list as it was costs no drawing there.
+        """
+        top, page = self.scroll_offset.y, max(0, self.size.height - 1)
+        before = self.rows[top:top + page]
         self.rows = rows
         self.virtual_size = Size(self._width, len(rows) + 1)
-        self.scroll_to(y=0, animate=False)
-        self.cursor_row = 0
         self.post_message(self.RowHighlighted(self, 0))
-        self.refresh()
+        if top or self.cursor_row:  # the view moves: every line is drawn again
+            self.scroll_to(y=0, animate=False)
+            self.cursor_row = 0
+            self.refresh()
+            return
+        after = rows[:page]
+        for index in range(max(len(before), len(after))):
+            if index >= len(before) or index >= len(after) or before[index] is not after[index]:
+                self.refresh_lines(index + 1)  # line 0 is the header
 
     # --- drawing ------------------------------------------------------------------------
 
     def _line(self, cells: Sequence[Text]) -> Strip:
-        line = Text(end="", no_wrap=True)
+        """Cells in their columns, as segments: the unstyled runs (padding included) as one segment each."""
+        console = self.app.console
+        segments: list[Segment] = []
+        plain = ""
         for column, cell in zip(self.columns, cells, strict=False):
-            piece = cell.copy()
-            piece.no_wrap = True
-            piece.truncate(column.width, overflow="ellipsis")
-            gap = column.width - piece.cell_len
+            if cell.cell_len > column.width:
+                cell = cell.copy()
+                cell.truncate(column.width, overflow="ellipsis")
+            gap = column.width - cell.cell_len
             before, after = (PADDING + gap, PADDING) if cell.justify == "right" else (PADDING, PADDING + gap)
-            line.append(" " * before)
-            line.append_text(piece)
-            line.append(" " * after)
-        return Strip(line.render(self.app.console), line.cell_len)
+            pieces = cell.render(console)  # without the cell's own style when it has no spans
+            if cell.style:
+                pieces = Segment.apply_style(pieces, console.get_style(cell.style))
+            plain += " " * before
+            for piece in pieces:
+                if piece.style:
+                    segments += [Segment(plain), piece] if plain else [piece]
+                    plain = ""
+                else:
+                    plain += piece.text
+            plain += " " * after
+        segments.append(Segment(plain))
+        return Strip(segments)
 
     def _row_strip(self, row: Any) -> Strip:
         """A row drawn once, unstyled; kept with the row itself, so a reused id never matches."""
         cached = self._strips.get(id(row))
         if cached is None or cached[0] is not row:
+            if len(self._strips) >= CACHE_LINES:
+                self._strips.clear()
             cached = self._strips[id(row)] = (row, self._line(self.cells(row)))
         return cached[1]
 
@@ -146,21 +182,41 @@ class RowTable(ScrollView, can_focus=True):
                                component("row-table--cursor"))
         return self._style_set
 
-    def render_line(self, y: int) -> Strip:
-        scroll_x, scroll_y = self.scroll_offset
-        width = self.size.width
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """Once a frame: what its lines share. Lines drawn the same way before are reused."""
+        scroll_x, self._top = self.scroll_offset
         base, header, even, cursor = self._styles()
+        # By look: the header, then rows odd and even, without and with the cursor.
+        looks = (header, base, base + even, base + cursor, base + even + cursor)
+        frame = (looks, scroll_x, self.size.width)
+        if frame != self._frame:
+            self._frame = frame
+            self._drawn.clear()
+        return super().render_lines(crop)
+
+    def render_line(self, y: int) -> Strip:
+        assert self._frame is not None  # render_lines sets it first
+        looks, _, width = self._frame
         if y == 0:
-            style = header
-            strip = self._line([Text(column.title) for column in self.columns])
-        else:
-            index = scroll_y + y - 1
-            if index >= len(self.rows):
-                return Strip.blank(width, base)
-            style = base + even if index % 2 else base
-            if index == self.cursor_row:
-                style += cursor
-            strip = self._row_strip(self.rows[index])
+            if self._header is None:
+                self._header = self._line([Text(column.title) for column in self.columns])
+            return self._finish(self._header, looks[0])
+        index = self._top + y - 1
+        if index >= len(self.rows):
+            return Strip.blank(width, looks[1])
+        row = self.rows[index]
+        look = 1 + index % 2 + 2 * (index == self.cursor_row)
+        cached = self._drawn.get((id(row), look))
+        if cached is None or cached[0] is not row:
+            if len(self._drawn) >= CACHE_LINES:
+                self._drawn.clear()
+            cached = self._drawn[id(row), look] = (row, self._finish(self._row_strip(row), looks[look]))
+        return cached[1]
+
+    def _finish(self, strip: Strip, style: Style) -> Strip:
+        """A line styled and cut to the view, scrolled left or right."""
+        assert self._frame is not None
+        _, scroll_x, width = self._frame
         return strip.apply_style(style).extend_cell_length(scroll_x + width, style).crop(scroll_x, scroll_x + width)
 
     # --- the cursor ---------------------------------------------------------------------
@@ -169,12 +225,13 @@ class RowTable(ScrollView, can_focus=True):
     def _page(self) -> int:
         return max(1, self.size.height - 2)
 
-    def watch_cursor_row(self, row: int) -> None:
-        top = self.scroll_offset.y
-        if row < top:
-            self.scroll_to(y=row, animate=False)
-        elif row > top + self.size.height - 2:
-            self.scroll_to(y=row - self.size.height + 2, animate=False)
+    def watch_cursor_row(self, old: int, row: int) -> None:
+        top, page = self.scroll_offset.y, self.size.height - 1
+        if top <= row < top + page:  # in view: only the two lines change
+            self.refresh_lines(old + 1)
+            self.refresh_lines(row + 1)
+            return
+        self.scroll_to(y=row if row < top else row - page + 1, animate=False)
         self.refresh()
 
     def _go(self, row: int) -> None:

@@ -97,6 +97,10 @@ class RowQuery:
     def __bool__(self) -> bool:
         return bool(self.words or self.statuses)
 
+    def narrows(self, other: RowQuery) -> bool:
+        """Whether every row this query keeps is one `other` keeps."""
+        return self.statuses == other.statuses and all(any(old in new for new in self.words) for old in other.words)
+
 
 def filtered(rows: Sequence[BoardRow], query: RowQuery) -> list[BoardRow]:
     """The rows the query keeps, in their order: one pass per condition (thousands of rows per keystroke)."""
@@ -107,6 +111,37 @@ def filtered(rows: Sequence[BoardRow], query: RowQuery) -> list[BoardRow]:
     for word in query.words:
         kept = [row for row in kept if word in row.haystack]
     return kept
+
+
+class Narrowing:
+    """`filtered` for a query typed a key at a time, over the same rows.
+
+    A query that only adds to the last one (every word of the last is part
+    of a word of the new, same statuses) keeps a subset of the last one's
+    rows, in their order: it searches those. Answers are kept by query, so
+    that a backspace costs nothing; `reset` when the rows change.
+    """
+
+    KEPT = 64  # answers remembered; past it the memory starts again
+
+    def __init__(self) -> None:
+        self.rows: Sequence[BoardRow] = ()
+        self._answers: dict[RowQuery, list[BoardRow]] = {}
+        self._last: tuple[RowQuery, list[BoardRow]] | None = None
+
+    def reset(self, rows: Sequence[BoardRow]) -> None:
+        self.rows, self._answers, self._last = rows, {}, None
+
+    def __call__(self, query: RowQuery) -> list[BoardRow]:
+        kept = self._answers.get(query)
+        if kept is None:
+            last = self._last
+            kept = filtered(last[1] if last is not None and query.narrows(last[0]) else self.rows, query)
+            if len(self._answers) >= self.KEPT:
+                self._answers.clear()
+            self._answers[query] = kept
+        self._last = (query, kept)
+        return kept
 
 
 # Sort keys by column id; None sorts first.

@@ -24,7 +24,7 @@ from textual.widgets import Static
 from styles import STYLES
 from tui.api.models import OrderHistoryLine
 from tui.core.dates import DayRange
-from tui.core.triage import DEFAULT_STUCK_MINUTES, NEWEST_FIRST, STUCK, BoardRow, RowQuery, board_rows, filtered, order_count, sorted_rows, status_counts
+from tui.core.triage import DEFAULT_STUCK_MINUTES, NEWEST_FIRST, STUCK, BoardRow, Narrowing, RowQuery, board_rows, order_count, sorted_rows, status_counts
 from tui.screens.base import BaseScreen
 from widgets.date_range import RANGE_BINDINGS, DateRangeKeys
 from widgets.filter_bar import RowFilter
@@ -91,12 +91,14 @@ class OrdersScreen(DateRangeKeys, BaseScreen):
         self.rows: list[BoardRow] = []  # every line of the range, in the sort order
         self._cells: dict[int, tuple[Text, ...]] = {}  # id(row) -> its drawn cells, built when first drawn
         self.shown: list[BoardRow] = []  # the rows on screen, after the filter
+        self._filter = Narrowing()  # the filter over self.rows, a key at a time
         self.status_filter: str | None = None  # `f`: one status (or "stuck"), None for all
         self.sort_column = "time"
         self.descending = True
         self.problem: str | None = None  # why the last load failed
         self.counts: dict[str, int] = {}  # orders per status (and stuck) of the whole range
         self.orders = 0  # orders in the range
+        self._detail_of: BoardRow | None = None  # the row the detail line shows
 
     def compose_body(self) -> ComposeResult:
         yield RowFilter(id="orders-filter")
@@ -145,7 +147,7 @@ class OrdersScreen(DateRangeKeys, BaseScreen):
         """Rows from the service's lines; which are stuck is decided now."""
         rows = board_rows(lines, now=datetime.now(UTC).replace(tzinfo=None), stuck_after=self.stuck_after)
         self._cells = {}
-        self.rows = sorted_rows(rows, self.sort_column, descending=self.descending)
+        self._sort(rows)
         self.counts = status_counts(rows)
         self.orders = order_count(rows)
         self._show_rows()
@@ -157,7 +159,7 @@ class OrdersScreen(DateRangeKeys, BaseScreen):
         return typed.with_status(self.status_filter) if self.status_filter and not typed.statuses else typed
 
     def _show_rows(self) -> None:
-        self.shown = filtered(self.rows, self.row_query())
+        self.shown = self._filter(self.row_query())
         self.table.set_rows(self.shown)  # posts RowHighlighted: the detail line follows
         self._show_summary()
 
@@ -185,8 +187,13 @@ class OrdersScreen(DateRangeKeys, BaseScreen):
 
     def sort_by(self, column: str, *, descending: bool) -> None:
         self.sort_column, self.descending = column, descending
-        self.rows = sorted_rows(self.rows, column, descending=descending)
+        self._sort(self.rows)
         self._show_rows()
+
+    def _sort(self, rows: list[BoardRow]) -> None:
+        """Every line of the range in the board's order; the filter starts again from them."""
+        self.rows = sorted_rows(rows, self.sort_column, descending=self.descending)
+        self._filter.reset(self.rows)
 
     def action_sort_next(self) -> None:
         keys = [column.key for column in COLUMNS]
@@ -257,6 +264,9 @@ class OrdersScreen(DateRangeKeys, BaseScreen):
     @on(RowTable.RowHighlighted, "#orders-table")
     def _show_detail(self) -> None:
         row = self.highlighted_row()
+        if row is self._detail_of:  # a keystroke of the filter that keeps the first line
+            return
+        self._detail_of = row
         detail = Text("")
         if row is not None:
             line = row.line
