@@ -124,6 +124,11 @@ class RowTable(ScrollView, can_focus=True):
         top, page = self.scroll_offset.y, max(0, self.size.height - 1)
         before = self.rows[top:top + page]
         self.rows = rows
+        # Lines are kept for the rows still shown only: a new page drops the last one's (and lets
+        # its rows go); a filter keeps the lines of the rows it keeps.
+        shown = {id(row) for row in rows}
+        self._strips = {key: kept for key, kept in self._strips.items() if key in shown}
+        self._drawn = {key: kept for key, kept in self._drawn.items() if key[0] in shown}
         self.virtual_size = Size(self._width, len(rows) + 1)
         self.post_message(self.RowHighlighted(self, 0))
         if top or self.cursor_row:  # the view moves: every line is drawn again
