@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 from decimal import Decimal
 from typing import Any
 
@@ -65,8 +66,8 @@ class WireField:
     required: bool = False
     many: bool = True
 
-    @property
-    def wire(self) -> str:
+    @cached_property
+    def wire(self) -> str:  # asked for every field of every brand and product of a page: worked out once
         return wire_name(self.name)
 
 
