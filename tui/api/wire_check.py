@@ -22,8 +22,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cached_property
 from decimal import Decimal
+from functools import cached_property
 from typing import Any
 
 Check = Callable[[Any], bool]

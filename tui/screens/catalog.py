@@ -17,7 +17,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Container, VerticalScroll
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 from textual.worker import Worker, WorkerState
 
 from styles import STYLES
@@ -183,6 +183,7 @@ class CatalogScreen(MirrorSource):
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
     WRITE_ACTIONS = frozenset({"new_test_order"})
     EXPORT_NAME = "catalog-page"  # e: the page's brands as shown (export_table)
+    COMPACT_FOOTER = True  # every everyday key fits in 80 columns
     # The footer shows keys in this order and cuts what does not fit (80 columns): the everyday
     # keys first, then paging; first/last/go-to page are said on the page line, in Help and the palette.
     BINDINGS = [
@@ -228,7 +229,6 @@ class CatalogScreen(MirrorSource):
         return self.query_one("#brands", DataTable)
 
     def on_mount(self) -> None:
-        self.query_one(Footer).compact = True  # every everyday key fits in 80 columns
         table = self.query_one("#brands", DataTable)
         for label, width in BRAND_COLUMNS:
             table.add_column(label, width=width)
