@@ -10,10 +10,11 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Input, TextArea
+from textual.widgets import DataTable, Input, TextArea
 from textual.worker import Worker, WorkerState
 
 from widgets.context_bar import ContextBar
+from widgets.footer import KeysFooter
 
 if TYPE_CHECKING:
     from tui.local.exports import ExportFormat
@@ -50,7 +51,7 @@ class BaseScreen(Screen):
     def compose(self) -> ComposeResult:
         yield ContextBar()
         yield from self.compose_body()
-        yield Footer(compact=self.COMPACT_FOOTER)
+        yield KeysFooter(compact=self.COMPACT_FOOTER)
 
     def compose_body(self) -> ComposeResult:
         raise NotImplementedError
