@@ -6,6 +6,7 @@ Built by `build_app(settings)` so tests construct it with injected settings
 
 from __future__ import annotations
 
+import gc
 import time
 from collections.abc import Iterable
 from contextlib import suppress
@@ -61,6 +62,7 @@ class AppSettings:
 
 ERROR_SECONDS = 10.0  # an error's toast stays this long; the same error meanwhile is not repeated
 WATCH_REDRAW_SECONDS = 0.3  # the watch list's changes that are not final reach the screen this often at most
+START_COLLECTOR_PAUSE_SECONDS = 3.0  # the command line starts the TUI with the cyclic collector off, this long at most
 
 
 def navigation_bindings() -> list[Binding]:
@@ -237,6 +239,8 @@ class GiftdeskApp(GiftdeskHost):
     def on_mount(self) -> None:
         # The default screen stays a blank base under everything, so that a
         # profile switch can drop every screen above it and start afresh.
+        if not gc.isenabled():  # the command line's start (tui/cli.py): the first screen is drawn by now
+            self.set_timer(START_COLLECTOR_PAUSE_SECONDS, resume_collector)
         self._start_watching()
         self.push_screen(self._start_screen())
         theme = self.settings.theme
@@ -361,6 +365,13 @@ class GiftdeskApp(GiftdeskHost):
         self._exit_renderables.append(f"giftdesk stopped on an unexpected error ({type(error).__name__}). "
                                       f"A redacted traceback is in {where or 'the log'}.")
         self._close_messages_no_wait()
+
+
+def resume_collector() -> None:
+    """Collect what the start left, keep the rest out of every later full collection, and go on collecting."""
+    gc.collect()
+    gc.freeze()  # modules, styles, widgets: what the start made lives as long as the app
+    gc.enable()
 
 
 def build_app(settings: AppSettings) -> GiftdeskApp:

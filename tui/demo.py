@@ -64,7 +64,11 @@ class DemoBackend:
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
                 start_new_session=True,  # the terminal's Ctrl-C is the TUI's key, not the child's signal
             )
-            return cls(listener.getsockname()[1], child)  # the child holds the socket from here on
+            backend = cls(listener.getsockname()[1], child)  # the child holds the socket from here on
+        # The answer is read as soon as it comes (the thread waits on the pipe, not on the interpreter),
+        # so the first request finds it there instead of waiting for a thread of its own.
+        threading.Thread(target=backend._read_answer, name="demo-ready", daemon=True).start()
+        return backend
 
     @property
     def base_url(self) -> str:
@@ -79,7 +83,7 @@ class DemoBackend:
 
     @property
     def ready(self) -> bool:
-        """The child said it serves (never blocks: False until someone waited for the answer)."""
+        """The child said it serves (never blocks: False until its answer came)."""
         return self._answer == READY
 
     async def wait_ready(self) -> None:

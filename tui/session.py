@@ -17,6 +17,8 @@ if TYPE_CHECKING:
     from tui.local.storage import ChosenAccounts
 
 RetryNotice = Callable[[int, float, str], None]  # attempt, delay in s, reason
+# Secrets read without waiting (the demo's in memory, an environment variable); a command or a keyring may block.
+SECRETS_AT_HAND = frozenset({"inline-demo", "env"})
 
 
 class Session:
@@ -74,7 +76,10 @@ class Session:
             if self._client is None:
                 if self._wait_ready is not None:
                     await self._wait_ready()
-                self._client = await asyncio.to_thread(self._build_client)
+                if self.profile.secret.kind in SECRETS_AT_HAND:  # no thread hop before the first request
+                    self._client = self._build_client()
+                else:
+                    self._client = await asyncio.to_thread(self._build_client)
             return self._client
 
     def _build_client(self) -> ServiceClient:

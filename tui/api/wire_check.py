@@ -1,4 +1,4 @@
-"""Telling, without pydantic, that an answer certainly is an Order (issue 16).
+"""Telling, without pydantic, that an answer certainly is an Order or a catalog page (issue 16).
 
 `giftdesk order show ID --json` prints the order as it came; importing
 pydantic and building the Order model to check it cost that one-shot command
@@ -9,6 +9,11 @@ it is. Anything else (a missing field, a string where a number belongs, a
 field under its snake_case name) gets None, and the caller asks the pydantic
 model, whose answer and whose error messages stay the only ones there are.
 
+The catalog's first page is on the demo's start path: `CATALOG_PAGE.built(data)`
+gives the CatalogPage model the answer validates to, made with
+`model_construct` (no schema built, no validation run: the check did that
+part), or None for the model to decide, as above.
+
 Each shape lists its model's fields in the model's order; a test holds every
 shape to its model in tui.api.models (names, wire names, types, defaults).
 """
@@ -18,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
+from functools import cached_property
 from typing import Any
 
 Check = Callable[[Any], bool]
@@ -33,6 +39,10 @@ def _text(value: Any) -> bool:
 
 def _optional_text(value: Any) -> bool:
     return value is None or isinstance(value, str)
+
+
+def _optional_integer(value: Any) -> bool:
+    return value is None or _integer(value)
 
 
 def _amount(value: Any) -> bool:
@@ -52,11 +62,12 @@ def wire_name(name: str) -> str:
 @dataclass(frozen=True)
 class WireField:
     name: str  # the model's attribute
-    check: Check | Shape  # a Shape: a list of that shape
+    check: Check | Shape  # a Shape: a list of that shape, or one of it when not `many`
     required: bool = False
+    many: bool = True
 
-    @property
-    def wire(self) -> str:
+    @cached_property
+    def wire(self) -> str:  # asked for every field of every brand and product of a page: worked out once
         return wire_name(self.name)
 
 
@@ -79,7 +90,11 @@ class Shape:
                     return None
                 continue
             value = data[field.wire]
-            if isinstance(field.check, Shape):
+            if isinstance(field.check, Shape) and not field.many:
+                value = field.check.arranged(value)
+                if value is None:
+                    return None
+            elif isinstance(field.check, Shape):
                 if not isinstance(value, list):
                     return None
                 items = [field.check.arranged(item) for item in value]
@@ -92,6 +107,30 @@ class Shape:
         known = set(arranged)
         arranged.update((key, value) for key, value in data.items() if key not in known)
         return arranged
+
+    def built(self, data: Any) -> Any:
+        """The model instance `Model.model_validate(data)` gives, or None when the model might
+        not take `data` as it is (then the caller asks the model)."""
+        arranged = self.arranged(data)
+        return None if arranged is None else self._construct(arranged)
+
+    def _construct(self, arranged: dict[str, Any]) -> Any:
+        from tui.api import models  # pydantic: only for callers that want the model
+
+        values: dict[str, Any] = {}
+        for field in self.fields:
+            if field.wire not in arranged:
+                continue
+            value = arranged.pop(field.wire)
+            if isinstance(field.check, Shape):
+                value = field.check._construct(value) if not field.many else [field.check._construct(item) for item in value]
+            elif field.check is _amount:
+                value = Decimal(value)  # the model's Decimal: an int becomes one, a Decimal stays as it is
+            values[field.name] = value
+        fields_set = {*values, *arranged}  # what validation records: the fields given, and the unknown ones
+        built = getattr(models, self.model).model_construct(fields_set, **values)
+        built.__pydantic_extra__.update(arranged)  # the unknown fields as they came (any key, even "_fields_set")
+        return built
 
 
 CARD = Shape("Card", (
@@ -124,4 +163,49 @@ ORDER = Shape("Order", (
     WireField("error_message", _optional_text),
     WireField("order_type", _optional_text),
     WireField("currency", _optional_text),
+))
+
+
+PRICE = Shape("Price", (
+    WireField("min", _amount, required=True),
+    WireField("max", _amount, required=True),
+    WireField("currency_code", _text, required=True),
+))
+
+PRODUCT = Shape("Product", (
+    WireField("id", _integer, required=True),
+    WireField("name", _text, required=True),
+    WireField("min_face_value", _amount, required=True),
+    WireField("max_face_value", _amount, required=True),
+    WireField("count", _optional_integer),
+    WireField("price", PRICE, required=True, many=False),
+    WireField("modified_date", _optional_text),
+))
+
+CATEGORY = Shape("Category", (
+    WireField("id", _integer, required=True),
+    WireField("name", _text, required=True),
+    WireField("description", _optional_text),
+))
+
+BRAND = Shape("Brand", (
+    WireField("internal_id", _text, required=True),
+    WireField("name", _text, required=True),
+    WireField("country_code", _text, required=True),
+    WireField("currency_code", _text, required=True),
+    WireField("description", _optional_text),
+    WireField("disclaimer", _optional_text),
+    WireField("redemption_instructions", _optional_text),
+    WireField("terms", _optional_text),
+    WireField("logo_url", _optional_text),
+    WireField("modified_date", _optional_text),
+    WireField("products", PRODUCT),
+    WireField("categories", CATEGORY),
+))
+
+CATALOG_PAGE = Shape("CatalogPage", (
+    WireField("page_index", _integer, required=True),
+    WireField("page_size", _integer, required=True),
+    WireField("count", _integer, required=True),
+    WireField("items", BRAND, required=True),
 ))

@@ -10,10 +10,11 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Input, TextArea
+from textual.widgets import DataTable, Input, TextArea
 from textual.worker import Worker, WorkerState
 
 from widgets.context_bar import ContextBar
+from widgets.footer import KeysFooter
 
 if TYPE_CHECKING:
     from tui.local.exports import ExportFormat
@@ -30,6 +31,8 @@ class BaseScreen(Screen):
     WRITE_ACTIONS: ClassVar[frozenset[str]] = frozenset()
     # A list screen names what it exports (`e`): the rows of its table as shown.
     EXPORT_NAME: ClassVar[str | None] = None
+    # A footer with less space between keys, composed so (setting it after mounting restyles every key).
+    COMPACT_FOOTER: ClassVar[bool] = False
 
     # A screen opens on its table, never in a text field: the digit keys that
     # move between screens must not be typed into a form (its own key focuses it).
@@ -48,7 +51,7 @@ class BaseScreen(Screen):
     def compose(self) -> ComposeResult:
         yield ContextBar()
         yield from self.compose_body()
-        yield Footer()
+        yield KeysFooter(compact=self.COMPACT_FOOTER)
 
     def compose_body(self) -> ComposeResult:
         raise NotImplementedError

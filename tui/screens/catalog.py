@@ -18,7 +18,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Container, VerticalScroll
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 from textual.worker import Worker, WorkerState
 
 from styles import STYLES
@@ -190,6 +190,7 @@ class CatalogScreen(MirrorSource):
     WRITE_ACTIONS = frozenset({"new_test_order"})
     EXPORT_NAME = "catalog-page"  # e: the page's brands as shown (export_rows)
     AUTO_FOCUS = "#brands"  # not BaseScreen's first DataTable: that is the detail pane's products
+    COMPACT_FOOTER = True  # every everyday key fits in 80 columns
     # The footer shows keys in this order and cuts what does not fit (80 columns): the everyday
     # keys first, then paging; first/last/go-to page are said on the page line, in Help and the palette.
     BINDINGS = [
@@ -238,7 +239,6 @@ class CatalogScreen(MirrorSource):
             [cell.plain for cell in brand_row(brand)] for brand in self.shown]
 
     def on_mount(self) -> None:
-        self.query_one(Footer).compact = True  # every everyday key fits in 80 columns
         self.query_one("#brands", RowTable).focus()
         self.open_mirror()
         self.reload()
