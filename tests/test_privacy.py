@@ -81,13 +81,19 @@ async def test_a_screenshot_masks_the_recipient_and_is_private(sim, tmp_path):
         assert f"Saved, private values masked: {path}" in notes(app)
 
 
+async def open_sold_order(app, pilot, request_id: str):
+    """The Order screen on `request_id`, once its cards are Sold (codes to reveal and copy)."""
+    await app.navigate("order", request_id)
+    screen = app.screen
+    await until(pilot, lambda: screen.order is not None and screen.order.status == "Succeeded")
+    return screen
+
+
 async def test_a_screenshot_masks_a_revealed_card_code_and_shows_it_again_after(sim):
     request_id, card = place_sold(sim)
     app = app_on(sim)
     async with app.run_test(size=SIZE) as pilot:
-        await app.navigate("order", request_id)
-        screen = app.screen
-        await until(pilot, lambda: screen.order is not None and screen.order.status == "Succeeded")
+        screen = await open_sold_order(app, pilot, request_id)
         await pilot.press("v")
         code = screen.query_one("#card-code", MaskedValue)
         assert code.revealed
@@ -116,9 +122,7 @@ async def test_a_copied_code_is_cleared_from_the_clipboard_and_the_toast_says_wh
     request_id, card = place_sold(sim)
     app = app_on(sim)
     async with app.run_test(size=SIZE) as pilot:
-        await app.navigate("order", request_id)
-        screen = app.screen
-        await until(pilot, lambda: screen.order is not None and screen.order.status == "Succeeded")
+        await open_sold_order(app, pilot, request_id)
         await pilot.press("c")
         assert app.clipboard == card["cardCode"]
         assert f"The code of card {card['serialNumber']} is on the clipboard. It is cleared from it in 5 s." in notes(app)
@@ -130,9 +134,7 @@ async def test_something_copied_since_is_not_cleared(sim, monkeypatch):
     request_id, card = place_sold(sim)
     app = app_on(sim)
     async with app.run_test(size=SIZE) as pilot:
-        await app.navigate("order", request_id)
-        screen = app.screen
-        await until(pilot, lambda: screen.order is not None and screen.order.status == "Succeeded")
+        await open_sold_order(app, pilot, request_id)
         await pilot.press("n")  # the PIN: cleared later
         assert app.clipboard == card["pin"]
         app.copy_to_clipboard("something the person copied since")
@@ -145,9 +147,7 @@ async def test_clearing_can_be_turned_off(sim, monkeypatch):
     request_id, card = place_sold(sim)
     app = app_on(sim)
     async with app.run_test(size=SIZE) as pilot:
-        await app.navigate("order", request_id)
-        screen = app.screen
-        await until(pilot, lambda: screen.order is not None and screen.order.status == "Succeeded")
+        await open_sold_order(app, pilot, request_id)
         await pilot.press("c")
         assert f"The code of card {card['serialNumber']} is on the clipboard." in notes(app)
 
