@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import os
 import pty
+import select
 
 from tui.commands.progress import progress
 
@@ -26,8 +27,19 @@ def test_a_terminal_gets_a_bar_with_the_description():
                 advance()
                 advance()
             stream.flush()
-        written = os.read(leader, 65536).decode(errors="replace")
+        written = _everything_written(leader).decode(errors="replace")
     finally:
         os.close(leader)
         os.close(follower)
     assert "fetching pages" in written
+
+
+def _everything_written(leader: int) -> bytes:
+    """All the bytes waiting on the pty: rich writes the bar in several writes, and one read may get only the first."""
+    chunks = []
+    while select.select([leader], [], [], 0.5)[0]:
+        chunk = os.read(leader, 65536)
+        if not chunk:
+            break
+        chunks.append(chunk)
+    return b"".join(chunks)
