@@ -15,6 +15,7 @@ import re
 import subprocess
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import click
 import pytest
@@ -237,6 +238,17 @@ def test_completion_scripts(shell):
 
 
 # --- keyring ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("flag", "value", "said"), [
+    ("--secret-env", "not a var", "'not a var' is not an environment variable name"),
+    ("--secret-command", "   ", "the command is empty"),
+])
+def test_a_secret_source_that_cannot_work_is_refused_plainly(flag, value, said):
+    result = invoke("profiles", "add", "p", "--environment", "sandbox", "--base-url", "https://p.example.com",
+                    "--client-id", "p", flag, value)
+    assert result.exit_code == 2 and said in result.stderr and "Traceback" not in result.stderr
+    assert not Path(invoke("profiles", "path").stdout.strip()).exists()  # nothing written
 
 
 def test_a_missing_keyring_package_says_what_to_do(monkeypatch):

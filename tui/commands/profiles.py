@@ -153,18 +153,19 @@ def add_profile(
       giftdesk profiles add NAME --environment sandbox --base-url URL --client-id ID --secret-env VAR
       giftdesk profiles add NAME --environment production --base-url URL --client-id ID --secret-keyring --readonly
     """
-    from tui.local.config import SecretSource, make_profile
+    from tui.local.config import make_profile
 
     chosen = [flag for flag, given in (("--secret-env", secret_env), ("--secret-command", secret_command),
                                        ("--secret-keyring", secret_keyring)) if given]
     if len(chosen) != 1:
         raise click.UsageError("give exactly one of --secret-env, --secret-command, --secret-keyring")
+    # As fields to check: a ref that does not fit its kind is a ConfigError that says why, not a traceback.
     if secret_env:
-        secret = SecretSource(kind="env", ref=secret_env)
+        secret = {"kind": "env", "ref": secret_env}
     elif secret_command:
-        secret = SecretSource(kind="command", ref=secret_command)
+        secret = {"kind": "command", "ref": secret_command}
     else:
-        secret = SecretSource(kind="keyring", ref=name)
+        secret = {"kind": "keyring", "ref": name}
     profile = make_profile(name=name, environment=environment, base_url=base_url, client_id=client_id,
                            secret=secret, default_account=default_account, readonly=readonly)
 
