@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from tui.api.client import ServiceClient
     from tui.local.config import Profile
-    from tui.local.storage import ChosenAccounts
+    from tui.local.state_files import ChosenAccounts
 
 RetryNotice = Callable[[int, float, str], None]  # attempt, delay in s, reason
 # Secrets read without waiting (the demo's in memory, an environment variable); a command or a keyring may block.
