@@ -4,6 +4,7 @@ notifications instead of crashing the app."""
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
@@ -11,7 +12,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.events import ScreenResume
 from textual.screen import Screen
-from textual.widgets import DataTable, Input, TextArea
+from textual.widgets import DataTable, Input
 from textual.worker import Worker, WorkerState
 
 from widgets.context_bar import ContextBar
@@ -94,7 +95,10 @@ class BaseScreen(Screen):
         return not at_start  # the start screen: nothing to go back to
 
     def _in_text_field(self) -> bool:
-        return isinstance(self.focused, (Input, TextArea))
+        # TextArea's module is not imported for this (it costs the start ~12 ms): before a screen
+        # that has one imported it, no TextArea can have focus.
+        text_area = sys.modules.get("textual.widgets._text_area")
+        return isinstance(self.focused, Input) or (text_area is not None and isinstance(self.focused, text_area.TextArea))
 
     async def action_leave_field_or_back(self) -> None:
         if self._in_text_field():
