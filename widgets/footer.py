@@ -44,7 +44,7 @@ class KeysFooter(Footer):
 
     async def _recompose_once(self) -> None:
         self._recompose_due = False
-        if self._keys_shown() != self._shown:
+        if self.is_attached and self._keys_shown() != self._shown:  # its screen may have gone meanwhile
             await self.recompose()
 
     def _keys_shown(self) -> tuple[object, ...]:
