@@ -63,6 +63,7 @@ class AppSettings:
 ERROR_SECONDS = 10.0  # an error's toast stays this long; the same error meanwhile is not repeated
 WATCH_REDRAW_SECONDS = 0.3  # the watch list's changes that are not final reach the screen this often at most
 START_COLLECTOR_PAUSE_SECONDS = 3.0  # the command line starts the TUI with the cyclic collector off, this long at most
+WATCH_AFTER_CONTENT_SECONDS = 0.3  # how long after the start screen's first content the watch list starts
 WATCH_START_LATEST_SECONDS = 2.0  # the watch list starts after the start screen's first content, or this long after mounting
 
 
@@ -196,7 +197,9 @@ class GiftdeskApp(GiftdeskHost):
         return self._watch
 
     def start_screen_shown(self) -> None:
-        self._start_put_off_watching()
+        # A moment later: Textual draws on a timer of its own, and a callback "after refresh" may
+        # still run before the frame that shows what was just set (seen on a loaded machine).
+        self.set_timer(WATCH_AFTER_CONTENT_SECONDS, self._start_put_off_watching)
 
     def _start_put_off_watching(self) -> None:
         if self._watch_put_off:

@@ -148,5 +148,6 @@ class GiftdeskHost(App[None]):
 
     @abstractmethod
     def start_screen_shown(self) -> None:
-        """The start screen's first content (the catalog's first page, or why it failed) is drawn:
-        what the start put off so as not to delay it begins now. Saying it again does nothing."""
+        """The start screen's first content (the catalog's first page, or why it failed) is on
+        screen: what the start put off so as not to delay it begins a moment later. Saying it
+        again does nothing."""
