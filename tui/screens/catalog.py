@@ -326,7 +326,7 @@ class CatalogScreen(MirrorSource):
     def detail_after_rows(self) -> None:
         self.detail_follows = False
         self.show_cursor_brand()
-        # After the frame that draws the rows and their detail, the app starts what waited for them.
+        # The rows and their detail are drawn: the app starts what waited for them (a moment later).
         self.call_after_refresh(self.app.start_screen_shown)
 
     @on(RowTable.RowHighlighted, "#brands")
