@@ -54,3 +54,17 @@ async def test_a_screen_that_is_not_compact_has_a_footer_that_is_not(sim):
         assert not footer.compact and shown_keys(screen) == wanted_keys(screen)
         # (Textual's palette key is compact everywhere: it is not bound to the footer's `compact`)
         assert not any(key.has_class("-compact") for key in footer.query(FooterKey).exclude(".-command-palette"))
+
+
+async def test_a_change_that_shows_the_same_keys_rebuilds_none(sim):
+    async with app_on(sim).run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        screen = pilot.app.screen
+        keys = list(screen.query_one(Footer).query(FooterKey))
+        screen.refresh_bindings()  # a batch of binding changes that changes nothing shown
+        await settle(pilot)
+        assert list(screen.query_one(Footer).query(FooterKey)) == keys  # the very same widgets
+        await pilot.press("f")  # one that does: rebuilt
+        await settle(pilot)
+        assert shown_keys(screen) == wanted_keys(screen) and list(screen.query_one(Footer).query(FooterKey)) != keys
+

@@ -98,6 +98,19 @@ async def test_the_list_resumes_after_a_restart(sim):
         assert table_rows(screen)[0][2] == "Succeeded"
 
 
+async def test_the_watch_list_starts_after_the_first_rows_and_the_header_counts_it(sim):
+    slow = place(sim, "10.14")
+    store = WatchList()
+    store.add("demo-sandbox", "order", slow)
+    store.close()
+    app = app_on(sim)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        await until(pilot, lambda: "watching 1" in rendered(screen, "ContextBar"))  # put off, then started by itself
+        assert screen.query_one("#brands").row_count > 0  # the catalog's first rows came first
+        assert [item.reference for item in app.watch_list.items()] == [slow]
+
+
 async def test_w_on_the_payout_screen_pins_the_payout_masked(sim):
     code = payout_code(sim, "stuck@example.com")
     app = app_on(sim)

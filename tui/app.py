@@ -63,6 +63,8 @@ class AppSettings:
 ERROR_SECONDS = 10.0  # an error's toast stays this long; the same error meanwhile is not repeated
 WATCH_REDRAW_SECONDS = 0.3  # the watch list's changes that are not final reach the screen this often at most
 START_COLLECTOR_PAUSE_SECONDS = 3.0  # the command line starts the TUI with the cyclic collector off, this long at most
+WATCH_AFTER_CONTENT_SECONDS = 0.3  # how long after the start screen's first content the watch list starts
+WATCH_START_LATEST_SECONDS = 2.0  # the watch list starts after the start screen's first content, or this long after mounting
 
 
 def navigation_bindings() -> list[Binding]:
@@ -86,6 +88,7 @@ class GiftdeskApp(GiftdeskHost):
         self.profiles = dict(settings.profiles)
         self.current_session: Session | None = None
         self._watch: WatchService | None = None
+        self._watch_put_off = False  # the start's watch list waits for the start screen's first content
         self._watch_redraw_due = False
         self._errors_on_screen: dict[str, float] = {}  # message -> when its toast goes (time.monotonic)
         self.register_theme(SANDBOX_THEME)
@@ -147,7 +150,7 @@ class GiftdeskApp(GiftdeskHost):
     # --- sessions and profiles -----------------------------------------------
 
     def _new_session(self, profile: Profile) -> Session:
-        from tui.local.storage import ChosenAccounts
+        from tui.local.state_files import ChosenAccounts
         from tui.session import Session
 
         return Session(
@@ -188,9 +191,19 @@ class GiftdeskApp(GiftdeskHost):
 
     @property
     def watch_list(self) -> WatchService:
+        self._start_put_off_watching()  # asked for before the start screen's first content: now
         if self._watch is None:
             raise NoSession("no profile is active yet")
         return self._watch
+
+    def start_screen_shown(self) -> None:
+        # A moment later: Textual draws on a timer of its own, and a callback "after refresh" may
+        # still run before the frame that shows what was just set (seen on a loaded machine).
+        self.set_timer(WATCH_AFTER_CONTENT_SECONDS, self._start_put_off_watching)
+
+    def _start_put_off_watching(self) -> None:
+        if self._watch_put_off:
+            self._start_watching()
 
     def _start_watching(self) -> None:
         """The session's watch list, followed until the session ends (items of other profiles wait)."""
@@ -198,6 +211,7 @@ class GiftdeskApp(GiftdeskHost):
         from tui.watch_service import WatchService
 
         self._watch = None
+        self._watch_put_off = False
         if self.current_session is not None:
             try:
                 self._watch = WatchService(self.current_session, on_change=self._watch_changed, on_error=self._watch_failed)
@@ -241,7 +255,11 @@ class GiftdeskApp(GiftdeskHost):
         # profile switch can drop every screen above it and start afresh.
         if not gc.isenabled():  # the command line's start (tui/cli.py): the first screen is drawn by now
             self.set_timer(START_COLLECTOR_PAUSE_SECONDS, resume_collector)
-        self._start_watching()
+        # The watch list (its scheduler, the models, SQLite) starts once the start screen shows its
+        # first content (`start_screen_shown`), or when something asks for it, or after a while.
+        self._watch_put_off = self.current_session is not None
+        if self._watch_put_off:
+            self.set_timer(WATCH_START_LATEST_SECONDS, self._start_put_off_watching)
         self.push_screen(self._start_screen())
         theme = self.settings.theme
         if theme is not None and theme not in self.available_themes:

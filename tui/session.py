@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from tui.api.client import ServiceClient
     from tui.local.config import Profile
-    from tui.local.storage import ChosenAccounts
+    from tui.local.state_files import ChosenAccounts
 
 RetryNotice = Callable[[int, float, str], None]  # attempt, delay in s, reason
 # Secrets read without waiting (the demo's in memory, an environment variable); a command or a keyring may block.
@@ -74,12 +74,17 @@ class Session:
         """The profile's client, built on first use (the secret may come from a slow command)."""
         async with self._client_lock:
             if self._client is None:
-                if self._wait_ready is not None:
-                    await self._wait_ready()
                 if self.profile.secret.kind in SECRETS_AT_HAND:  # no thread hop before the first request
-                    self._client = self._build_client()
+                    client = self._build_client()
                 else:
-                    self._client = await asyncio.to_thread(self._build_client)
+                    client = await asyncio.to_thread(self._build_client)
+                if self._wait_ready is not None:  # built first: the service starts meanwhile
+                    try:
+                        await self._wait_ready()
+                    except BaseException:
+                        await client.aclose()
+                        raise
+                self._client = client
             return self._client
 
     def _build_client(self) -> ServiceClient:

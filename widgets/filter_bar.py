@@ -1,7 +1,8 @@
 """Filters checked where they are typed, and a quick filter for the rows on screen.
 
 `FilterBar` lays out labelled one-line inputs in a grid; each field has its
-own validators and shows the first failure right under itself. `enter` in
+own validators and shows the first failure right under itself (the line for
+it is mounted with the first failure: a screen's start mounts no hidden lines). `enter` in
 any field applies the whole bar, but only when every field is valid: a bad
 value never reaches the service. `RowFilter` is the `/` box: it narrows what
 is already on screen and asks nothing of the service.
@@ -94,24 +95,28 @@ class FilterBar(Widget):
 
     def compose(self) -> ComposeResult:
         for field in self.fields:
-            with Vertical(classes="filter-field"):
-                with Horizontal():
-                    yield Label(field.label, classes="filter-label")
-                    yield Input(
-                        id=f"filter-{field.name}",
-                        placeholder=field.placeholder,
-                        validators=list(field.validators),
-                        validate_on=["submitted", "blur"],
-                        valid_empty=True,
-                        compact=True,
-                    ).set_styles(f"width: {field.width};")
-                yield Label("", id=f"filter-{field.name}-error", classes="filter-error")
+            with Vertical(id=f"filter-{field.name}-field", classes="filter-field"), Horizontal():
+                yield Label(field.label, classes="filter-label")
+                yield Input(
+                    id=f"filter-{field.name}",
+                    placeholder=field.placeholder,
+                    validators=list(field.validators),
+                    validate_on=["submitted", "blur"],
+                    valid_empty=True,
+                    compact=True,
+                ).set_styles(f"width: {field.width};")
 
     def input_for(self, name: str) -> Input:
         return self.query_one(f"#filter-{name}", Input)
 
+    def _error_line(self, name: str) -> Label | None:
+        """The line under a field that says what is wrong; None until it first had something to say."""
+        found = self.query(f"#filter-{name}-error").results(Label)
+        return next(found, None)
+
     def error_for(self, name: str) -> str:
-        return str(self.query_one(f"#filter-{name}-error", Label).content)
+        line = self._error_line(name)
+        return "" if line is None else str(line.content)
 
     def values(self) -> dict[str, str]:
         return {f.name: value for f in self.fields if (value := self.input_for(f.name).value.strip())}
@@ -125,7 +130,12 @@ class FilterBar(Widget):
         field_input = self.input_for(field.name)
         result = field_input.validate(field_input.value)
         problem = "" if result is None or result.is_valid else result.failure_descriptions[0]
-        message = self.query_one(f"#filter-{field.name}-error", Label)
+        message = self._error_line(field.name)
+        if message is None:
+            if not problem:
+                return True
+            message = Label("", id=f"filter-{field.name}-error", classes="filter-error")
+            self.query_one(f"#filter-{field.name}-field", Vertical).mount(message)  # under its label and input
         message.update(safe(problem))  # may quote what was typed
         message.set_class(bool(problem), "-shown")
         return not problem
@@ -139,7 +149,8 @@ class FilterBar(Widget):
     def on_input_changed(self, event: Input.Changed) -> None:
         # Clear a shown message as soon as the value is fixed; don't nag mid-typing.
         field = self._field_of(event.input)
-        if self.query_one(f"#filter-{field.name}-error", Label).has_class("-shown"):
+        message = self._error_line(field.name)
+        if message is not None and message.has_class("-shown"):
             self._check(field)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:

@@ -5,7 +5,9 @@ once per change of the screen's bindings, and a screen's start changes them
 several times in one go (mounting, focusing its table): three recomposes
 before the catalog's first rows. This one recomposes once for every change
 that came before it ran, from the bindings as they are then, so it shows the
-same keys. A compact footer's keys are also made compact as they are built,
+same keys, and not at all when the keys it would show are the ones it shows
+(on the catalog's way to its first rows, a second batch changed nothing on
+show). A compact footer's keys are also made compact as they are built,
 where Textual's would restyle each key again on mounting it.
 """
 
@@ -23,8 +25,10 @@ if TYPE_CHECKING:
 
 class KeysFooter(Footer):
     _recompose_due = False
+    _shown: tuple[object, ...] | None = None  # what the keys were built from (`_keys_shown`)
 
     def compose(self) -> ComposeResult:
+        self._shown = self._keys_shown() if self._bindings_ready else None
         for widget in super().compose():
             if isinstance(widget, FooterKey):  # what its `compact` binding would set once mounted
                 widget.set_class(self.compact, "-compact", update=False)
@@ -40,4 +44,12 @@ class KeysFooter(Footer):
 
     async def _recompose_once(self) -> None:
         self._recompose_due = False
-        await self.recompose()
+        if self.is_attached and self._keys_shown() != self._shown:  # its screen may have gone meanwhile
+            await self.recompose()
+
+    def _keys_shown(self) -> tuple[object, ...]:
+        """Everything of the screen's bindings that Footer.compose draws from, and the look's settings."""
+        return (self.compact, self.show_command_palette, *(
+            (binding.key, binding.action, binding.description, binding.show, binding.group,
+             self.app.get_key_display(binding), enabled, tooltip)
+            for _node, binding, enabled, tooltip in self.screen.active_bindings.values()))

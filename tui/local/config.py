@@ -14,7 +14,6 @@ import dataclasses
 import os
 import re
 import subprocess
-import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -535,6 +534,8 @@ class ProfileStore:
             return Config()
         except OSError as exc:
             raise ConfigError(f"{self.path}: cannot read it ({exc.strerror})") from None
+        import tomllib  # only with a file to read: the demo and a first run have none
+
         try:
             data = tomllib.loads(raw.decode("utf-8"))
         except UnicodeDecodeError:

@@ -4,13 +4,15 @@ notifications instead of crashing the app."""
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.events import ScreenResume
 from textual.screen import Screen
-from textual.widgets import DataTable, Input, TextArea
+from textual.widgets import DataTable, Input
 from textual.worker import Worker, WorkerState
 
 from widgets.context_bar import ContextBar
@@ -47,14 +49,40 @@ class BaseScreen(Screen):
         super().__init_subclass__(**kwargs)
 
     app: GiftdeskHost
+    _resumed = False
 
     def compose(self) -> ComposeResult:
+        self._take_breakpoint_classes()
         yield ContextBar()
         yield from self.compose_body()
         yield KeysFooter(compact=self.COMPACT_FOOTER)
 
     def compose_body(self) -> ComposeResult:
         raise NotImplementedError
+
+    # --- styling each widget once on the way to the first frame (issue 16) -------------------
+
+    def _take_breakpoint_classes(self) -> None:
+        """The breakpoint classes (e.g. `-wide`) for the app's size, set before any child mounts.
+
+        Textual sets them on the first Resize, after the children mounted, and a changed class
+        restyles every widget of the screen; set now, the Resize finds nothing to change.
+        """
+        horizontal = (self.app.HORIZONTAL_BREAKPOINTS if self.HORIZONTAL_BREAKPOINTS is None
+                      else self.HORIZONTAL_BREAKPOINTS) or []
+        vertical = (self.app.VERTICAL_BREAKPOINTS if self.VERTICAL_BREAKPOINTS is None
+                    else self.VERTICAL_BREAKPOINTS) or []
+        if horizontal or vertical:
+            width, height = self.app.size
+            chosen = self._get_breakpoint_classes(width, horizontal) | self._get_breakpoint_classes(height, vertical)
+            self.update_classes({name: name in chosen for _, name in [*horizontal, *vertical]}, animate=False)
+
+    def _on_screen_resume(self, event: ScreenResume) -> None:
+        # Runs before Textual's handler. The first resume follows the mount, which styled every
+        # widget moments ago: Textual would restyle them all again. Later resumes restyle as usual.
+        if not self._resumed:
+            self._resumed = True
+            event.refresh_styles = False
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # Textual: False hides a binding (footer, palette) and refuses it; None only dims it.
@@ -67,7 +95,10 @@ class BaseScreen(Screen):
         return not at_start  # the start screen: nothing to go back to
 
     def _in_text_field(self) -> bool:
-        return isinstance(self.focused, (Input, TextArea))
+        # TextArea's module is not imported for this (it costs the start ~12 ms): before a screen
+        # that has one imported it, no TextArea can have focus.
+        text_area = sys.modules.get("textual.widgets._text_area")
+        return isinstance(self.focused, Input) or (text_area is not None and isinstance(self.focused, text_area.TextArea))
 
     async def action_leave_field_or_back(self) -> None:
         if self._in_text_field():

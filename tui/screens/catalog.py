@@ -298,6 +298,7 @@ class CatalogScreen(MirrorSource):
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         # BaseScreen's handler runs too (Textual calls each class's) and reports the error.
         if event.worker.group == "catalog" and event.state == WorkerState.ERROR:
+            self.call_after_refresh(self.app.start_screen_shown)
             self.pager.busy = False
             self.query_one("#detail-title", Static).update(Text("The catalog could not be loaded: r tries again.", style="italic"))
 
@@ -325,6 +326,8 @@ class CatalogScreen(MirrorSource):
     def detail_after_rows(self) -> None:
         self.detail_follows = False
         self.show_cursor_brand()
+        # The rows and their detail are drawn: the app starts what waited for them (a moment later).
+        self.call_after_refresh(self.app.start_screen_shown)
 
     @on(RowTable.RowHighlighted, "#brands")
     def cursor_moved(self) -> None:

@@ -145,3 +145,9 @@ class GiftdeskHost(App[None]):
 
     @abstractmethod
     def report_error(self, error: BaseException) -> None: ...
+
+    @abstractmethod
+    def start_screen_shown(self) -> None:
+        """The start screen's first content (the catalog's first page, or why it failed) is on
+        screen: what the start put off so as not to delay it begins a moment later. Saying it
+        again does nothing."""
