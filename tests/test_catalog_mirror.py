@@ -232,7 +232,7 @@ def test_amounts_are_kept_as_the_exact_numbers_served(mirror):
     transport = httpx.MockTransport(lambda request: httpx.Response(200, content=body.encode()))
 
     async def go():
-        async with ServiceClient("http://service.test", "id", "secret", transport=transport) as client:
+        async with ServiceClient("http://service.test", "id", "mock-transport-client-secret", transport=transport) as client:
             return await sync(mirror, client)
 
     asyncio.run(go())
@@ -255,7 +255,7 @@ def test_a_malformed_catalog_page_fails_the_sync_and_leaves_the_mirror(mirror, b
     from tui.api.errors import MalformedResponseError
 
     async def go():
-        async with ServiceClient("http://service.test", "id", "secret", transport=catalog_answer([wire_brand(**broken)]),
+        async with ServiceClient("http://service.test", "id", "mock-transport-client-secret", transport=catalog_answer([wire_brand(**broken)]),
                                  retry=RetryPolicy(attempts=1)) as client:
             return await sync(mirror, client)
 

@@ -125,7 +125,7 @@ async def test_the_client_builds_the_simulators_page_as_the_model_does_and_leave
     def answer(request: httpx.Request) -> httpx.Response:
         return httpx.Response(200, json={**json.loads(wire_json.dumps(raw)), "count": "many"})
 
-    async with ServiceClient("http://service.test", "id", "secret", transport=httpx.MockTransport(answer)) as client:
+    async with ServiceClient("http://service.test", "id", "mock-transport-client-secret", transport=httpx.MockTransport(answer)) as client:
         with pytest.raises(MalformedResponseError, match=r"does not match CatalogPage \(count: int_parsing\)"):
             await client.catalog()
 
