@@ -15,12 +15,29 @@ from decimal import Decimal
 import httpx
 import pytest
 from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tui.api.client import RetryPolicy, ServiceClient
 from tui.api.errors import ServiceError
 from tui.cli import main
 from tui.local.database import open_database
-from tui.local.mirror import BACK_IN_STOCK, MIGRATIONS, NEW, OUT_OF_STOCK, PRICE_DOWN, PRICE_UP, REMOVED, Mirror, SearchFilters, mirror_path, sync
+from tui.local.mirror import (
+    BACK_IN_STOCK,
+    MIGRATIONS,
+    NEW,
+    OUT_OF_STOCK,
+    PRICE_DOWN,
+    PRICE_UP,
+    REMOVED,
+    Mirror,
+    SearchFilters,
+    folded,
+    mirror_path,
+    sync,
+    word_start,
+    words_of,
+)
 
 
 def client_for(sim, credential, **options) -> ServiceClient:
@@ -291,6 +308,16 @@ def test_search_all_words_must_match_and_typed_syntax_is_literal(synced):
     assert synced.search('acme" OR "tea').count == synced.search("acme tea").count == 0
     assert synced.search("bäckerei").brands[0]["name"] == "Bäckerei Blau"
     assert synced.search("backerei").brands[0]["name"] == "Bäckerei Blau"  # accents optional
+
+
+WORDY = st.text(st.sampled_from("abcäé ÄBß-1_$'\u0301"), max_size=30)
+
+
+@given(WORDY, WORDY)
+def test_a_word_is_found_where_some_word_of_the_text_starts_with_it(text, typed):
+    """Which products a search shows: a typed word is the start of some word of the name, as FTS5 folds them."""
+    for word in words_of(typed):
+        assert bool(word_start(word)(folded(text))) == any(token.startswith(word) for token in words_of(text))
 
 
 def test_search_filters_are_the_v2_filters(synced, sim):

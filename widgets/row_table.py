@@ -17,7 +17,7 @@ on a header posts `HeaderSelected`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -138,9 +138,10 @@ class RowTable(ScrollView, can_focus=True):
             self.refresh()
             return
         after = rows[:page]
-        for index in range(max(len(before), len(after))):
-            if index >= len(before) or index >= len(after) or before[index] is not after[index]:
-                self.refresh_lines(index + 1)  # line 0 is the header
+        changed = [index for index in range(max(len(before), len(after)))
+                   if index >= len(before) or index >= len(after) or before[index] is not after[index]]
+        if changed:  # one region from the first changed line to the last (line 0 is the header)
+            self.refresh_lines(changed[0] + 1, changed[-1] - changed[0] + 1)
 
     # --- drawing ------------------------------------------------------------------------
 
@@ -155,10 +156,15 @@ class RowTable(ScrollView, can_focus=True):
                 cell.truncate(column.width, overflow="ellipsis")
             gap = column.width - cell.cell_len
             before, after = (PADDING + gap, PADDING) if cell.justify == "right" else (PADDING, PADDING + gap)
-            pieces = cell.render(console)  # without the cell's own style when it has no spans
-            if cell.style:
-                pieces = Segment.apply_style(pieces, console.get_style(cell.style))
             plain += " " * before
+            style = console.get_style(cell.style) if cell.style else None
+            if not cell.spans:  # most cells: one run of text, without Text.render's machinery
+                if style is None:
+                    plain += cell.plain + " " * after
+                    continue
+                pieces: Iterable[Segment] = (Segment(cell.plain, style),)
+            else:
+                pieces = Segment.apply_style(cell.render(console), style)
             for piece in pieces:
                 if piece.style:
                     segments += [Segment(plain), piece] if plain else [piece]
@@ -223,6 +229,11 @@ class RowTable(ScrollView, can_focus=True):
         """A line styled and cut to the view, scrolled left or right."""
         assert self._frame is not None
         _, scroll_x, width = self._frame
+        if scroll_x == 0 and strip.cell_length <= width:  # not scrolled: one new line, not three
+            segments = list(Segment.apply_style(strip, style))
+            if strip.cell_length < width:
+                segments.append(Segment(" " * (width - strip.cell_length), style))
+            return Strip(segments, width)
         return strip.apply_style(style).extend_cell_length(scroll_x + width, style).crop(scroll_x, scroll_x + width)
 
     # --- the cursor ---------------------------------------------------------------------

@@ -48,7 +48,7 @@ def visible(text: object, *, multiline: bool = False, limit: int | None = None) 
         suffix = f"{_ELLIPSIS} ({len(str(text)):,} characters)"
     else:
         suffix = ""
-    if raw.isprintable() and raw.isascii():
+    if raw.isprintable():  # no Cc, Cf, Zl, Zp or Cs character (nor any other but a space): nothing to replace
         return raw + suffix  # the common case, without a per-character walk
     parts = []
     for char in raw:
@@ -69,7 +69,7 @@ def visible_in_place(text: str) -> str:
     C0 controls and DEL get their control pictures as in `visible`; every other hidden character
     (C1, bidi, zero-width) becomes U+FFFD. Nothing is dropped: the length is the same.
     """
-    if text.isprintable() and text.isascii():
+    if text.isprintable():  # as in `visible`: no hidden character
         return text
     return "".join((_stand_in(char) if ord(char) < 0x20 or char == "\x7f" else _REPLACEMENT) if _is_hidden(char) else char
                    for char in text)

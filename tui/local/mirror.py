@@ -200,22 +200,27 @@ class BrandHits:
 WORD = re.compile(r"\w+")
 
 
-def words_of(text: str | None) -> list[str]:
-    """The words of a text as the search compares them: case and accents folded (as FTS5's unicode61)."""
+def folded(text: str | None) -> str:
+    """A text as the search compares it: case and accents folded (as FTS5's unicode61)."""
     folded = (text or "").casefold()
     if not folded.isascii():
         folded = "".join(c for c in unicodedata.normalize("NFKD", folded) if not unicodedata.combining(c))
-    return WORD.findall(folded)
+    return folded
+
+
+def words_of(text: str | None) -> list[str]:
+    """The words of a text as the search compares them."""
+    return WORD.findall(folded(text))
+
+
+def word_start(word: str) -> Callable[[str], object]:
+    """Whether some word of a folded text starts with `word` (itself a word): found where no word character precedes it."""
+    return re.compile(r"(?<!\w)" + re.escape(word)).search
 
 
 def fts_query(words: Sequence[str]) -> str:
     """Every word a prefix, all words required; quotes keep FTS5 syntax out of what was typed."""
     return " ".join(f'"{word}"*' for word in words)
-
-
-def matches(words: Sequence[str], text_words: Sequence[str]) -> bool:
-    """Whether every word is the start of some word of the text."""
-    return all(any(candidate.startswith(word) for candidate in text_words) for word in words)
 
 
 class Mirror:
@@ -297,11 +302,14 @@ class Mirror:
         rowids = [row[0] for row in self.db.execute(
             f"SELECT b.rowid {base} ORDER BY {order} LIMIT ? OFFSET ?", [*args, limit, offset])]
         brands = self._brands_wire(rowids, filters)
+        starts = [word_start(word) for word in words]
         for brand in brands.values():
-            own = words_of(" ".join(filter(None, (brand["name"], brand["description"], *(
+            # The products shown: all when the brand's own texts hold every word, else those whose names hold the rest.
+            own = folded(" ".join(filter(None, (brand["name"], brand["description"], *(
                 f"{c['name']} {c['description'] or ''}" for c in brand["categories"])))))
-            rest = [word for word in words if not matches([word], own)]
-            brand["products"] = [p for p in brand["products"] if matches(rest, words_of(p["name"]))]
+            rest = [start for start in starts if not start(own)]
+            if rest:
+                brand["products"] = [p for p in brand["products"] if all(start(folded(p["name"])) for start in rest)]
         return BrandHits(count, [brands[rowid] for rowid in rowids if rowid in brands])
 
     def search_products(self, text: str, filters: SearchFilters = SearchFilters(),

@@ -258,17 +258,18 @@ class CatalogScreen(MirrorSource):
 
     def reload(self) -> None:
         """Ask for what the current version, filters and page say; the pager says which."""
-        self.pager.activity = self._loading_words()
-        self.pager.busy = True
         if self.mirror is not None:
             self.pager.note = self.source_note()
-        if self.from_mirror:
+        if self.from_mirror:  # answered at once: the pager says "loading" never, and changes once
             page, brands = self.mirror_page(self.query_one(RowFilter).value)
             if (page, brands) == (self.page, self.brands):  # a key that changes no result draws no rows
                 self.pager.busy = False
             else:
                 self.show_page(page, brands)
-        elif self.version == 1:
+            return
+        self.pager.activity = self._loading_words()
+        self.pager.busy = True
+        if self.version == 1:
             self.fetch_v1()
         else:
             self.fetch_page(catalog_query(self.filters, self.page))

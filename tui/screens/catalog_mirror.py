@@ -12,6 +12,7 @@ mirror the screen is as it was; `S` syncs one (a progress bar meanwhile),
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import Any
 
 from rich.text import Text
 from textual import work
@@ -48,6 +49,7 @@ class MirrorSource(BaseScreen):
     """The mirror side of the Catalog screen, which subclasses it."""
 
     mirror: Mirror | None = None
+    last_page: dict[str, tuple[dict[str, Any], Brand]] = {}  # the last mirror page's brands by id: (as read, as shown)
     live: bool = False  # `l`: the live service although a mirror exists
     version: int
     filters: dict[str, str]
@@ -83,11 +85,18 @@ class MirrorSource(BaseScreen):
         return f"live service (mirror {age})" + (f" · prices in {target.upper()}" if target else "")
 
     def mirror_page(self, search: str) -> tuple[PageState, list[Brand]]:
+        """A page of the mirror; a brand the last page showed exactly so is that same Brand, not a new one
+        (typing on often keeps brands: no model to build, and the table keeps their drawn lines)."""
         assert self.mirror is not None
         page: PageState = self.page
         hits = self.mirror.search(search, mirror_filters(self.filters),
                                   offset=page.index * page.size, limit=page.size)
-        return PageState(page.index, page.size, hits.count), [Brand.model_validate(b) for b in hits.brands]
+        last, self.last_page = self.last_page, {}
+        for wire in hits.brands:
+            kept = last.get(wire["internalId"])
+            self.last_page[wire["internalId"]] = kept if kept is not None and kept[0] == wire else (
+                wire, Brand.model_validate(wire))
+        return PageState(page.index, page.size, hits.count), [self.last_page[b["internalId"]][1] for b in hits.brands]
 
     # --- keys -----------------------------------------------------------------------------
 
