@@ -41,7 +41,7 @@ from textual.app import App, ComposeResult
 from textual.widgets import DataTable, Input
 
 from bench.catalog_paging import frame_clock
-from bench.common import ROOT, Figure, median, p95, print_figures, private_dirs
+from bench.common import ROOT, TYPING_GAP_SECONDS, Figure, median, p95, print_figures, private_dirs
 
 sys.path.insert(0, str(ROOT / "tests"))  # tests/apps.py
 
@@ -53,7 +53,6 @@ from tui.simulator import SimulatorServer, SimulatorSettings, demo_credential
 
 SIZE = (160, 48)
 FRAME_MS = 16.0
-TYPING_GAP_SECONDS = 0.1  # ten keys a second: a fast typist
 ORDERS = 5_000
 DAYS = 30
 HISTORY = "/api/integration/v1.0/orders"
