@@ -38,9 +38,14 @@ def seeded():
         yield server
 
 
-def todays_lines(sim, demo_credentials) -> list[dict]:
-    today = datetime.now(UTC).date()
-    params = DayRange(today, today).to_wire()
+def recent_range() -> DayRange:
+    """The board's "24 h" (`d`): yesterday and today. The seeded past is placed back from now, so this
+    range holds its most recent orders at any time of day; today alone is empty just after midnight."""
+    return DayRange.last_days(2, today=date.today())
+
+
+def recent_lines(sim, demo_credentials) -> list[dict]:
+    params = recent_range().to_wire()
     return httpx.get(sim.base_url + HISTORY, params=params, auth=demo_credentials["acme-sandbox"].auth).json()
 
 
@@ -49,6 +54,15 @@ async def open_board(pilot) -> OrdersScreen:
     await until(pilot, lambda: isinstance(pilot.app.screen, OrdersScreen) and not pilot.app.screen.table.loading)
     await settle(pilot)
     return pilot.app.screen
+
+
+async def open_recent_board(pilot) -> OrdersScreen:
+    """The board (which opens on today), then `d` for the recent range."""
+    screen = await open_board(pilot)
+    await pilot.press("d")
+    await until(pilot, lambda: screen.day_range == recent_range() and not screen.table.loading)
+    await settle(pilot)
+    return screen
 
 
 def column(screen: OrdersScreen, index: int) -> list[str]:
@@ -61,12 +75,13 @@ def summary(screen: OrdersScreen) -> str:
 
 
 async def test_the_board_opens_on_today_with_counts_and_stuck_orders(seeded, demo_credentials):
-    lines = todays_lines(seeded, demo_credentials)
-    assert lines, "the seeded past has orders today"
+    lines = recent_lines(seeded, demo_credentials)
+    assert lines, "the seeded past has recent orders"
     app = app_on(seeded)
     async with app.run_test(size=WIDE) as pilot:
         screen = await open_board(pilot)
         assert screen.day_range == DayRange.last_days(1, today=date.today())
+        screen = await open_recent_board(pilot)
         assert screen.table.row_count == len(lines)
         assert set(column(screen, 7)) == {line["clientReferenceNumber"] for line in lines}
         orders = {line["orderNumber"]: line["status"] for line in lines}
@@ -85,16 +100,16 @@ async def test_the_profiles_threshold_decides_what_is_stuck(seeded):
     app = app_on(seeded)
     async with app.run_test(size=WIDE) as pilot:
         app.session.profile = dataclasses.replace(app.session.profile, stuck_after_minutes=60 * 24 * 40)
-        screen = await open_board(pilot)
+        screen = await open_recent_board(pilot)
         assert not any(row.stuck for row in screen.rows)
         assert "stuck" not in summary(screen)
 
 
 async def test_slash_filters_by_text_and_by_status(seeded, demo_credentials):
-    lines = todays_lines(seeded, demo_credentials)
+    lines = recent_lines(seeded, demo_credentials)
     app = app_on(seeded)
     async with app.run_test(size=WIDE) as pilot:
-        screen = await open_board(pilot)
+        screen = await open_recent_board(pilot)
         target = lines[0]
         await pilot.press("slash", *target["clientReferenceNumber"][:13])
         assert set(column(screen, 7)) == {target["clientReferenceNumber"]}
@@ -108,10 +123,10 @@ async def test_slash_filters_by_text_and_by_status(seeded, demo_credentials):
 
 
 async def test_f_steps_through_the_statuses_then_stuck(seeded, demo_credentials):
-    lines = todays_lines(seeded, demo_credentials)
+    lines = recent_lines(seeded, demo_credentials)
     app = app_on(seeded)
     async with app.run_test(size=WIDE) as pilot:
-        screen = await open_board(pilot)
+        screen = await open_recent_board(pilot)
         seen = []
         for _ in range(len({line["status"] for line in lines}) + 2):
             await pilot.press("f")
@@ -123,7 +138,7 @@ async def test_f_steps_through_the_statuses_then_stuck(seeded, demo_credentials)
 async def test_s_sorts_by_each_column_and_S_reverses(seeded):
     app = app_on(seeded)
     async with app.run_test(size=WIDE) as pilot:
-        screen = await open_board(pilot)
+        screen = await open_recent_board(pilot)
         times = column(screen, 0)
         assert times == sorted(times, reverse=True)  # newest first
         await pilot.press("s")  # status
@@ -141,7 +156,7 @@ async def test_s_sorts_by_each_column_and_S_reverses(seeded):
 async def test_e_exports_every_line_the_filter_keeps(seeded, tmp_path):
     app = app_on(seeded)
     async with app.run_test(size=SIZE) as pilot:  # 80 columns: far fewer rows drawn than exported
-        screen = await open_board(pilot)
+        screen = await open_recent_board(pilot)
         await pilot.press("k")
         await until(pilot, lambda: not screen.table.loading and screen.day_range.start != screen.day_range.end)
         await settle(pilot)
@@ -156,7 +171,7 @@ async def test_e_exports_every_line_the_filter_keeps(seeded, tmp_path):
 async def test_a_click_on_a_header_sorts_by_it(seeded):
     app = app_on(seeded)
     async with app.run_test(size=WIDE) as pilot:
-        screen = await open_board(pilot)
+        screen = await open_recent_board(pilot)
         x = sum(column.width + 2 for column in COLUMNS[:3]) + 2  # inside "Product"
         await pilot.click("#orders-table", offset=(x, 0))
         assert screen.sort_column == "product" and not screen.descending
@@ -169,7 +184,7 @@ async def test_a_click_on_a_header_sorts_by_it(seeded):
 async def test_enter_opens_the_order_inspector_on_its_request_id(seeded):
     app = app_on(seeded)
     async with app.run_test(size=WIDE) as pilot:
-        screen = await open_board(pilot)
+        screen = await open_recent_board(pilot)
         await pilot.press("down", "down")
         request_id = screen.highlighted_request_id()
         assert request_id == screen.shown[2].request_id
@@ -180,7 +195,7 @@ async def test_enter_opens_the_order_inspector_on_its_request_id(seeded):
 async def test_w_pins_the_highlighted_order_to_the_watch_list(seeded):
     app = app_on(seeded)
     async with app.run_test(size=WIDE) as pilot:
-        screen = await open_board(pilot)
+        screen = await open_recent_board(pilot)
         await pilot.press("down")
         request_id = screen.highlighted_request_id()
         await pilot.press("w")
@@ -197,7 +212,7 @@ async def test_the_lines_drawn_follow_each_keystroke_and_the_cursor(seeded):
     """Only the lines that change are drawn again: what is on screen is still what a whole redraw gives."""
     app = app_on(seeded)
     async with app.run_test(size=WIDE) as pilot:
-        screen = await open_board(pilot)
+        screen = await open_recent_board(pilot)
         await pilot.press("k")
         await until(pilot, lambda: not screen.table.loading and screen.day_range.start != screen.day_range.end)
         await settle(pilot)
