@@ -82,6 +82,33 @@ def test_the_catalog_answers_before_the_seeded_past_and_every_other_request_wait
         assert order.status_code == 200
 
 
+def seeding_when_wanted(sim: SimulatorServer) -> threading.Thread:
+    """The demo child's order: the past is seeded once wanted (an hour at the latest: never, in a test)."""
+    seeder = threading.Thread(target=sim.seed_past_when_wanted, args=(3600,), daemon=True)
+    seeder.start()
+    return seeder
+
+
+def test_the_demo_seeds_its_past_once_the_first_catalog_page_is_out():
+    credential = demo_credential(HISTORY_CREDENTIAL)
+    with SimulatorServer(SimulatorSettings(history=3), past_later=True) as sim:
+        seeder = seeding_when_wanted(sim)
+        seeder.join(0.3)
+        assert seeder.is_alive() and not sim.state.past.is_set()  # nothing asked yet: the first page gets the CPU
+        catalog = httpx.get(sim.base_url + "/api/integration/v2.0/catalog", auth=credential.auth, timeout=10)
+        assert catalog.status_code == 200
+        assert sim.state.past.wait(30)  # then the past follows without being asked for
+
+
+def test_a_request_that_needs_the_past_starts_the_seeding_and_gets_its_answer():
+    credential = demo_credential(HISTORY_CREDENTIAL)
+    with SimulatorServer(SimulatorSettings(history=3), past_later=True) as sim:
+        seeding_when_wanted(sim)
+        accounts = httpx.get(sim.base_url + ACCOUNTS, auth=credential.auth, timeout=30)  # no catalog first
+        assert accounts.status_code == 200 and accounts.json()["accounts"]
+        assert sim.state.past.is_set()
+
+
 def test_the_demo_service_ends_when_its_parent_dies_without_stopping_it():
     # A parent that starts the demo, says the URL once it serves, and dies on the spot.
     parent = subprocess.run(

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 _DEMO_PROFILES = {"demo-sandbox": "acme-sandbox", "demo-production": "acme-production"}
 DEMO_CATALOG_REFRESH_SECONDS = 120.0  # the demo catalog changes a little this often: the mirror has changes to show
 READY = "ready"
+PAST_LATEST_SECONDS = 1.0  # the demo's past is seeded after its first catalog page, or after this at the latest
 STOP_TIMEOUT_SECONDS = 5.0
 
 
@@ -138,7 +139,7 @@ def serve_child(listener_fd: int, stdin: IO[str], stdout: IO[str]) -> None:
     stdout.write(f"{READY}\n")  # the catalog answers now: the first page need not wait for the past
     stdout.flush()
     try:
-        server.seed_past()  # meanwhile, any other request waits for it (SimulatorState.past)
+        server.seed_past_when_wanted(PAST_LATEST_SECONDS)  # any other request waits for it (SimulatorState.past)
         stdin.read()  # returns at end of file: the parent stopped us, or is gone
     finally:
         server.stop()

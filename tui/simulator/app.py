@@ -44,6 +44,9 @@ class SimulatorState:
         self.place_limits: PlaceOrderLimits | None = None  # SimulatorSettings.place_limits
         # Set once the seeded past exists (SimulatorServer.seed_past); only the catalog answers before.
         self.past = threading.Event()
+        # Set once a catalog page went out or a request waits for the past: time to seed it
+        # (SimulatorServer.seed_past_when_wanted), not sooner, so that it does not slow the first page.
+        self.past_wanted = threading.Event()
 
 
 Handler = Callable[[Request, DemoCredential], Awaitable[Response]]
@@ -86,8 +89,12 @@ def build_app(state: SimulatorState) -> Starlette:
             if credential is None:
                 return Response(status_code=401, headers={"WWW-Authenticate": 'Basic realm="giftdesk-sim"'})
             if needs_past and not state.past.is_set():  # e.g. Get order of a seeded order, asked early
+                state.past_wanted.set()
                 await asyncio.to_thread(state.past.wait)
-            return await handler(request, credential)
+            response = await handler(request, credential)
+            if not needs_past:  # the catalog: its first page is out (built, about to be sent)
+                state.past_wanted.set()
+            return response
 
         return run
 

@@ -100,6 +100,13 @@ class SimulatorServer:
         finally:
             self.state.past.set()  # nothing waits forever
 
+    def seed_past_when_wanted(self, latest: float) -> None:
+        """`seed_past()` once a catalog page is answered or a request waits for the past, or after
+        `latest` seconds: seeding takes the interpreter for a while, and the first page (the demo's
+        first screen) would wait for it."""
+        self.state.past_wanted.wait(latest)
+        self.seed_past()
+
     def _refresh_catalog(self) -> None:
         """The hourly price refresh, every `catalog_refresh_seconds`, while the server runs."""
         interval = self.settings.catalog_refresh_seconds or 0
