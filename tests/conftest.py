@@ -38,7 +38,7 @@ def isolated_dirs(tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("GIFTDESK_LOG_DIR", str(tmp_path / "log"))
     # The folder variables too: a demo started in a test sets them for its process (tui.local.demo_data).
     for variable in ("GIFTDESK_BASE_URL", "GIFTDESK_CLIENT_ID", "GIFTDESK_CLIENT_SECRET", "GIFTDESK_ENVIRONMENT",
-                     "GIFTDESK_EXPORT_DIR", "GIFTDESK_SCREENSHOT_DIR"):
+                     "GIFTDESK_EXPORT_DIR", "GIFTDESK_SCREENSHOT_DIR", "GIFTDESK_DEMO_FIRST_PAGE"):
         monkeypatch.delenv(variable, raising=False)
 
 

@@ -10,10 +10,13 @@ has no paging at the service; it is paged here with the same pager.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from functools import partial
+from typing import TYPE_CHECKING, Any
 
 from rich.cells import cell_len
-from rich.text import Text
+from rich.style import Style
+from rich.text import Span, Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -22,7 +25,8 @@ from textual.widgets import DataTable, Static
 from textual.worker import Worker, WorkerState
 
 from styles import STYLES
-from tui.api.models import Brand, CatalogQuery, Product
+from tui.core.safe_text import visible
+from tui.local.demo_data import read_first_page, write_first_page
 from tui.screens.catalog_mirror import MIRROR_BINDINGS, MirrorSource, compose_sync_progress
 from widgets.filter_bar import FilterBar, FilterField, RowFilter, int_between, letters, positive_int, real_date
 from widgets.money import format_amount, format_range, to_decimal
@@ -30,8 +34,9 @@ from widgets.pager import Pager, PageState
 from widgets.row_table import RowColumn, RowTable
 from widgets.safe_text import CELL_LIMIT, safe, safe_row
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the models (pydantic) load with the first live page, not before the first frame
     from tui.api.client import ServiceClient
+    from tui.api.models import Brand, CatalogQuery, Product
 
 DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 100  # DESIGN: the service publishes no maximum; we cap at 100
@@ -117,6 +122,21 @@ def brand_row(brand: Brand) -> tuple[Text, ...]:
     )
 
 
+def detail_title(brand: Brand) -> Text:
+    title = safe(brand.name, style="bold")  # the whole line's style: the dim part is bold too
+    title.append_text(safe(f"  id {brand.internal_id} · {brand.country_code} · face values in {brand.currency_code}", style="dim"))
+    if not brand.products:
+        title.append(" · no products", style="italic")
+    return title
+
+
+def brand_sections(brand: Brand) -> dict[str, str]:
+    """The detail pane's texts by section (TEXT_SECTIONS, and the categories)."""
+    sections = {attribute: getattr(brand, attribute) or "" for attribute, _ in TEXT_SECTIONS}
+    sections["categories"] = ", ".join(category.name for category in brand.categories)
+    return sections
+
+
 def product_row(product: Product, currency: str) -> tuple[Text, ...]:
     name = safe(product.name, limit=CELL_LIMIT)
     if is_payout_product(product):
@@ -144,6 +164,7 @@ def row_matches(brand: Brand, needle: str) -> bool:
 
 def catalog_query(filters: dict[str, str], page: PageState) -> CatalogQuery:
     """Validated filter values (FilterBar) -> the v2 query for one page."""
+    from tui.api.models import CatalogQuery
 
     def code(name: str) -> str | None:
         value = filters.get(name)
@@ -178,6 +199,60 @@ def refill(table: DataTable, columns: tuple[str, ...], rows: Iterable[tuple[Text
     for index, label in enumerate(columns):
         table.add_column(label, width=max([cell_len(label), *(row[index].cell_len for row in rows)]))
     table.add_rows(rows)
+
+
+# --- the demo's first page, as its last start showed it -------------------------------
+
+
+KEPT_PAGE_VERSION = 1  # the kept page's shape: a page kept in another is not shown
+
+
+@dataclass(frozen=True)
+class KeptBrand:
+    """A brand of the kept first page: its row and its detail pane, as they were drawn."""
+
+    row: tuple[Text, ...]
+    title: Text
+    products: list[tuple[Text, ...]]
+    sections: dict[str, str]
+
+
+def text_json(text: Text) -> list[Any]:
+    return [text.plain, [[span.start, span.end, str(span.style)] for span in text.spans]]
+
+
+def text_from_json(kept: list[Any]) -> Text:
+    """The spans' styles are ours; the text is shown literally again (the file is outside text too)."""
+    plain, spans = kept
+    return Text(visible(plain), spans=[Span(start, end, Style.parse(style)) for start, end, style in spans], end="")
+
+
+def kept_page_json(page: PageState, brands: list[Brand]) -> dict[str, Any]:
+    return {"version": KEPT_PAGE_VERSION, "page": [page.index, page.size, page.count], "brands": [{
+        "row": [text_json(cell) for cell in brand_row(brand)],
+        "title": text_json(detail_title(brand)),
+        "products": [[text_json(cell) for cell in product_row(product, brand.currency_code)] for product in brand.products],
+        "sections": brand_sections(brand),
+    } for brand in brands]}
+
+
+def kept_page(kept: dict[str, Any], size: int) -> tuple[PageState, list[KeptBrand]] | None:
+    """The kept page, if it is one of this size in this version's shape (else None: it is only a head start)."""
+    try:
+        if kept["version"] != KEPT_PAGE_VERSION or kept["page"][1] != size:
+            return None
+        brands = [KeptBrand(
+            tuple(text_from_json(cell) for cell in brand["row"]), text_from_json(brand["title"]),
+            [tuple(text_from_json(cell) for cell in product) for product in brand["products"]],
+            {name: str(text) for name, text in brand["sections"].items()},
+        ) for brand in kept["brands"]]
+        return PageState(*kept["page"]), brands
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return None
+
+
+def brand_cells(brand: Brand | KeptBrand) -> tuple[Text, ...]:
+    return brand.row if isinstance(brand, KeptBrand) else brand_row(brand)
 
 
 # --- the screen -------------------------------------------------------------------
@@ -218,6 +293,9 @@ class CatalogScreen(MirrorSource):
         self.detail: Brand | None = None
         self.detail_follows = False  # new rows are in the table; their detail comes a frame later
         self.v1_brands: list[Brand] | None = None  # v1 only: the service gives the whole list
+        # The demo's first page as its last start showed it, on screen until the live page comes.
+        self.kept: list[KeptBrand] | None = None
+        self.kept_json: dict[str, Any] | None = None  # as read: a first page that did not change is not written again
 
     def compose_body(self) -> ComposeResult:
         yield FilterBar(CATALOG_FILTERS, id="filters")
@@ -225,7 +303,7 @@ class CatalogScreen(MirrorSource):
         yield from compose_sync_progress()
         yield RowFilter(id="row-filter")
         with Container(id="catalog-body"):
-            yield RowTable(BRAND_TABLE_COLUMNS, cells=brand_row, id="brands")
+            yield RowTable(BRAND_TABLE_COLUMNS, cells=brand_cells, id="brands")
             with VerticalScroll(id="brand-detail"):
                 yield Static("", id="detail-title")
                 yield DataTable(id="products", cursor_type="row")
@@ -241,7 +319,10 @@ class CatalogScreen(MirrorSource):
     def on_mount(self) -> None:
         self.query_one("#brands", RowTable).focus()
         self.open_mirror()
-        self.reload()
+        if not self.from_mirror and self.show_kept_page():
+            self.call_after_refresh(self.reload)  # the live page is asked for once the kept one is drawn
+        else:
+            self.reload()
 
     def on_unmount(self) -> None:
         self.close_mirror()
@@ -276,8 +357,10 @@ class CatalogScreen(MirrorSource):
 
     def _loading_words(self) -> str:
         if self.app.session.service_starting:
-            return "starting the demo service…"
-        return "loading the v1 catalog…" if self.version == 1 else f"loading page {self.page.index + 1:,}…"
+            words = "starting the demo service…"
+        else:
+            words = "loading the v1 catalog…" if self.version == 1 else f"loading page {self.page.index + 1:,}…"
+        return words + (" · rows as at the last demo start" if self.kept is not None else "")
 
     async def _client(self) -> ServiceClient:
         client = await self.app.session.client()
@@ -301,6 +384,8 @@ class CatalogScreen(MirrorSource):
         if event.worker.group == "catalog" and event.state == WorkerState.ERROR:
             self.call_after_refresh(self.app.start_screen_shown)
             self.pager.busy = False
+            if self.kept is not None:
+                self.pager.note = "rows as at the last demo start"
             self.query_one("#detail-title", Static).update(Text("The catalog could not be loaded: r tries again.", style="italic"))
 
     # --- showing a page ---------------------------------------------------------------
@@ -308,7 +393,38 @@ class CatalogScreen(MirrorSource):
     def show_page(self, page: PageState, brands: list[Brand]) -> None:
         self.page, self.brands = page, brands
         self.pager.state, self.pager.busy = page, False
+        self.kept = None
         self.fill_brand_table()
+        if self.keeps_first_page():
+            self.call_after_refresh(self.keep_first_page)
+
+    # --- the demo's first page, kept for its next start ------------------------------------
+
+    def show_kept_page(self) -> bool:
+        """The demo's first page as its last start showed it, rows and detail in the first frame; False if none."""
+        kept = read_first_page()
+        found = kept_page(kept, self.page.size) if kept is not None else None
+        if found is None:
+            return False
+        self.kept_json = kept
+        self.page, self.kept = found
+        self.pager.state = self.page
+        self.query_one("#brands", RowTable).set_rows(self.kept)
+        self.show_cursor_brand()
+        return True
+
+    def keeps_first_page(self) -> bool:
+        """Whether this page is the demo's first page as a start shows it: live, v2, unfiltered."""
+        return (self.page.index == 0 and self.version == 2 and not self.from_mirror and not self.filters
+                and not self.query_one(RowFilter).value and bool(self.brands))
+
+    def keep_first_page(self) -> None:
+        if not self.keeps_first_page():
+            return
+        page = kept_page_json(self.page, self.brands)
+        if page != self.kept_json:  # most starts show the page they kept: nothing to write
+            self.kept_json = page
+            self.run_worker(partial(write_first_page, page), thread=True, group="keep-first-page", exit_on_error=False)
 
     def show_v1_page(self, page: PageState) -> None:
         assert self.v1_brands is not None
@@ -337,39 +453,41 @@ class CatalogScreen(MirrorSource):
 
     def show_cursor_brand(self) -> None:
         row = self.query_one("#brands", RowTable).cursor_row
+        if self.kept is not None:
+            if 0 <= row < len(self.kept):
+                kept = self.kept[row]
+                self._show_detail_parts(kept.title, kept.products, kept.sections)
+            return
         brand = self.shown[row] if 0 <= row < len(self.shown) else None
         if brand is None or brand is not self.detail:
             self.show_detail(brand)
 
     def show_detail(self, brand: Brand | None) -> None:
         self.detail = brand
-        products = self.query_one("#products", DataTable)
-        products.display = bool(brand and brand.products)
-        # One line, fixed height: no whole-screen layout pass for it.
-        self.query_one("#detail-title", Static).update(self._detail_title(brand), layout=False)
         if brand is None:
+            self._show_detail_parts(Text(
+                "No brands match these filters." if not self.brands else "No rows on this page match the / filter.",
+                style="italic"), [], {})
+        else:
+            self._show_detail_parts(detail_title(brand), [product_row(product, brand.currency_code)
+                                                          for product in brand.products], brand_sections(brand))
+
+    def _show_detail_parts(self, title: Text, product_rows: list[tuple[Text, ...]], sections: dict[str, str]) -> None:
+        products = self.query_one("#products", DataTable)
+        products.display = bool(product_rows)
+        # One line, fixed height: no whole-screen layout pass for it.
+        self.query_one("#detail-title", Static).update(title, layout=False)
+        if not product_rows:
             products.clear()
-            self._show_sections({})
-            return
-        refill(products, PRODUCT_COLUMNS, (product_row(product, brand.currency_code) for product in brand.products))
-        # An explicit height: DataTable measures its rows on idle and does not
-        # re-lay out an "auto" height, so it could stay 0 rows tall.
-        # + the header, + a line for the horizontal scrollbar narrow screens need.
-        products.styles.height = min(len(brand.products), MAX_PRODUCT_ROWS) + 2
-        sections = {attribute: getattr(brand, attribute) for attribute, _ in TEXT_SECTIONS}
-        sections["categories"] = ", ".join(category.name for category in brand.categories)
+        else:
+            refill(products, PRODUCT_COLUMNS, product_rows)
+            # An explicit height: DataTable measures its rows on idle and does not
+            # re-lay out an "auto" height, so it could stay 0 rows tall.
+            # + the header, + a line for the horizontal scrollbar narrow screens need.
+            products.styles.height = min(len(product_rows), MAX_PRODUCT_ROWS) + 2
         self._show_sections(sections)
 
-    def _detail_title(self, brand: Brand | None) -> Text:
-        if brand is None:
-            return Text("No brands match these filters." if not self.brands else "No rows on this page match the / filter.", style="italic")
-        title = safe(brand.name, style="bold")  # the whole line's style: the dim part is bold too
-        title.append_text(safe(f"  id {brand.internal_id} · {brand.country_code} · face values in {brand.currency_code}", style="dim"))
-        if not brand.products:
-            title.append(" · no products", style="italic")
-        return title
-
-    def _show_sections(self, texts: dict[str, str | None]) -> None:
+    def _show_sections(self, texts: dict[str, str]) -> None:
         """Categories and the brand's texts; a section with no text is hidden."""
         titles = {"categories": "Categories", **dict(TEXT_SECTIONS)}
         for attribute, title in titles.items():

@@ -12,7 +12,7 @@ mirror the screen is as it was; `S` syncs one (a progress bar meanwhile),
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import work
@@ -22,12 +22,14 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, ProgressBar, Static
 
-from tui.api.models import Brand, CatalogQuery
 from tui.local.mirror import PRICE_DOWN, PRICE_UP, Change, Mirror, SearchFilters, has_mirror, mirror_path, sync
 from tui.screens.base import BaseScreen
 from widgets.money import format_money, format_range
 from widgets.pager import PageState
 from widgets.safe_text import safe
+
+if TYPE_CHECKING:  # the models (pydantic) load with the first page, not before the first frame
+    from tui.api.models import Brand
 
 MIRROR_BINDINGS = [
     Binding("S", "sync_mirror", "Sync mirror", id="catalog.sync"),
@@ -87,6 +89,8 @@ class MirrorSource(BaseScreen):
     def mirror_page(self, search: str) -> tuple[PageState, list[Brand]]:
         """A page of the mirror; a brand the last page showed exactly so is that same Brand, not a new one
         (typing on often keeps brands: no model to build, and the table keeps their drawn lines)."""
+        from tui.api.models import Brand
+
         assert self.mirror is not None
         page: PageState = self.page
         hits = self.mirror.search(search, mirror_filters(self.filters),
@@ -143,6 +147,8 @@ class MirrorSource(BaseScreen):
     @work(exclusive=True, exit_on_error=False, group="catalog")
     async def order_live_product(self, product_id: int) -> None:
         """Orders start from the live product: stock and price may have moved since the sync."""
+        from tui.api.models import CatalogQuery
+
         page = await (await self.app.session.client()).catalog(CatalogQuery(product_id=product_id))
         found = [p for brand in page.items for p in brand.products if p.id == product_id]
         if not found:
