@@ -360,7 +360,7 @@ class CatalogScreen(MirrorSource):
             words = "starting the demo service…"
         else:
             words = "loading the v1 catalog…" if self.version == 1 else f"loading page {self.page.index + 1:,}…"
-        return words + (" · rows as at the last demo start" if self.kept is not None else "")
+        return words + (" · rows from the last start" if self.kept is not None else "")
 
     async def _client(self) -> ServiceClient:
         client = await self.app.session.client()
@@ -385,7 +385,7 @@ class CatalogScreen(MirrorSource):
             self.call_after_refresh(self.app.start_screen_shown)
             self.pager.busy = False
             if self.kept is not None:
-                self.pager.note = "rows as at the last demo start"
+                self.pager.note = "rows from the last demo start"
             self.query_one("#detail-title", Static).update(Text("The catalog could not be loaded: r tries again.", style="italic"))
 
     # --- showing a page ---------------------------------------------------------------
@@ -407,8 +407,7 @@ class CatalogScreen(MirrorSource):
         if found is None:
             return False
         self.kept_json = kept
-        self.page, self.kept = found
-        self.pager.state = self.page
+        self.page, self.kept = found  # the pager says no page count until the service answers
         self.query_one("#brands", RowTable).set_rows(self.kept)
         self.show_cursor_brand()
         return True
