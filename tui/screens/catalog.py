@@ -27,7 +27,7 @@ from textual.worker import Worker, WorkerState
 from styles import STYLES
 from tui.core.safe_text import visible
 from tui.local.demo_data import read_first_page, write_first_page
-from tui.screens.catalog_mirror import MIRROR_BINDINGS, MirrorSource, compose_sync_progress
+from tui.screens.catalog_mirror import MIRROR_BINDINGS, MirrorSource
 from widgets.filter_bar import FilterBar, FilterField, RowFilter, int_between, letters, positive_int, real_date
 from widgets.money import format_amount, format_range, to_decimal
 from widgets.pager import Pager, PageState
@@ -300,7 +300,6 @@ class CatalogScreen(MirrorSource):
     def compose_body(self) -> ComposeResult:
         yield FilterBar(CATALOG_FILTERS, id="filters")
         yield Pager("brands", id="pager")
-        yield from compose_sync_progress()
         yield RowFilter(id="row-filter")
         with Container(id="catalog-body"):
             yield RowTable(BRAND_TABLE_COLUMNS, cells=brand_cells, id="brands")

@@ -20,7 +20,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import DataTable, Footer, ProgressBar, Static
+from textual.widgets import DataTable, Footer, Static
 
 from tui.local.mirror import PRICE_DOWN, PRICE_UP, Change, Mirror, SearchFilters, has_mirror, mirror_path, sync
 from tui.screens.base import BaseScreen
@@ -29,7 +29,11 @@ from widgets.pager import PageState
 from widgets.safe_text import safe
 
 if TYPE_CHECKING:  # the models (pydantic) load with the first page, not before the first frame
+    from textual.widgets import ProgressBar
+
     from tui.api.models import Brand
+
+IDLE_TOTAL = 1
 
 MIRROR_BINDINGS = [
     Binding("S", "sync_mirror", "Sync mirror", id="catalog.sync"),
@@ -126,7 +130,7 @@ class MirrorSource(BaseScreen):
     @work(exclusive=True, exit_on_error=False, group="mirror-sync")
     async def run_sync(self) -> None:
         session = self.app.session
-        bar = self.query_one("#sync-progress", ProgressBar)
+        bar = await self._sync_bar()
         bar.update(total=None, progress=0)
         bar.display = True
         try:
@@ -144,6 +148,18 @@ class MirrorSource(BaseScreen):
         self.refresh_bindings()
         self.reload()
 
+    async def _sync_bar(self) -> ProgressBar:
+        """The sync's progress bar, mounted under the pager by the first sync: a screen's start makes no
+        widget it may never need. Hidden between syncs, with a total: a bar without one animates 15
+        times a second, hidden or not."""
+        from textual.widgets import ProgressBar
+
+        bar = next(self.query("#sync-progress").results(ProgressBar), None)
+        if bar is None:
+            bar = ProgressBar(total=IDLE_TOTAL, id="sync-progress", show_eta=False)
+            await self.mount(bar, after="#pager")
+        return bar
+
     @work(exclusive=True, exit_on_error=False, group="catalog")
     async def order_live_product(self, product_id: int) -> None:
         """Orders start from the live product: stock and price may have moved since the sync."""
@@ -157,16 +173,6 @@ class MirrorSource(BaseScreen):
             self.notify(f"{found[0].name} is out of stock now.", severity="warning")
         else:
             self.app.open_test_order(found[0])
-
-
-IDLE_TOTAL = 1
-
-
-def compose_sync_progress() -> ComposeResult:
-    # A bar without a total animates 15 times a second, hidden or not: it gets one until a sync starts.
-    bar = ProgressBar(total=IDLE_TOTAL, id="sync-progress", show_eta=False)
-    bar.display = False
-    yield bar
 
 
 def price_text(low: Decimal | None, high: Decimal | None, currency: str) -> str:
