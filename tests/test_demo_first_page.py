@@ -90,7 +90,7 @@ async def test_the_kept_page_is_outside_text_and_is_shown_literally(sim, kept_fi
         screen = pilot.app.screen
         assert pilot.app.is_running  # the escapes were not obeyed
         assert brand_lines(screen) == [" | ".join([visible(hostile)] * 6)]
-        assert str(screen.query_one("#detail-description").render()) == "Description\n" + visible(hostile, multiline=True)
+        assert str(screen.query_one("#detail-sections").render()) == "Description\n" + visible(hostile, multiline=True)
         assert status(screen).endswith("rows from the last demo start")
 
 

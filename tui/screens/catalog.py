@@ -306,9 +306,7 @@ class CatalogScreen(MirrorSource):
             with VerticalScroll(id="brand-detail"):
                 yield Static("", id="detail-title")
                 yield DataTable(id="products", cursor_type="row")
-                yield Static("", id="detail-categories", classes="detail-section")
-                for attribute, _ in TEXT_SECTIONS:
-                    yield Static("", id=f"detail-{attribute}", classes="detail-section")
+                yield Static("", id="detail-sections")
 
     def export_rows(self) -> tuple[list[str], list[list[str]]]:
         """The page's brands as the table shows them (it draws only the rows in view)."""
@@ -486,15 +484,15 @@ class CatalogScreen(MirrorSource):
         self._show_sections(sections)
 
     def _show_sections(self, texts: dict[str, str]) -> None:
-        """Categories and the brand's texts; a section with no text is hidden."""
+        """Categories and the brand's texts, a blank line apart, in one widget; a section with no text is left out."""
         titles = {"categories": "Categories", **dict(TEXT_SECTIONS)}
-        for attribute, title in titles.items():
-            section = self.query_one(f"#detail-{attribute}", Static)
-            text = (texts.get(attribute) or "").strip()
-            section.display = bool(text)
-            shown = Text.assemble((f"{title}\n", "bold"), safe(text, multiline=True))
-            if text and section.content != shown:  # neighbours often share texts: skip a layout pass
-                section.update(shown)
+        parts = [Text.assemble((f"{title}\n", "bold"), safe(text, multiline=True))
+                 for attribute, title in titles.items() if (text := (texts.get(attribute) or "").strip())]
+        sections = self.query_one("#detail-sections", Static)
+        sections.display = bool(parts)
+        shown = Text("\n\n").join(parts)
+        if parts and sections.content != shown:  # neighbours often share texts: skip a layout pass
+            sections.update(shown)
 
     # --- filters and paging ------------------------------------------------------------
 
