@@ -14,7 +14,8 @@ from textual.widgets import DataTable, ProgressBar
 from textual.widgets._progress_bar import Bar
 
 from tui.api.client import ServiceClient
-from tui.local.mirror import Mirror, mirror_path, sync
+from tui.local.fileio import mirror_path
+from tui.local.mirror import Mirror, sync
 from tui.screens.catalog_mirror import ChangesScreen
 from widgets.filter_bar import FilterBar
 from widgets.row_table import RowTable

@@ -41,7 +41,8 @@ def _identity(options: Options) -> tuple[str, str]:
 @contextmanager
 def _opened(name: str, environment: str, *, must_exist: bool) -> Iterator[Mirror]:
     from tui.local.database import DatabaseError
-    from tui.local.mirror import Mirror, mirror_path
+    from tui.local.fileio import mirror_path
+    from tui.local.mirror import Mirror
 
     path = mirror_path(name, environment)
     if must_exist and not path.exists():

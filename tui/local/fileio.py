@@ -42,6 +42,12 @@ def log_dir(environ: Mapping[str, str] = os.environ) -> Path:
     return Path(override) if override else _platform_dir("log")
 
 
+def mirror_path(profile_name: str, environment: str) -> Path:
+    """The catalog mirror (tui.local.mirror): one database per profile and environment (profile
+    names are file-safe: tui.local.config)."""
+    return data_dir() / "catalog" / f"{profile_name}-{environment}.sqlite3"
+
+
 def ensure_private_dir(path: Path) -> None:
     """Create `path` (and parents) readable by the owner only, if it does not exist yet.
 

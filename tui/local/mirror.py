@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from tui.local.database import open_database, transaction
-from tui.local.fileio import data_dir
+from tui.local.fileio import mirror_path
 from tui.local.mirror_rows import BrandRow, CatalogRows, ProductRow, catalog_rows, wire_time
 
 # Money is kept as the exact text the service sent (TEXT columns), never as a float.
@@ -114,11 +114,6 @@ MIGRATIONS: tuple[str, ...] = (
 NEW, REMOVED, PRICE_UP, PRICE_DOWN, OUT_OF_STOCK, BACK_IN_STOCK = (
     "new", "removed", "price up", "price down", "out of stock", "back in stock")
 
-
-
-def mirror_path(profile_name: str, environment: str) -> Path:
-    """One database per profile and environment (profile names are file-safe: tui.local.config)."""
-    return data_dir() / "catalog" / f"{profile_name}-{environment}.sqlite3"
 
 
 def now_utc() -> datetime:

@@ -22,16 +22,17 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, Static
 
-from tui.local.mirror import PRICE_DOWN, PRICE_UP, Change, Mirror, SearchFilters, has_mirror, mirror_path, sync
+from tui.local.fileio import mirror_path
 from tui.screens.base import BaseScreen
 from widgets.money import format_money, format_range
 from widgets.pager import PageState
 from widgets.safe_text import safe
 
-if TYPE_CHECKING:  # the models (pydantic) load with the first page, not before the first frame
+if TYPE_CHECKING:  # the models (pydantic) load with the first page, the mirror's module with a mirror
     from textual.widgets import ProgressBar
 
     from tui.api.models import Brand
+    from tui.local.mirror import Change, Mirror, SearchFilters
 
 IDLE_TOTAL = 1
 
@@ -44,6 +45,8 @@ MIRROR_BINDINGS = [
 
 def mirror_filters(filters: dict[str, str]) -> SearchFilters:
     """The screen's validated v2 filters, as the mirror applies them."""
+    from tui.local.mirror import SearchFilters
+
     product_id = filters.get("product_id")
     return SearchFilters(country=filters.get("country") or None, currency=filters.get("currency") or None,
                          name=filters.get("name") or None, brand_id=filters.get("brand_id") or None,
@@ -66,8 +69,11 @@ class MirrorSource(BaseScreen):
 
     def open_mirror(self) -> None:
         session = self.app.session
-        if self.mirror is None and has_mirror(session.profile.name, session.environment):
-            self.mirror = Mirror(mirror_path(session.profile.name, session.environment))
+        if self.mirror is None and mirror_path(session.profile.name, session.environment).exists():
+            from tui.local.mirror import Mirror, has_mirror  # no file, no mirror: the module need not load
+
+            if has_mirror(session.profile.name, session.environment):
+                self.mirror = Mirror(mirror_path(session.profile.name, session.environment))
 
     def close_mirror(self) -> None:
         if self.mirror is not None:
@@ -129,6 +135,8 @@ class MirrorSource(BaseScreen):
 
     @work(exclusive=True, exit_on_error=False, group="mirror-sync")
     async def run_sync(self) -> None:
+        from tui.local.mirror import Mirror, sync
+
         session = self.app.session
         bar = await self._sync_bar()
         bar.update(total=None, progress=0)
@@ -180,6 +188,8 @@ def price_text(low: Decimal | None, high: Decimal | None, currency: str) -> str:
 
 
 def change_row(change: Change) -> tuple[str | Text, ...]:
+    from tui.local.mirror import PRICE_DOWN, PRICE_UP
+
     difference = change.difference if change.kind in (PRICE_UP, PRICE_DOWN) else None
     shown = "" if difference is None else ("+" if difference > 0 else "") + format_money(difference, change.currency)
     style = {"out of stock": "bold red", "removed": "red", "back in stock": "green", "new": "green"}.get(change.kind, "")
