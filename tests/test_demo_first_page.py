@@ -13,7 +13,7 @@ import stat
 from pathlib import Path
 
 import pytest
-from apps import app_on, settle, until
+from apps import app_on, notifications, settle, until
 
 from tui.app import AppSettings, build_app
 from tui.core.safe_text import visible
@@ -119,3 +119,17 @@ async def test_outside_the_demo_nothing_is_kept(sim, tmp_path):
         await settle(pilot)
         await pilot.pause(0.2)
     assert not list(tmp_path.rglob(FIRST_PAGE_FILE))
+
+
+async def test_keys_that_need_a_brand_say_the_catalog_is_still_loading_while_the_kept_page_shows(sim_factory, kept_file):
+    sim = sim_factory()
+    async with app_on(sim).run_test() as pilot:
+        await settle(pilot)
+        await until(pilot, kept_file.exists)
+    async with app_on(sim_factory(SimulatorSettings(faults="latency=3s"))).run_test() as pilot:
+        await pilot.pause()
+        assert pilot.app.screen.kept is not None
+        await pilot.press("c", "o")
+        await pilot.pause()
+        assert notifications(pilot.app) == ["The catalog is still loading: a moment."] * 2
+        assert pilot.app.clipboard == ""

@@ -575,6 +575,12 @@ class CatalogScreen(MirrorSource):
     def row_filter_done(self) -> None:
         self.query_one("#brands", RowTable).focus()
 
+    def _say_if_still_loading(self) -> bool:
+        """The kept page's rows are pictures: what needs a brand waits for the live page."""
+        if self.kept is not None:
+            self.notify("The catalog is still loading: a moment.", severity="warning")
+        return self.kept is not None
+
     def _selected_product(self) -> Product | None:
         products = self.query_one("#products", DataTable)
         if self.detail is None or not products.display or not self.detail.products:
@@ -589,6 +595,7 @@ class CatalogScreen(MirrorSource):
         elif self.detail is not None:
             what, value = f"brand {self.detail.name}", self.detail.internal_id
         else:
+            self._say_if_still_loading()
             return
         self.app.copy_to_clipboard(value)
         self.notify(f"Copied the id of {what}: {value}")
@@ -608,7 +615,8 @@ class CatalogScreen(MirrorSource):
     def action_new_test_order(self) -> None:
         product = self._selected_product()
         if product is None:
-            self.notify("Choose a product first: enter on a brand, then a product.", severity="warning")
+            if not self._say_if_still_loading():
+                self.notify("Choose a product first: enter on a brand, then a product.", severity="warning")
             return
         if product.count == 0:
             self.notify(f"{product.name} is out of stock.", severity="warning")
