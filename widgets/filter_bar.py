@@ -1,6 +1,7 @@
 """Filters checked where they are typed, and a quick filter for the rows on screen.
 
-`FilterBar` lays out labelled one-line inputs in a grid; each field has its
+`FilterBar` lays out labelled one-line inputs in a grid (mounted in the frame
+after the screen's first, which shows a preview of them); each field has its
 own validators and shows the first failure right under itself (the line for
 it is mounted with the first failure: a screen's start mounts no hidden lines). `enter` in
 any field applies the whole bar, but only when every field is valid: a bad
@@ -14,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 
-from textual.app import ComposeResult
+from rich.text import Text
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.geometry import Size
@@ -71,6 +72,21 @@ def real_date() -> Validator:
 # --- the bar -----------------------------------------------------------------
 
 
+def fields_preview(fields: Sequence[FilterField], values: dict[str, str], columns: int, gutter: int, width: int) -> Text:
+    """Each field's label and value (or placeholder), dim, laid out in `columns` of 1fr as the bar's grid."""
+    room = width - gutter * (columns - 1)
+    cells = [room * (column + 1) // columns - room * column // columns for column in range(columns)]
+    lines = []
+    for start in range(0, len(fields), columns):
+        shown = []
+        for cell, field in zip(cells, fields[start:start + columns], strict=False):
+            text = Text.assemble((field.label, "dim"), " ", (values.get(field.name) or field.placeholder, "dim"))
+            text.truncate(max(cell, 0), pad=True)
+            shown.append(text)
+        lines.append(Text(" " * gutter, end="").join(shown))
+    return Text("\n", end="").join(lines)
+
+
 class FilterBar(Widget):
     DEFAULT_CSS = """
     FilterBar { layout: grid; grid-size: 4; grid-columns: 1fr; grid-rows: auto; grid-gutter: 0 1; height: auto; padding: 0 1; }
@@ -92,22 +108,60 @@ class FilterBar(Widget):
     def __init__(self, fields: Sequence[FilterField], *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.fields = tuple(fields)
+        self.fields_mounted = False
+        self._pending: dict[str, str] = {}  # values set before the fields were mounted
+        self._focus_pending: str | None = None  # a field asked for before it was mounted
+        self._inputs: dict[str, Input] = {}  # by field name, once the fields are made
 
-    def compose(self) -> ComposeResult:
-        for field in self.fields:
-            with Vertical(id=f"filter-{field.name}-field", classes="filter-field"), Horizontal():
-                yield Label(field.label, classes="filter-label")
-                yield Input(
-                    id=f"filter-{field.name}",
-                    placeholder=field.placeholder,
-                    validators=list(field.validators),
-                    validate_on=["submitted", "blur"],
-                    valid_empty=True,
-                    compact=True,
-                ).set_styles(f"width: {field.width};")
+    # The fields (a label, an input and their boxes each: some 30 widgets, a sixth of the screen's
+    # start) are mounted in the frame after the screen's first; that first frame draws what they
+    # will look like, in the same lines, so nothing moves when they come.
+
+    def on_mount(self) -> None:
+        self.call_after_refresh(self._mount_fields)
+
+    async def _mount_fields(self) -> None:
+        if self.fields_mounted:
+            return
+        self._inputs = {field.name: self._input(field) for field in self.fields}
+        self.fields_mounted = True  # the inputs answer from here, mounted or on their way
+        await self.mount_all(Vertical(Horizontal(Label(field.label, classes="filter-label"), self._inputs[field.name]),
+                                      id=f"filter-{field.name}-field", classes="filter-field") for field in self.fields)
+        if self._focus_pending is not None:
+            self._inputs[self._focus_pending].focus()
+
+    def _input(self, field: FilterField) -> Input:
+        return Input(
+            self._pending.get(field.name, ""),
+            id=f"filter-{field.name}",
+            placeholder=field.placeholder,
+            validators=list(field.validators),
+            validate_on=["submitted", "blur"],
+            valid_empty=True,
+            compact=True,
+        ).set_styles(f"width: {field.width};")
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        if self.fields_mounted:
+            return super().get_content_height(container, viewport, width)
+        return len(self.render().split())  # the grid's rows, to come
+
+    def render(self) -> Text:
+        """Until the fields are mounted: what they will show (fields_preview)."""
+        if self.fields_mounted:
+            return Text()
+        return fields_preview(self.fields, self._pending, max(self.styles.grid_size_columns, 1),
+                              self.styles.grid_gutter_horizontal, self.content_size.width)
 
     def input_for(self, name: str) -> Input:
-        return self.query_one(f"#filter-{name}", Input)
+        return self._inputs[name]
+
+    def focus_field(self, name: str) -> None:
+        """Focus a field, now or as soon as it is mounted."""
+        if self.fields_mounted:
+            self.input_for(name).focus()
+        else:
+            self._focus_pending = name
 
     def _error_line(self, name: str) -> Label | None:
         """The line under a field that says what is wrong; None until it first had something to say."""
@@ -119,9 +173,15 @@ class FilterBar(Widget):
         return "" if line is None else str(line.content)
 
     def values(self) -> dict[str, str]:
+        if not self.fields_mounted:
+            return {name: value.strip() for name, value in self._pending.items() if value.strip()}
         return {f.name: value for f in self.fields if (value := self.input_for(f.name).value.strip())}
 
     def set_values(self, values: dict[str, str]) -> None:
+        if not self.fields_mounted:
+            self._pending = {field.name: values.get(field.name, "") for field in self.fields}
+            self.refresh()
+            return
         for field in self.fields:
             self.input_for(field.name).value = values.get(field.name, "")
 

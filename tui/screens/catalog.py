@@ -536,7 +536,7 @@ class CatalogScreen(MirrorSource):
         self.go_to_page(event.index)
 
     def action_edit_filters(self) -> None:
-        self.query_one(FilterBar).input_for("country").focus()
+        self.query_one(FilterBar).focus_field("country")
 
     def accept_jump(self, argument: str) -> None:
         """`:catalog 42` shows brand 42; `:catalog tea` filters by name."""

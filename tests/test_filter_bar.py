@@ -1,0 +1,47 @@
+"""The filter bar's fields come in the frame after the screen's first (issue 16: a faster start).
+
+Until then the bar draws what they will show, on the lines they will take, and
+whatever is asked of it (values, focus) waits for them.
+"""
+
+from __future__ import annotations
+
+from textual.app import App
+from textual.widgets import Input
+
+from tui.screens.catalog import CATALOG_FILTERS
+from widgets.filter_bar import FilterBar, fields_preview
+
+GRID_COLUMNS, GUTTER = 4, 1  # FilterBar's own grid (the catalog makes it 8 wide on wide screens)
+
+
+async def test_values_and_focus_asked_before_the_fields_exist_reach_them():
+    app = App()
+    async with app.run_test(size=(80, 12)) as pilot:
+        bar = FilterBar(CATALOG_FILTERS)
+        await app.mount(bar)
+        assert not bar.fields_mounted and not bar.query(Input)  # not before the first frame
+        bar.set_values({"country": "gb", "name": " tea "})
+        bar.focus_field("currency")
+        assert bar.values() == {"country": "gb", "name": "tea"}
+        await pilot.pause()
+        await pilot.pause()
+        assert bar.fields_mounted
+        assert bar.input_for("country").value == "gb" and bar.values() == {"country": "gb", "name": "tea"}
+        assert app.focused is bar.input_for("currency")
+
+
+async def test_the_preview_takes_the_lines_the_fields_will_take_and_shows_their_words():
+    app = App()
+    async with app.run_test(size=(80, 12)) as pilot:
+        bar = FilterBar(CATALOG_FILTERS)
+        await app.mount(bar)
+        await pilot.pause()
+        await pilot.pause()
+        width, height = bar.content_size.width, bar.size.height
+    preview = fields_preview(CATALOG_FILTERS, {"country": "GB"}, GRID_COLUMNS, GUTTER, width)
+    lines = preview.plain.split("\n")
+    assert len(lines) == height == 2 and all(len(line) <= width for line in lines)
+    assert lines[0].split() == ["Country", "GB", "Currency", "USD", "Name", "part", "of", "name", "Brand", "id"]
+    assert lines[1].split() == ["Product", "id", "Since", "YYYY-MM-DD", "Prices", "in", "EUR", "Per", "page", "50"]
+    assert lines[0].index("Currency") == lines[1].index("Since")  # one grid: the columns line up
