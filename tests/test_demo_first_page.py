@@ -133,3 +133,15 @@ async def test_keys_that_need_a_brand_say_the_catalog_is_still_loading_while_the
         await pilot.pause()
         assert notifications(pilot.app) == ["The catalog is still loading: a moment."] * 2
         assert pilot.app.clipboard == ""
+
+
+async def test_a_kept_brand_whose_detail_cannot_be_read_shows_its_row_and_says_so(sim_factory, kept_file):
+    cell = ["Kept brand", []]
+    kept_file.parent.mkdir(parents=True)
+    kept_file.write_text(json.dumps({"version": 1, "page": [0, 50, 1], "brands": [{"row": [cell] * 6, "products": 7}]}))
+    async with app_on(sim_factory(SimulatorSettings(faults="latency=3s"))).run_test() as pilot:
+        await pilot.pause()
+        screen = pilot.app.screen
+        assert brand_lines(screen) == [" | ".join(["Kept brand"] * 6)]
+        assert str(screen.query_one("#detail-title").render()) == "(this brand's detail was not kept)"
+        assert not screen.query_one("#products").display

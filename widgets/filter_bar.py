@@ -144,7 +144,7 @@ class FilterBar(Widget):
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         if self.fields_mounted:
             return super().get_content_height(container, viewport, width)
-        return len(self.render().split())  # the grid's rows, to come
+        return -(-len(self.fields) // max(self.styles.grid_size_columns, 1))  # the grid's rows, to come
 
     def render(self) -> Text:
         """Until the fields are mounted: what they will show (fields_preview)."""

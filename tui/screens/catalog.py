@@ -10,8 +10,7 @@ has no paging at the service; it is paged here with the same pager.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
-from functools import partial
+from functools import cached_property, partial
 from typing import TYPE_CHECKING, Any
 
 from rich.cells import cell_len
@@ -207,14 +206,23 @@ def refill(table: DataTable, columns: tuple[str, ...], rows: Iterable[tuple[Text
 KEPT_PAGE_VERSION = 1  # the kept page's shape: a page kept in another is not shown
 
 
-@dataclass(frozen=True)
 class KeptBrand:
-    """A brand of the kept first page: its row and its detail pane, as they were drawn."""
+    """A brand of the kept first page: its row, and its detail pane as drawn (read when first shown:
+    the first frame shows one brand's detail of the page's fifty)."""
 
-    row: tuple[Text, ...]
-    title: Text
-    products: list[tuple[Text, ...]]
-    sections: dict[str, str]
+    def __init__(self, row: tuple[Text, ...], detail: dict[str, Any]) -> None:
+        self.row = row
+        self._detail = detail
+
+    @cached_property
+    def detail(self) -> tuple[Text, list[tuple[Text, ...]], dict[str, str]]:
+        """Title, product rows and texts; a detail that cannot be read shows as none."""
+        try:
+            return (text_from_json(self._detail["title"]),
+                    [tuple(text_from_json(cell) for cell in product) for product in self._detail["products"]],
+                    {name: str(text) for name, text in self._detail["sections"].items()})
+        except (KeyError, TypeError, ValueError, AttributeError):
+            return Text("(this brand's detail was not kept)", style="italic"), [], {}
 
 
 def text_json(text: Text) -> list[Any]:
@@ -241,11 +249,7 @@ def kept_page(kept: dict[str, Any], size: int) -> tuple[PageState, list[KeptBran
     try:
         if kept["version"] != KEPT_PAGE_VERSION or kept["page"][1] != size:
             return None
-        brands = [KeptBrand(
-            tuple(text_from_json(cell) for cell in brand["row"]), text_from_json(brand["title"]),
-            [tuple(text_from_json(cell) for cell in product) for product in brand["products"]],
-            {name: str(text) for name, text in brand["sections"].items()},
-        ) for brand in kept["brands"]]
+        brands = [KeptBrand(tuple(text_from_json(cell) for cell in brand["row"]), brand) for brand in kept["brands"]]
         return PageState(*kept["page"]), brands
     except (KeyError, TypeError, ValueError, AttributeError):
         return None
@@ -451,8 +455,7 @@ class CatalogScreen(MirrorSource):
         row = self.query_one("#brands", RowTable).cursor_row
         if self.kept is not None:
             if 0 <= row < len(self.kept):
-                kept = self.kept[row]
-                self._show_detail_parts(kept.title, kept.products, kept.sections)
+                self._show_detail_parts(*self.kept[row].detail)
             return
         brand = self.shown[row] if 0 <= row < len(self.shown) else None
         if brand is None or brand is not self.detail:
