@@ -168,3 +168,21 @@ def test_mirror_search_snapshot(own_sim, demo_credentials, snap_compare):
 
     app = app_on(own_sim)
     assert snap_compare(app, terminal_size=(160, 48), run_before=check)
+
+
+async def test_back_on_the_mirror_a_live_page_still_on_its_way_does_not_replace_it(sim_factory, demo_credentials):
+    await synced_mirror(sim_factory(brands=300), demo_credentials["acme-sandbox"])
+    slow = sim_factory(brands=300, faults="latency=1s")  # the same catalog, every answer a second late
+    async with app_on(slow).run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = pilot.app.screen
+        table = screen.query_one("#brands", RowTable)
+        await pilot.press("l")  # live: page 1 of the service is asked for...
+        await pilot.pause()
+        await pilot.press("l", "n")  # ...and the mirror's page 2 is on screen before it comes
+        await pilot.pause()
+        second = rows(table)
+        await pilot.pause(1.5)
+        await settle(pilot)
+        assert note(screen).endswith("   mirror, synced just now") and screen.page.index == 1
+        assert rows(table) == second

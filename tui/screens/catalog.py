@@ -343,6 +343,7 @@ class CatalogScreen(MirrorSource):
         if self.mirror is not None:
             self.pager.note = self.source_note()
         if self.from_mirror:  # answered at once: the pager says "loading" never, and changes once
+            self.workers.cancel_group(self, "catalog")  # a live answer still on its way must not replace it
             page, brands = self.mirror_page(self.query_one(RowFilter).value)
             if (page, brands) == (self.page, self.brands):  # a key that changes no result draws no rows
                 self.pager.busy = False
