@@ -532,22 +532,21 @@ class _Walker:
         self.limit = asyncio.Semaphore(concurrency)
         self.requests = 0
 
-    async def page(self, query: CatalogQuery) -> dict[str, Any]:
-        """One page as the service sent it (ServiceClient.catalog_wire)."""
+    async def page(self, query: CatalogQuery) -> bytes:
+        """One page's body as the service sent it (ServiceClient.catalog_body)."""
         async with self.limit:
-            page = await self.client.catalog_wire(query)
+            body = await self.client.catalog_body(query)
         self.requests += 1
-        return page
+        return body
 
-    async def walk(self, query: CatalogQuery, on_page: Callable[[dict[str, Any]], Awaitable[None]]) -> None:
-        first = await self.page(replace(query, page_index=0, page_size=PAGE_SIZE))
-        pages = max(1, -(-first["count"] // PAGE_SIZE))
+    async def walk(self, query: CatalogQuery, on_page: Callable[[bytes], Awaitable[CatalogRows]]) -> None:
+        first = await on_page(await self.page(replace(query, page_index=0, page_size=PAGE_SIZE)))
+        pages = max(1, -(-first.count // PAGE_SIZE))
         self.advance(0, total=pages)
+        self.advance()
         tasks = [asyncio.ensure_future(self.page(replace(query, page_index=i, page_size=PAGE_SIZE)))
                  for i in range(1, pages)]
         try:
-            await on_page(first)
-            self.advance()
             for task in tasks:  # fetched a few at a time, stored in the service's order (ties rank alike every sync)
                 await on_page(await task)
                 self.advance()
@@ -573,17 +572,17 @@ async def sync(mirror: Mirror, client: ServiceClient, *, advance: Progress = _no
             sync_id = (db.execute("SELECT coalesce(max(id), 0) + 1 FROM syncs").fetchone()[0])
             writer = _Writer(db, sync_id, started, record_changes=previous is not None)
 
-            async def write(page: dict[str, Any], *, whole: bool) -> CatalogRows:
+            async def write(body: bytes, *, whole: bool) -> CatalogRows:
                 """Parse and store a page in the database thread; the rows, for a look at what came."""
                 def job() -> CatalogRows:
-                    rows = catalog_rows(page["items"])
+                    rows = catalog_rows(body)
                     writer.page(rows, whole=whole)
                     return rows
 
                 return await database.run(job)
 
-            async def store_whole(page: dict[str, Any]) -> None:
-                await write(page, whole=True)
+            async def store_whole(body: bytes) -> CatalogRows:
+                return await write(body, whole=True)
 
             async def full_walk() -> None:
                 await walker.walk(CatalogQuery(), store_whole)
@@ -594,15 +593,17 @@ async def sync(mirror: Mirror, client: ServiceClient, *, advance: Progress = _no
             else:
                 suspects: list[str] = []
 
-                async def changed_page(page: dict[str, Any]) -> None:
+                async def changed_page(body: bytes) -> CatalogRows:
                     # A brand that moved beyond its products lost one: it is re-read whole below.
-                    suspects.extend((await write(page, whole=False)).moved_brands())
+                    rows = await write(body, whole=False)
+                    suspects.extend(rows.moved_brands())
+                    return rows
 
                 await walker.walk(CatalogQuery(modified_date=watermark), changed_page)
                 for brand_id in suspects:
                     if brand_id.isdigit():
                         await store_whole(await walker.page(CatalogQuery(brand_id=int(brand_id), page_size=PAGE_SIZE)))
-                total = (await walker.page(CatalogQuery(page_size=1, page_index=0)))["count"]
+                total = catalog_rows(await walker.page(CatalogQuery(page_size=1, page_index=0))).count
                 if total != mirror.counts()[0]:
                     kind = "full"  # brands came or went without a change we could see
                     await full_walk()

@@ -1,8 +1,8 @@
 """A catalog v2 page as the rows the catalog mirror stores (tui.local.mirror).
 
-A first sync reads about 100,000 products. Each page's JSON (as
-`ServiceClient.catalog_wire` returns it) goes straight into tuples of the
-stored columns, with the checks the mirror needs: ids are whole numbers,
+A first sync reads about 100,000 products. Each page's body (JSON bytes, as
+`ServiceClient.catalog_body` returns it) is parsed right before it is stored
+and goes straight into tuples of the stored columns, with the checks the mirror needs: ids are whole numbers,
 names are text, amounts are finite numbers kept as the exact text they came
 as, modified dates normalised so that text order is time order. Building a
 full model of every brand and product only to read these fields back cost
@@ -12,8 +12,8 @@ MalformedResponseError, as the models would raise.
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -49,6 +49,7 @@ def wire_time(text: str | None) -> str | None:
 class CatalogRows:
     """One page of brands as rows of the mirror's tables."""
 
+    count: int = 0  # brands matching the query in all (the page's `count`)
     brands: list[BrandRow] = field(default_factory=list)
     products: list[ProductRow] = field(default_factory=list)
     categories: dict[int, tuple[int, str, str | None]] = field(default_factory=dict)
@@ -67,11 +68,27 @@ class CatalogRows:
         return [brand[0] for brand in self.brands if (brand[9] or "") > newest.get(brand[0], "")]
 
 
-def catalog_rows(items: Sequence[Any]) -> CatalogRows:
-    """The rows of a page's `items`; MalformedResponseError names the first field that is not as the spec says."""
-    rows = CatalogRows()
+class _Number(str):
+    """A JSON number with a fraction, as the exact text it came as (never a float)."""
+
+
+def catalog_rows(body: bytes) -> CatalogRows:
+    """The rows of a catalog v2 page's body; MalformedResponseError names the first field not as the spec says.
+
+    Parsed here rather than on arrival: a page waiting for its turn to be stored is bytes, which
+    the cyclic garbage collector never looks at (parsed, it is thousands of dicts and lists
+    that would live long enough to make the collector walk everything the process holds).
+    """
+    try:
+        page = json.loads(body, parse_float=_Number)
+    except ValueError:
+        raise MalformedResponseError("catalog v2: response is not JSON") from None
+    if not (isinstance(page, dict) and type(page.get("count")) is int and isinstance(page.get("items"), list)):
+        raise MalformedResponseError("catalog v2: expected a catalog page ('count' and 'items')")
+    rows = CatalogRows(page["count"])
     where = "items"
     try:
+        items = page["items"]
         for index, brand in enumerate(items):
             where = f"items.{index}"
             brand_id = _text(brand["internalId"])
@@ -115,7 +132,7 @@ def _optional_text(value: Any) -> str | None:
 def _whole(value: Any) -> int:
     if type(value) is int:
         return value
-    if type(value) is str or type(value) is Decimal:
+    if isinstance(value, str):  # text, or a number with a fraction (_Number)
         number = Decimal(value)
         if number == number.to_integral_value():
             return int(number)
@@ -123,9 +140,9 @@ def _whole(value: Any) -> int:
 
 
 def _amount(value: Any) -> str:
-    """The amount as the exact text it came as (a JSON number with a fraction arrives as Decimal)."""
-    if type(value) is Decimal or type(value) is int:
-        return str(value)
+    """The amount as the exact text it came as."""
+    if type(value) is _Number or type(value) is int:
+        return str(value)  # a JSON number: always finite
     if type(value) is str and Decimal(value).is_finite():
         return value
     raise ValueError("expected a number")
