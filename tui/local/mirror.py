@@ -52,6 +52,7 @@ _T = TypeVar("_T")
 
 PAGE_SIZE = 100  # DESIGN: the service's maximum is not published; we cap at 100
 SYNC_CONCURRENCY = 4  # pages in flight at once, as `catalog --all`
+ROWS_PER_STATEMENT = 128  # a statement of this many rows is prepared once and reused (SQLite compiles each VALUES row)
 
 # The search row of each brand: its name, its products' names, its categories, its texts.
 SEARCH_ROWS = """
@@ -448,7 +449,7 @@ class _Writer:
         if not rows:
             return
         width = len(rows[0])
-        per_statement = max(1, self.db.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER) // width)
+        per_statement = min(ROWS_PER_STATEMENT, self.db.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER) // width)
         row_marks = f"({','.join('?' * width)})"
         for start in range(0, len(rows), per_statement):
             chunk = rows[start : start + per_statement]

@@ -72,51 +72,123 @@ class _Number(str):
     """A JSON number with a fraction, as the exact text it came as (never a float)."""
 
 
+_DECODER = json.JSONDecoder(parse_float=_Number)
+_SPACE = re.compile(r"[ \t\n\r]*")  # JSON's whitespace
+
+
 def catalog_rows(body: bytes) -> CatalogRows:
     """The rows of a catalog v2 page's body; MalformedResponseError names the first field not as the spec says.
 
-    Parsed here rather than on arrival: a page waiting for its turn to be stored is bytes, which
-    the cyclic garbage collector never looks at (parsed, it is thousands of dicts and lists
-    that would live long enough to make the collector walk everything the process holds).
+    The page is read one brand at a time, each made rows and dropped before the next is parsed
+    (`_read_page`): a whole page parsed at once is thousands of dicts and lists alive together,
+    and the garbage collector, counting them, would walk everything the process holds several
+    times a sync. A page waiting for its turn is bytes, which the collector never looks at.
     """
+    rows = CatalogRows()
     try:
-        page = json.loads(body, parse_float=_Number)
-    except ValueError:
+        _read_page(body.decode(), rows)
+    except (ValueError, IndexError):  # JSONDecodeError and UnicodeDecodeError are ValueErrors
         raise MalformedResponseError("catalog v2: response is not JSON") from None
-    if not (isinstance(page, dict) and type(page.get("count")) is int and isinstance(page.get("items"), list)):
-        raise MalformedResponseError("catalog v2: expected a catalog page ('count' and 'items')")
-    rows = CatalogRows(page["count"])
-    where = "items"
+    return rows
+
+
+def _read_page(text: str, rows: CatalogRows) -> None:
+    """The page's members, as json.loads would read them, with `items` read brand by brand into `rows`."""
+    count: object = None
+    items: bool | None = None  # None: not seen; False: not a list
+    index = _skip(text, 0)
+    if text[index] != "{":
+        raise MalformedResponseError(NOT_A_PAGE)
+    index = _skip(text, index + 1)
+    while text[index] != "}":
+        if text[index] != '"':
+            raise ValueError("expected a member name")
+        key, index = _DECODER.raw_decode(text, index)
+        index = _skip(text, index)
+        if text[index] != ":":
+            raise ValueError("expected ':'")
+        index = _skip(text, index + 1)
+        if key == "items" and items is not None:
+            raise MalformedResponseError(NOT_A_PAGE)  # which one would count is anybody's guess
+        if key == "items" and text[index] == "[":
+            index, items = _read_items(text, index + 1, rows), True
+        else:
+            value, index = _DECODER.raw_decode(text, index)
+            if key == "count":
+                count = value
+            elif key == "items":
+                items = False
+        index = _skip(text, index)
+        if text[index] == ",":
+            index = _skip(text, index + 1)
+            if text[index] == "}":
+                raise ValueError("expected a member after ','")
+        elif text[index] != "}":
+            raise ValueError("expected ',' or '}'")
+    if _skip(text, index + 1) != len(text):
+        raise ValueError("extra data after the page")
+    if type(count) is not int or not items:
+        raise MalformedResponseError(NOT_A_PAGE)
+    rows.count = count
+
+
+def _skip(text: str, index: int) -> int:
+    """Past the whitespace at `index`."""
+    space = _SPACE.match(text, index)
+    assert space is not None  # it matches the empty string too
+    return space.end()
+
+
+NOT_A_PAGE = "catalog v2: expected a catalog page ('count' and 'items')"
+
+
+def _read_items(text: str, index: int, rows: CatalogRows) -> int:
+    """The brands of `items` from just after its '[' into `rows`; where the array ends."""
+    index = _skip(text, index)
+    position = 0
+    while text[index] != "]":
+        brand, index = _DECODER.raw_decode(text, index)
+        _brand_rows(brand, position, rows)
+        position += 1
+        index = _skip(text, index)
+        if text[index] == ",":
+            index = _skip(text, index + 1)
+            if text[index] == "]":
+                raise ValueError("expected a value after ','")
+        elif text[index] != "]":
+            raise ValueError("expected ',' or ']'")
+    return index + 1
+
+
+def _brand_rows(brand: Any, index: int, rows: CatalogRows) -> None:
+    """One brand of `items` (at `index`) as rows."""
+    where = f"items.{index}"
     try:
-        items = page["items"]
-        for index, brand in enumerate(items):
-            where = f"items.{index}"
-            brand_id = _text(brand["internalId"])
-            rows.brands.append((
-                brand_id, _text(brand["name"]), _text(brand["countryCode"]), _text(brand["currencyCode"]),
-                _optional_text(brand.get("description")), _optional_text(brand.get("disclaimer")),
-                _optional_text(brand.get("redemptionInstructions")), _optional_text(brand.get("terms")),
-                _optional_text(brand.get("logoUrl")), wire_time(_optional_text(brand.get("modifiedDate")))))
-            for category in brand.get("categories") or ():
-                where = f"items.{index}.categories"
-                category_id = _whole(category["id"])
-                rows.categories[category_id] = (category_id, _text(category["name"]),
-                                                _optional_text(category.get("description")))
-                rows.brand_categories.append((brand_id, category_id))
-            for product in brand.get("products") or ():
-                where = f"items.{index}.products"
-                price = product["price"]
-                count = product.get("count")
-                rows.products.append((
-                    _whole(product["id"]), brand_id, _text(product["name"]), _amount(product["minFaceValue"]),
-                    _amount(product["maxFaceValue"]), None if count is None else _whole(count),
-                    _amount(price["min"]), _amount(price["max"]), _text(price["currencyCode"]),
-                    wire_time(_optional_text(product.get("modifiedDate")))))
+        brand_id = _text(brand["internalId"])
+        rows.brands.append((
+            brand_id, _text(brand["name"]), _text(brand["countryCode"]), _text(brand["currencyCode"]),
+            _optional_text(brand.get("description")), _optional_text(brand.get("disclaimer")),
+            _optional_text(brand.get("redemptionInstructions")), _optional_text(brand.get("terms")),
+            _optional_text(brand.get("logoUrl")), wire_time(_optional_text(brand.get("modifiedDate")))))
+        where = f"items.{index}.categories"
+        for category in brand.get("categories") or ():
+            category_id = _whole(category["id"])
+            rows.categories[category_id] = (category_id, _text(category["name"]),
+                                            _optional_text(category.get("description")))
+            rows.brand_categories.append((brand_id, category_id))
+        where = f"items.{index}.products"
+        for product in brand.get("products") or ():
+            price = product["price"]
+            count = product.get("count")
+            rows.products.append((
+                _whole(product["id"]), brand_id, _text(product["name"]), _amount(product["minFaceValue"]),
+                _amount(product["maxFaceValue"]), None if count is None else _whole(count),
+                _amount(price["min"]), _amount(price["max"]), _text(price["currencyCode"]),
+                wire_time(_optional_text(product.get("modifiedDate")))))
     except (KeyError, TypeError, ValueError, AttributeError, ArithmeticError) as problem:
         raise MalformedResponseError(
             f"catalog v2: response does not match CatalogPage ({where}: {type(problem).__name__} {problem})"
         ) from None
-    return rows
 
 
 def _text(value: Any) -> str:
