@@ -59,6 +59,11 @@ class CatalogRows:
     def brand_ids(self) -> list[str]:
         return [brand[0] for brand in self.brands]
 
+    def joined(self, more: CatalogRows) -> CatalogRows:
+        """These rows and those of a later page, as one page."""
+        return CatalogRows(more.count, self.brands + more.brands, self.products + more.products,
+                           {**self.categories, **more.categories}, self.brand_categories + more.brand_categories)
+
     def moved_brands(self) -> list[str]:
         """Brands whose own modifiedDate is newer than every product they came with (a product may have gone)."""
         newest: dict[str, str] = {}
