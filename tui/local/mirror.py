@@ -416,8 +416,9 @@ class _Writer:
         db = self.db
         ids = rows.brand_ids
         marks = ",".join("?" * len(ids))
+        new = self.empty and self.seen_brands.isdisjoint(ids)  # none of them stored yet (a brand may come twice)
         self.seen_brands.update(ids)
-        old: dict[int, tuple[Any, ...]] = {} if self.empty else {row[0]: _exact(row) for row in db.execute(
+        old: dict[int, tuple[Any, ...]] = {} if new else {row[0]: _exact(row) for row in db.execute(
             f"SELECT id, price_min, price_max, count, brand_id FROM products WHERE brand_id IN ({marks})", ids)}
         self.insert("INSERT INTO brands", rows.brands,
                     "ON CONFLICT(id) DO UPDATE SET name=excluded.name, country=excluded.country, "
@@ -426,7 +427,7 @@ class _Writer:
                     "modified=excluded.modified")
         self.insert("INSERT INTO categories", list(rows.categories.values()),
                     "ON CONFLICT(id) DO UPDATE SET name=excluded.name, description=excluded.description")
-        if not self.empty:
+        if not new:
             db.execute(f"DELETE FROM brand_categories WHERE brand_id IN ({marks})", ids)
             db.execute(f"DELETE FROM search WHERE rowid IN (SELECT rowid FROM brands WHERE id IN ({marks}))", ids)
         self.insert("INSERT OR IGNORE INTO brand_categories", rows.brand_categories)
