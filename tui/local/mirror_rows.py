@@ -1,10 +1,10 @@
 """A catalog v2 page as the rows the catalog mirror stores (tui.local.mirror).
 
 A first sync reads about 100,000 products. Each page's body (JSON bytes, as
-`ServiceClient.catalog_body` returns it) is parsed right before it is stored
-and goes straight into tuples of the stored columns, with the checks the mirror needs: ids are whole numbers,
-names are text, amounts are finite numbers kept as the exact text they came
-as, modified dates normalised so that text order is time order. Building a
+`ServiceClient.catalog_body` returns it) is read brand by brand straight into
+tuples of the stored columns, with the checks the mirror needs: ids are whole
+numbers, names are text, amounts are finite numbers kept as the exact text
+they came as, modified dates normalised so that text order is time order. Building a
 full model of every brand and product only to read these fields back cost
 more than fetching the pages. A page that fails the checks is a
 MalformedResponseError, as the models would raise.
@@ -79,6 +79,7 @@ class _Number(str):
 
 _DECODER = json.JSONDecoder(parse_float=_Number)
 _SPACE = re.compile(r"[ \t\n\r]*")  # JSON's whitespace
+NOT_A_PAGE = "catalog v2: expected a catalog page ('count' and 'items')"
 
 
 def catalog_rows(body: bytes) -> CatalogRows:
@@ -87,7 +88,7 @@ def catalog_rows(body: bytes) -> CatalogRows:
     The page is read one brand at a time, each made rows and dropped before the next is parsed
     (`_read_page`): a whole page parsed at once is thousands of dicts and lists alive together,
     and the garbage collector, counting them, would walk everything the process holds several
-    times a sync. A page waiting for its turn is bytes, which the collector never looks at.
+    times a sync. The rows are tuples of text and numbers, which it soon stops looking at.
     """
     rows = CatalogRows()
     try:
@@ -142,9 +143,6 @@ def _skip(text: str, index: int) -> int:
     space = _SPACE.match(text, index)
     assert space is not None  # it matches the empty string too
     return space.end()
-
-
-NOT_A_PAGE = "catalog v2: expected a catalog page ('count' and 'items')"
 
 
 def _read_items(text: str, index: int, rows: CatalogRows) -> int:
