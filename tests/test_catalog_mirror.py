@@ -4,6 +4,7 @@ resume, incremental changes and removals, search ranking and filters, migrations
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
 import sqlite3
@@ -279,6 +280,82 @@ def test_a_malformed_catalog_page_fails_the_sync_and_leaves_the_mirror(mirror, b
     with pytest.raises(MalformedResponseError, match="does not match CatalogPage"):
         asyncio.run(go())
     assert mirror.counts() == (0, 0) and mirror.last_sync() is None
+
+
+def mock_sync(mirror: Mirror, transport: httpx.MockTransport, **options):
+    async def go():
+        async with ServiceClient("http://service.test", "id", "mock-transport-client-secret", transport=transport,
+                                 retry=RetryPolicy(attempts=1)) as client:
+            return await sync(mirror, client, **options)
+
+    return asyncio.run(go())
+
+
+def test_the_progress_counts_every_page_once_stored(own_sim, demo_credentials, mirror):
+    steps: list[int] = []
+    totals: list[int] = []
+
+    def advance(steps_done=1, total=None):
+        steps.append(steps_done)
+        if total is not None:
+            totals.append(total)
+
+    async def go():
+        async with client_for(own_sim, demo_credentials["acme-sandbox"]) as client:
+            return await sync(mirror, client, advance=advance)
+
+    asyncio.run(go())
+    assert totals == [4] and sum(steps) == 4  # 400 brands in pages of 100, however they were stored together
+
+
+def test_a_page_is_read_whatever_its_layout(mirror):
+    """Members in any order, any JSON whitespace: the page reads as json.loads would read it."""
+    page = {"pageIndex": 0, "pageSize": 100, "count": 2, "items": [
+        wire_brand(), wire_brand(internalId="8", name="Other Cards", products=[], categories=None)]}
+    body = json.dumps(dict(reversed(list(page.items()))), indent="\t", separators=(" ,\r\n", " : "))
+    transport = httpx.MockTransport(lambda request: httpx.Response(200, content=f"\n {body} \n".encode()))
+    mock_sync(mirror, transport)
+
+    assert mirror.counts() == (2, 1)
+    assert mirror.db.execute("SELECT id, brand_id, name, min_face, price_min FROM products").fetchall() == [
+        (71, "7", "Exact 12.50", "12.5", "12.1")]  # 12.50 as json.dumps wrote it
+
+
+@pytest.mark.parametrize("body", [
+    b'{"count": 1, "items": [',  # cut short
+    b'{"count": 1, "items": []} {}',  # something after the page
+    b'{"count": 1, "items": [], }',
+    b'{"count": 1, "items": {}}',  # items not a list
+    b'{"items": []}',  # no count
+    b'{"count": 1, "items": [], "items": []}',  # which items?
+    b'["count", 1]',
+    b"\xff",
+])
+def test_a_page_that_is_not_a_catalog_page_fails_the_sync_and_leaves_the_mirror(mirror, body):
+    from tui.api.errors import MalformedResponseError
+
+    transport = httpx.MockTransport(lambda request: httpx.Response(200, content=body))
+    with pytest.raises(MalformedResponseError, match=r"catalog v2: (response is not JSON|expected a catalog page)"):
+        mock_sync(mirror, transport)
+    assert mirror.counts() == (0, 0) and mirror.last_sync() is None
+
+
+def test_a_brand_on_two_pages_is_stored_once_with_the_later_page(mirror):
+    """The catalog moved while it was walked: a brand comes again on the next page (pages may be stored together)."""
+    first = [wire_brand(internalId=str(n), name=f"Brand {n}", products=[]) for n in range(1001, 1100)] + [wire_brand()]
+    later = wire_brand(name="Exact Cards Renamed")
+    later["products"][0]["price"] = {"min": 11.00, "max": 11.00, "currencyCode": "GBP"}
+    pages = {"0": first, "1": [later, *(wire_brand(internalId=str(n), name=f"Brand {n}", products=[])
+                                        for n in range(1100, 1150))]}
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        index = request.url.params["PageIndex"]
+        return httpx.Response(200, json={"pageIndex": int(index), "pageSize": 100, "count": 151, "items": pages[index]})
+
+    mock_sync(mirror, httpx.MockTransport(answer))
+    assert mirror.counts() == (150, 1)
+    assert mirror.search("renamed").brands[0]["products"][0]["price"]["min"] == Decimal("11.0")
+    assert mirror.search("exact").count == 1
 
 
 # --- search -----------------------------------------------------------------------------------

@@ -215,13 +215,12 @@ class ServiceClient:
         page: CatalogPage | None = CATALOG_PAGE.built(data)
         return page if page is not None else _parse(CatalogPage, data, CATALOG_V2_PATH)
 
-    async def catalog_wire(self, query: CatalogQuery | None = None) -> dict[str, Any]:
-        """A catalog v2 page as the service sent it (amounts Decimal), checked for its `count` and `items`
-        only: for a reader of the whole catalog that keeps a few fields of each brand (tui.local.mirror_rows)."""
-        data = await self._get_json(CATALOG_V2_PATH, params=(query or CatalogQuery()).to_wire())
-        if not (isinstance(data, dict) and type(data.get("count")) is int and isinstance(data.get("items"), list)):
-            raise MalformedResponseError(f"{CATALOG_V2_PATH}: expected a catalog page ('count' and 'items')")
-        return data
+    async def catalog_body(self, query: CatalogQuery | None = None) -> bytes:
+        """A catalog v2 page's body as the service sent it, not parsed: for a reader of the whole catalog
+        that parses each page where and when it stores it (tui.local.mirror_rows.catalog_rows)."""
+        response = await self._send("GET", CATALOG_V2_PATH, params=(query or CatalogQuery()).to_wire(),
+                                    retry_on=RetryOn.READ)
+        return response.content
 
     async def catalog_v1(self) -> list[Brand]:
         from tui.api.models import Brand

@@ -28,12 +28,14 @@ import asyncio
 import re
 import sqlite3
 import unicodedata
-from collections.abc import Awaitable, Callable, Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections import deque
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import wait as wait_for
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from decimal import Decimal
+from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -52,6 +54,9 @@ _T = TypeVar("_T")
 
 PAGE_SIZE = 100  # DESIGN: the service's maximum is not published; we cap at 100
 SYNC_CONCURRENCY = 4  # pages in flight at once, as `catalog --all`
+# Rows a multi-row INSERT takes at most: SQLite compiles every row of its VALUES, and past a few
+# hundred rows a statement costs more per row (3,000 cost half as much again as 256).
+ROWS_PER_STATEMENT = 256
 
 # The search row of each brand: its name, its products' names, its categories, its texts.
 SEARCH_ROWS = """
@@ -223,7 +228,7 @@ class Mirror:
 
     def __init__(self, path: Path):
         self.path = path
-        # A sync writes from a thread of its own, one statement at a time (_DatabaseThread).
+        # A sync writes from a thread of its own, one statement at a time (_Storing).
         self.db = open_database(path, MIGRATIONS, check_same_thread=False)
 
     @classmethod
@@ -410,8 +415,9 @@ class _Writer:
         db = self.db
         ids = rows.brand_ids
         marks = ",".join("?" * len(ids))
+        new = self.empty and self.seen_brands.isdisjoint(ids)  # none of them stored yet (a brand may come twice)
         self.seen_brands.update(ids)
-        old: dict[int, tuple[Any, ...]] = {} if self.empty else {row[0]: _exact(row) for row in db.execute(
+        old: dict[int, tuple[Any, ...]] = {} if new else {row[0]: _exact(row) for row in db.execute(
             f"SELECT id, price_min, price_max, count, brand_id FROM products WHERE brand_id IN ({marks})", ids)}
         self.insert("INSERT INTO brands", rows.brands,
                     "ON CONFLICT(id) DO UPDATE SET name=excluded.name, country=excluded.country, "
@@ -420,7 +426,7 @@ class _Writer:
                     "modified=excluded.modified")
         self.insert("INSERT INTO categories", list(rows.categories.values()),
                     "ON CONFLICT(id) DO UPDATE SET name=excluded.name, description=excluded.description")
-        if not self.empty:
+        if not new:
             db.execute(f"DELETE FROM brand_categories WHERE brand_id IN ({marks})", ids)
             db.execute(f"DELETE FROM search WHERE rowid IN (SELECT rowid FROM brands WHERE id IN ({marks}))", ids)
         self.insert("INSERT OR IGNORE INTO brand_categories", rows.brand_categories)
@@ -434,7 +440,7 @@ class _Writer:
         db.execute(f"{SEARCH_ROWS} WHERE b.id IN ({marks})", ids)
 
     def insert(self, statement: str, rows: Sequence[tuple[Any, ...]], conflict: str = "") -> None:
-        """`statement VALUES (..), (..) conflict`: a page's rows in one statement rather than one each.
+        """`statement VALUES (..), (..) conflict`: the rows in a few statements rather than one each.
 
         SQLite lets go of the interpreter's lock for every statement it runs, and while another
         thread keeps busy (the pages being fetched and decoded) taking it back can wait a whole
@@ -443,12 +449,12 @@ class _Writer:
         if not rows:
             return
         width = len(rows[0])
-        per_statement = max(1, self.db.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER) // width)
+        per_statement = max(1, min(ROWS_PER_STATEMENT, self.db.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER) // width))
         row_marks = f"({','.join('?' * width)})"
         for start in range(0, len(rows), per_statement):
             chunk = rows[start : start + per_statement]
             self.db.execute(f"{statement} VALUES {','.join([row_marks] * len(chunk))} {conflict}",
-                            [value for row in chunk for value in row])
+                            list(chain.from_iterable(chunk)))
 
     def _compare(self, brand: BrandRow, product: ProductRow, old: tuple[Any, ...] | None) -> None:
         product_id, _, name, _, _, new_count, new_min, new_max, currency, _ = product
@@ -495,28 +501,75 @@ class _Writer:
                 self.db.execute("DELETE FROM brands WHERE id = ?", (brand_id,))
 
 
-class _DatabaseThread:
-    """The sync's database work, in one thread of its own, one job at a time.
+class _Storing:
+    """The sync's pages, read on arrival and stored in order by one thread of its own.
 
-    Off the event loop (the TUI keeps drawing, the next pages keep coming: SQLite lets go
-    of the interpreter while it writes), and never two jobs at once on the connection:
-    a job the sync stops waiting for (cancelled) is let finish before the transaction
-    rolls back.
+    A page is read (`catalog_rows`, Python) as it comes and waits as rows; the database
+    thread stores what waits, several pages at a time when it fell behind. SQLite lets go of
+    the interpreter while it writes, so the writing overlaps the fetching and reading of the
+    next pages; each statement takes the interpreter back, which can wait a whole switch
+    interval while the other threads keep busy, so pages that waited together are written
+    with one statement per table. Waiting rows are tuples of text and numbers, which the
+    garbage collector stops looking at: a long wait costs no collections. Only that thread
+    uses the connection, one job at a time; `close` lets the job in progress finish and
+    drops the rest before the transaction ends.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, writer: _Writer, advance: Progress) -> None:
+        self.writer, self.advance = writer, advance
+        self.loop = asyncio.get_running_loop()
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mirror-sync")
+        self.waiting: deque[tuple[CatalogRows, bool, bool]] = deque()
+        self.jobs: deque[Future[None]] = deque()
+
+    def page(self, body: bytes, *, whole: bool, counted: bool = True) -> CatalogRows:
+        """Read a page and have it stored after those before (`whole`: all its brands' products); its rows.
+
+        `counted`: a step of the progress once stored."""
+        while self.jobs and self.jobs[0].done():
+            self.jobs.popleft().result()  # a page that failed to be stored fails the sync now
+        rows = catalog_rows(body)
+        self.waiting.append((rows, whole, counted))
+        self.jobs.append(self.pool.submit(self._store_waiting))
+        return rows
+
+    def _store_waiting(self) -> None:
+        """Store the pages waiting, those alike (`whole`, no brand twice) together."""
+        while self.waiting:
+            rows, whole, counted = self.waiting.popleft()
+            steps = int(counted)
+            seen = set(rows.brand_ids)
+            while self.waiting and self.waiting[0][1] == whole and seen.isdisjoint(self.waiting[0][0].brand_ids):
+                more, _, counted = self.waiting.popleft()
+                rows = rows.joined(more)
+                seen.update(more.brand_ids)
+                steps += counted
+            self.writer.page(rows, whole=whole)
+            if steps:
+                self.loop.call_soon_threadsafe(self.advance, steps)
+
+    async def stored(self) -> None:
+        """Every page handed over is in the database (the first error, if storing one failed)."""
+        while self.jobs:
+            await _finished(self.jobs[0])
+            self.jobs.popleft()
 
     async def run(self, job: Callable[..., _T], *args: Any) -> _T:
-        future = self.pool.submit(job, *args)
-        try:
-            return await asyncio.wrap_future(future)
-        except asyncio.CancelledError:
-            wait_for([future])
-            raise
+        """A database job, once the pages handed over are stored."""
+        await self.stored()
+        return await _finished(self.pool.submit(job, *args))
 
     def close(self) -> None:
-        self.pool.shutdown(wait=True)
+        self.pool.shutdown(wait=True, cancel_futures=True)
+
+
+async def _finished(future: Future[_T]) -> _T:
+    """A job of the database thread, awaited; one the sync stops waiting for (cancelled) is let finish first."""
+    try:
+        return await asyncio.wrap_future(future)
+    except asyncio.CancelledError:
+        wait_for([future])
+        raise
 
 
 class _Walker:
@@ -527,25 +580,23 @@ class _Walker:
         self.limit = asyncio.Semaphore(concurrency)
         self.requests = 0
 
-    async def page(self, query: CatalogQuery) -> dict[str, Any]:
-        """One page as the service sent it (ServiceClient.catalog_wire)."""
+    async def page(self, query: CatalogQuery) -> bytes:
+        """One page's body as the service sent it (ServiceClient.catalog_body)."""
         async with self.limit:
-            page = await self.client.catalog_wire(query)
+            body = await self.client.catalog_body(query)
         self.requests += 1
-        return page
+        return body
 
-    async def walk(self, query: CatalogQuery, on_page: Callable[[dict[str, Any]], Awaitable[None]]) -> None:
-        first = await self.page(replace(query, page_index=0, page_size=PAGE_SIZE))
-        pages = max(1, -(-first["count"] // PAGE_SIZE))
+    async def walk(self, query: CatalogQuery, on_page: Callable[[bytes], CatalogRows]) -> None:
+        """Every page, in the service's order (ties rank alike every sync); the progress's total is their number."""
+        first = on_page(await self.page(replace(query, page_index=0, page_size=PAGE_SIZE)))
+        pages = max(1, -(-first.count // PAGE_SIZE))
         self.advance(0, total=pages)
         tasks = [asyncio.ensure_future(self.page(replace(query, page_index=i, page_size=PAGE_SIZE)))
                  for i in range(1, pages)]
         try:
-            await on_page(first)
-            self.advance()
-            for task in tasks:  # fetched a few at a time, stored in the service's order (ties rank alike every sync)
-                await on_page(await task)
-                self.advance()
+            for task in tasks:
+                on_page(await task)
         finally:
             for task in tasks:
                 task.cancel()
@@ -559,54 +610,49 @@ async def sync(mirror: Mirror, client: ServiceClient, *, advance: Progress = _no
     db = mirror.db
     started = now_utc().isoformat(timespec="seconds")
     walker = _Walker(client, advance, concurrency)
-    database = _DatabaseThread()
-    try:
-        with transaction(db):
-            previous = mirror.last_sync()
-            watermark = mirror.watermark()
-            kind = "full" if full or previous is None or watermark is None else "incremental"
-            sync_id = (db.execute("SELECT coalesce(max(id), 0) + 1 FROM syncs").fetchone()[0])
-            writer = _Writer(db, sync_id, started, record_changes=previous is not None)
-
-            async def write(page: dict[str, Any], *, whole: bool) -> CatalogRows:
-                """Parse and store a page in the database thread; the rows, for a look at what came."""
-                def job() -> CatalogRows:
-                    rows = catalog_rows(page["items"])
-                    writer.page(rows, whole=whole)
-                    return rows
-
-                return await database.run(job)
-
-            async def store_whole(page: dict[str, Any]) -> None:
-                await write(page, whole=True)
+    with transaction(db):
+        previous = mirror.last_sync()
+        watermark = mirror.watermark()
+        kind = "full" if full or previous is None or watermark is None else "incremental"
+        sync_id = (db.execute("SELECT coalesce(max(id), 0) + 1 FROM syncs").fetchone()[0])
+        writer = _Writer(db, sync_id, started, record_changes=previous is not None)
+        storing = _Storing(writer, advance)
+        try:
+            def store_whole(body: bytes) -> CatalogRows:
+                return storing.page(body, whole=True)
 
             async def full_walk() -> None:
                 await walker.walk(CatalogQuery(), store_whole)
-                await database.run(writer.remove_unseen)
+                await storing.run(writer.remove_unseen)
 
             if kind == "full":
                 await full_walk()
             else:
                 suspects: list[str] = []
 
-                async def changed_page(page: dict[str, Any]) -> None:
+                def changed_page(body: bytes) -> CatalogRows:
                     # A brand that moved beyond its products lost one: it is re-read whole below.
-                    suspects.extend((await write(page, whole=False)).moved_brands())
+                    rows = storing.page(body, whole=False)
+                    suspects.extend(rows.moved_brands())
+                    return rows
 
                 await walker.walk(CatalogQuery(modified_date=watermark), changed_page)
                 for brand_id in suspects:
                     if brand_id.isdigit():
-                        await store_whole(await walker.page(CatalogQuery(brand_id=int(brand_id), page_size=PAGE_SIZE)))
-                total = (await walker.page(CatalogQuery(page_size=1, page_index=0)))["count"]
+                        storing.page(await walker.page(CatalogQuery(brand_id=int(brand_id), page_size=PAGE_SIZE)),
+                                     whole=True, counted=False)
+                total = catalog_rows(await walker.page(CatalogQuery(page_size=1, page_index=0))).count
+                await storing.stored()
                 if total != mirror.counts()[0]:
                     kind = "full"  # brands came or went without a change we could see
                     await full_walk()
-            brands, products = mirror.counts()
-            finished = now_utc().isoformat(timespec="seconds")
-            db.execute("INSERT INTO syncs VALUES (?,?,?,?,?,?,?)",
-                       (sync_id, started, finished, kind, walker.requests, brands, products))
-    finally:
-        database.close()
+            await storing.stored()
+        finally:
+            storing.close()
+        brands, products = mirror.counts()
+        finished = now_utc().isoformat(timespec="seconds")
+        db.execute("INSERT INTO syncs VALUES (?,?,?,?,?,?,?)",
+                   (sync_id, started, finished, kind, walker.requests, brands, products))
     record = mirror.last_sync()
     assert record is not None
     return SyncResult(record, writer.changes)
