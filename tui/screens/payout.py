@@ -112,11 +112,13 @@ class PayoutScreen(BaseScreen):
                 yield Button("Redeem…", id="redeem", variant="primary", compact=True, disabled=True)
                 yield Button("Look up status", id="lookup", compact=True)
                 yield Static(id="readonly-note")
-            with Vertical(id="payout-panel"):
-                yield Static(id="payout-status")
-                yield Static(id="payout-ids")
-                yield Static(id="payout-advice")
-                yield Static(id="payout-timing")
+        # Outside the form's scroll: the timing line's once-a-second redraw then repaints the panel,
+        # not every widget the scroll holds (Textual repaints each widget whose clip meets a change).
+        with Vertical(id="payout-panel"):
+            yield Static(id="payout-status")
+            yield Static(id="payout-ids")
+            yield Static(id="payout-advice")
+            yield Static(id="payout-timing")
 
     def on_mount(self) -> None:
         self.set_interval(1.0, self._show_timing)
