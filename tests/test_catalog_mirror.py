@@ -4,6 +4,7 @@ resume, incremental changes and removals, search ranking and filters, migrations
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import os
 import signal
@@ -25,6 +26,7 @@ from tui.cli import main
 from tui.local.database import open_database
 from tui.local.mirror import (
     BACK_IN_STOCK,
+    COLLECTOR_SPACING,
     MIGRATIONS,
     NEW,
     OUT_OF_STOCK,
@@ -306,6 +308,30 @@ def test_the_progress_counts_every_page_once_stored(own_sim, demo_credentials, m
 
     asyncio.run(go())
     assert totals == [4] and sum(steps) == 4  # 400 brands in pages of 100, however they were stored together
+
+
+def test_the_collector_runs_less_often_during_syncs_and_as_before_after(own_sim, demo_credentials, tmp_path):
+    before = gc.get_threshold()
+    seen: list[int] = []
+
+    def noting(steps=1, total=None):
+        seen.append(gc.get_threshold()[0])
+
+    async def two_at_once():  # the TUI's `S` while a sync runs: they overlap
+        async with client_for(own_sim, demo_credentials["acme-sandbox"]) as client:
+            with Mirror(tmp_path / "a.sqlite3") as one, Mirror(tmp_path / "b.sqlite3") as other:
+                await asyncio.gather(sync(one, client, advance=noting), sync(other, client, advance=noting))
+
+    asyncio.run(two_at_once())
+    assert seen and set(seen) == {before[0] * COLLECTOR_SPACING}  # raised once, by the first, for both
+    assert gc.get_threshold() == before
+
+
+def test_a_failed_sync_puts_the_collector_back_as_it_was(mirror):
+    before = gc.get_threshold()
+    with pytest.raises(ServiceError):
+        mock_sync(mirror, catalog_answer([wire_brand(internalId=None)]))
+    assert gc.get_threshold() == before
 
 
 def test_a_page_is_read_whatever_its_layout(mirror):
