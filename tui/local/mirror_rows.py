@@ -124,13 +124,7 @@ def _read_page(text: str, rows: CatalogRows) -> None:
                 count = value
             elif key == "items":
                 items = False
-        index = _skip(text, index)
-        if text[index] == ",":
-            index = _skip(text, index + 1)
-            if text[index] == "}":
-                raise ValueError("expected a member after ','")
-        elif text[index] != "}":
-            raise ValueError("expected ',' or '}'")
+        index = _past_separator(text, index, "}")
     if _skip(text, index + 1) != len(text):
         raise ValueError("extra data after the page")
     if type(count) is not int or not items:
@@ -145,6 +139,18 @@ def _skip(text: str, index: int) -> int:
     return space.end()
 
 
+def _past_separator(text: str, index: int, closing: str) -> int:
+    """After a member or value: past its ',' to the next one, or at `closing` (whitespace skipped)."""
+    index = _skip(text, index)
+    if text[index] == ",":
+        index = _skip(text, index + 1)
+        if text[index] == closing:
+            raise ValueError(f"expected something after ',' before {closing!r}")
+    elif text[index] != closing:
+        raise ValueError(f"expected ',' or {closing!r}")
+    return index
+
+
 def _read_items(text: str, index: int, rows: CatalogRows) -> int:
     """The brands of `items` from just after its '[' into `rows`; where the array ends."""
     index = _skip(text, index)
@@ -153,13 +159,7 @@ def _read_items(text: str, index: int, rows: CatalogRows) -> int:
         brand, index = _DECODER.raw_decode(text, index)
         _brand_rows(brand, position, rows)
         position += 1
-        index = _skip(text, index)
-        if text[index] == ",":
-            index = _skip(text, index + 1)
-            if text[index] == "]":
-                raise ValueError("expected a value after ','")
-        elif text[index] != "]":
-            raise ValueError("expected ',' or ']'")
+        index = _past_separator(text, index, "]")
     return index + 1
 
 
