@@ -9,6 +9,7 @@ from __future__ import annotations
 from textual.app import App
 from textual.widgets import Input
 
+from tui.core.safe_text import visible
 from tui.screens.catalog import CATALOG_FILTERS
 from widgets.filter_bar import FilterBar, fields_preview
 
@@ -45,3 +46,9 @@ async def test_the_preview_takes_the_lines_the_fields_will_take_and_shows_their_
     assert lines[0].split() == ["Country", "GB", "Currency", "USD", "Name", "part", "of", "name", "Brand", "id"]
     assert lines[1].split() == ["Product", "id", "Since", "YYYY-MM-DD", "Prices", "in", "EUR", "Per", "page", "50"]
     assert lines[0].index("Currency") == lines[1].index("Since")  # one grid: the columns line up
+
+
+def test_a_value_in_the_preview_is_shown_literally():
+    typed = "[b]tea[/b] \x1b]52;c;aGk=\x07"
+    preview = fields_preview(CATALOG_FILTERS, {"name": typed}, GRID_COLUMNS, GUTTER, 200)
+    assert visible(typed) in preview.plain and "\x1b" not in preview.plain

@@ -80,7 +80,7 @@ def fields_preview(fields: Sequence[FilterField], values: dict[str, str], column
     for start in range(0, len(fields), columns):
         shown = []
         for cell, field in zip(cells, fields[start:start + columns], strict=False):
-            text = Text.assemble((field.label, "dim"), " ", (values.get(field.name) or field.placeholder, "dim"))
+            text = Text.assemble((field.label, "dim"), " ", safe(values.get(field.name) or field.placeholder, style="dim"))
             text.truncate(max(cell, 0), pad=True)
             shown.append(text)
         lines.append(Text(" " * gutter, end="").join(shown))
@@ -108,10 +108,9 @@ class FilterBar(Widget):
     def __init__(self, fields: Sequence[FilterField], *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.fields = tuple(fields)
-        self.fields_mounted = False
         self._pending: dict[str, str] = {}  # values set before the fields were mounted
         self._focus_pending: str | None = None  # a field asked for before it was mounted
-        self._inputs: dict[str, Input] = {}  # by field name, once the fields are made
+        self._inputs: dict[str, Input] = {}  # by field name, once the fields are made (then they answer, mounted or not)
 
     # The fields (a label, an input and their boxes each: some 30 widgets, a sixth of the screen's
     # start) are mounted in the frame after the screen's first; that first frame draws what they
@@ -120,11 +119,14 @@ class FilterBar(Widget):
     def on_mount(self) -> None:
         self.call_after_refresh(self._mount_fields)
 
+    @property
+    def fields_mounted(self) -> bool:
+        return bool(self._inputs)
+
     async def _mount_fields(self) -> None:
         if self.fields_mounted:
             return
         self._inputs = {field.name: self._input(field) for field in self.fields}
-        self.fields_mounted = True  # the inputs answer from here, mounted or on their way
         await self.mount_all(Vertical(Horizontal(Label(field.label, classes="filter-label"), self._inputs[field.name]),
                                       id=f"filter-{field.name}-field", classes="filter-field") for field in self.fields)
         if self._focus_pending is not None:

@@ -44,6 +44,11 @@ def enter_demo_data_dir(environ: MutableMapping[str, str] = os.environ) -> Path:
     return folder
 
 
+def keeping_first_page(environ: Mapping[str, str] = os.environ) -> bool:
+    """Whether this process keeps the demo's first page (the demo does; nothing else)."""
+    return bool(environ.get(FIRST_PAGE_VARIABLE))
+
+
 def read_first_page(environ: Mapping[str, str] = os.environ) -> dict[str, Any] | None:
     """The first catalog page as the last demo start showed it; None outside the demo, before
     a first demo start, or when the file cannot be read (it is only a head start)."""

@@ -25,7 +25,7 @@ from textual.worker import Worker, WorkerState
 
 from styles import STYLES
 from tui.core.safe_text import visible
-from tui.local.demo_data import read_first_page, write_first_page
+from tui.local.demo_data import keeping_first_page, read_first_page, write_first_page
 from tui.screens.catalog_mirror import MIRROR_BINDINGS, MirrorSource
 from widgets.filter_bar import FilterBar, FilterField, RowFilter, int_between, letters, positive_int, real_date
 from widgets.money import format_amount, format_range, to_decimal
@@ -416,7 +416,7 @@ class CatalogScreen(MirrorSource):
 
     def keeps_first_page(self) -> bool:
         """Whether this page is the demo's first page as a start shows it: live, v2, unfiltered."""
-        return (self.page.index == 0 and self.version == 2 and not self.from_mirror and not self.filters
+        return (keeping_first_page() and self.page.index == 0 and self.version == 2 and not self.from_mirror and not self.filters
                 and not self.query_one(RowFilter).value and bool(self.brands))
 
     def keep_first_page(self) -> None:
