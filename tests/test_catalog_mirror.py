@@ -33,6 +33,7 @@ from tui.local.mirror import (
     PRICE_DOWN,
     PRICE_UP,
     REMOVED,
+    SYNC_SWITCH_INTERVAL,
     Mirror,
     SearchFilters,
     folded,
@@ -310,12 +311,13 @@ def test_the_progress_counts_every_page_once_stored(own_sim, demo_credentials, m
     assert totals == [4] and sum(steps) == 4  # 400 brands in pages of 100, however they were stored together
 
 
-def test_the_collector_runs_less_often_during_syncs_and_as_before_after(own_sim, demo_credentials, tmp_path):
-    before = gc.get_threshold()
-    seen: list[int] = []
+def test_the_interpreter_collects_less_and_switches_sooner_during_syncs_and_as_before_after(
+        own_sim, demo_credentials, tmp_path):
+    before = gc.get_threshold(), sys.getswitchinterval()
+    seen: list[tuple[int, float]] = []
 
     def noting(steps=1, total=None):
-        seen.append(gc.get_threshold()[0])
+        seen.append((gc.get_threshold()[0], sys.getswitchinterval()))
 
     async def two_at_once():  # the TUI's `S` while a sync runs: they overlap
         async with client_for(own_sim, demo_credentials["acme-sandbox"]) as client:
@@ -323,15 +325,16 @@ def test_the_collector_runs_less_often_during_syncs_and_as_before_after(own_sim,
                 await asyncio.gather(sync(one, client, advance=noting), sync(other, client, advance=noting))
 
     asyncio.run(two_at_once())
-    assert seen and set(seen) == {before[0] * COLLECTOR_SPACING}  # raised once, by the first, for both
-    assert gc.get_threshold() == before
+    # set once, by the first, for both
+    assert seen and set(seen) == {(before[0][0] * COLLECTOR_SPACING, SYNC_SWITCH_INTERVAL)}
+    assert (gc.get_threshold(), sys.getswitchinterval()) == before
 
 
-def test_a_failed_sync_puts_the_collector_back_as_it_was(mirror):
-    before = gc.get_threshold()
+def test_a_failed_sync_puts_the_interpreter_back_as_it_was(mirror):
+    before = gc.get_threshold(), sys.getswitchinterval()
     with pytest.raises(ServiceError):
         mock_sync(mirror, catalog_answer([wire_brand(internalId=None)]))
-    assert gc.get_threshold() == before
+    assert (gc.get_threshold(), sys.getswitchinterval()) == before
 
 
 def test_a_page_is_read_whatever_its_layout(mirror):

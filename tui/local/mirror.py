@@ -28,6 +28,7 @@ import asyncio
 import gc
 import re
 import sqlite3
+import sys
 import unicodedata
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
@@ -604,35 +605,45 @@ class _Walker:
 
 
 COLLECTOR_SPACING = 100  # while syncs run, the cyclic collector's first threshold is this many times its own
+SYNC_SWITCH_INTERVAL = 0.001  # seconds: while syncs run, how long a thread may keep the interpreter's lock (5 ms)
 
 
-class FewerCollections:
-    """Python's cyclic collector runs 1/COLLECTOR_SPACING as often while one or more syncs run.
+class SyncingInterpreter:
+    """The interpreter's two settings a first sync of ~100,000 products is sensitive to, while syncs run.
 
-    A first sync makes rows for ~100,000 products: short-lived, acyclic data that
-    reference counting frees, over which the collector ran hundreds of times for
-    nothing (a tenth of the sync). It still runs, so the TUI's own cycles are still
-    collected during a long sync. Syncs may overlap (the TUI's `S` while one runs):
-    the threshold is raised by the first and put back by the last, whatever happens.
+    - The cyclic collector runs 1/COLLECTOR_SPACING as often. A first sync makes rows for
+      ~100,000 products: short-lived, acyclic data that reference counting frees, over which
+      the collector ran hundreds of times for nothing (a tenth of the sync). It still runs,
+      so the TUI's own cycles are still collected during a long sync.
+    - A thread waiting for the interpreter's lock gets it after SYNC_SWITCH_INTERVAL rather
+      than 5 ms. The database thread lets go of the lock for every statement SQLite runs
+      and waits for it after; while the pages are fetched and read (and in the TUI, drawn),
+      the lock is rarely free, so each statement waited up to the whole interval.
+
+    Syncs may overlap (the TUI's `S` while one runs): the first sets both and the last puts
+    them back, whatever happens.
     """
 
     def __init__(self) -> None:
         self.running = 0
-        self.saved = gc.get_threshold()
+        self.saved_threshold = gc.get_threshold()
+        self.saved_interval = sys.getswitchinterval()
 
     def __enter__(self) -> None:
         if self.running == 0:
-            self.saved = gc.get_threshold()
-            gc.set_threshold(self.saved[0] * COLLECTOR_SPACING, *self.saved[1:])
+            self.saved_threshold, self.saved_interval = gc.get_threshold(), sys.getswitchinterval()
+            gc.set_threshold(self.saved_threshold[0] * COLLECTOR_SPACING, *self.saved_threshold[1:])
+            sys.setswitchinterval(min(self.saved_interval, SYNC_SWITCH_INTERVAL))
         self.running += 1
 
     def __exit__(self, *exc_info: object) -> None:
         self.running -= 1
         if self.running == 0:
-            gc.set_threshold(*self.saved)
+            gc.set_threshold(*self.saved_threshold)
+            sys.setswitchinterval(self.saved_interval)
 
 
-FEWER_COLLECTIONS = FewerCollections()  # one per process: the collector's threshold is the process's
+SYNCING_INTERPRETER = SyncingInterpreter()  # one per process: both settings are the process's
 
 
 async def sync(mirror: Mirror, client: ServiceClient, *, advance: Progress = _no_progress,
@@ -643,7 +654,7 @@ async def sync(mirror: Mirror, client: ServiceClient, *, advance: Progress = _no
     db = mirror.db
     started = now_utc().isoformat(timespec="seconds")
     walker = _Walker(client, advance, concurrency)
-    with FEWER_COLLECTIONS, transaction(db):
+    with SYNCING_INTERPRETER, transaction(db):
         previous = mirror.last_sync()
         watermark = mirror.watermark()
         kind = "full" if full or previous is None or watermark is None else "incremental"
