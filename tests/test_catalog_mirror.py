@@ -4,7 +4,6 @@ resume, incremental changes and removals, search ranking and filters, migrations
 from __future__ import annotations
 
 import asyncio
-import gc
 import json
 import os
 import signal
@@ -13,6 +12,7 @@ import subprocess
 import sys
 import time
 from decimal import Decimal
+from pathlib import Path
 
 import httpx
 import pytest
@@ -26,14 +26,12 @@ from tui.cli import main
 from tui.local.database import open_database
 from tui.local.mirror import (
     BACK_IN_STOCK,
-    COLLECTOR_SPACING,
     MIGRATIONS,
     NEW,
     OUT_OF_STOCK,
     PRICE_DOWN,
     PRICE_UP,
     REMOVED,
-    SYNC_SWITCH_INTERVAL,
     Mirror,
     SearchFilters,
     folded,
@@ -193,6 +191,10 @@ def test_a_sync_killed_mid_walk_leaves_no_half_mirror(sim_factory, demo_credenti
         os.kill(process.pid, signal.SIGKILL)
     finally:
         process.wait()
+    deadline = time.monotonic() + 5
+    while writer_processes(path) and time.monotonic() < deadline:
+        time.sleep(0.02)  # its writer learns of it from its input closing, and rolls back
+    assert writer_processes(path) == []
     with Mirror(path) as mirror:
         assert mirror.counts() == (0, 0) and mirror.last_sync() is None
         result = run_sync(sim, credential, mirror)
@@ -311,30 +313,59 @@ def test_the_progress_counts_every_page_once_stored(own_sim, demo_credentials, m
     assert totals == [4] and sum(steps) == 4  # 400 brands in pages of 100, however they were stored together
 
 
-def test_the_interpreter_collects_less_and_switches_sooner_during_syncs_and_as_before_after(
-        own_sim, demo_credentials, tmp_path):
-    before = gc.get_threshold(), sys.getswitchinterval()
-    seen: list[tuple[int, float]] = []
+def writer_processes(path) -> list[int]:
+    """The mirror writer processes (tui/local/mirror_writer.py) working on the mirror at `path`."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            command = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:  # not a process, or gone meanwhile
+            continue
+        if b"tui.local.mirror_writer" in command and str(path).encode() in command:
+            found.append(int(entry.name))
+    return found
 
-    def noting(steps=1, total=None):
-        seen.append((gc.get_threshold()[0], sys.getswitchinterval()))
 
-    async def two_at_once():  # the TUI's `S` while a sync runs: they overlap
+def test_two_syncs_at_once_each_fill_their_own_mirror(own_sim, demo_credentials, tmp_path):
+    """The TUI's `S` on two profiles: two writer processes, each with its own mirror."""
+    async def two_at_once():
         async with client_for(own_sim, demo_credentials["acme-sandbox"]) as client:
             with Mirror(tmp_path / "a.sqlite3") as one, Mirror(tmp_path / "b.sqlite3") as other:
-                await asyncio.gather(sync(one, client, advance=noting), sync(other, client, advance=noting))
+                await asyncio.gather(sync(one, client), sync(other, client))
+                return one.counts(), other.counts()
 
-    asyncio.run(two_at_once())
-    # set once, by the first, for both
-    assert seen and set(seen) == {(before[0][0] * COLLECTOR_SPACING, SYNC_SWITCH_INTERVAL)}
-    assert (gc.get_threshold(), sys.getswitchinterval()) == before
+    one, other = asyncio.run(two_at_once())
+    assert one == other == (400, len(service_products(own_sim)))
+    assert writer_processes(tmp_path / "a.sqlite3") == writer_processes(tmp_path / "b.sqlite3") == []
 
 
-def test_a_failed_sync_puts_the_interpreter_back_as_it_was(mirror):
-    before = gc.get_threshold(), sys.getswitchinterval()
+def test_a_failed_sync_leaves_no_writer_behind(mirror):
     with pytest.raises(ServiceError):
         mock_sync(mirror, catalog_answer([wire_brand(internalId=None)]))
-    assert (gc.get_threshold(), sys.getswitchinterval()) == before
+    assert writer_processes(mirror.path) == []
+
+
+def test_a_writer_killed_mid_sync_fails_the_sync_and_leaves_the_mirror_whole(sim_factory, demo_credentials, mirror):
+    sim = sim_factory(brands=2000, faults="latency=20ms")
+    credential = demo_credentials["acme-sandbox"]
+    killed: list[int] = []
+
+    def advance(steps=1, total=None):
+        if steps and not killed:  # a page is stored: the writer is mid-transaction
+            killed.extend(writer_processes(mirror.path))
+            for pid in killed:
+                os.kill(pid, signal.SIGKILL)
+
+    async def go():
+        async with client_for(sim, credential) as client:
+            return await sync(mirror, client, advance=advance)
+
+    with pytest.raises(RuntimeError, match=r"the catalog mirror's writer stopped .*the mirror is as it was: sync again"):
+        asyncio.run(go())
+    assert len(killed) == 1
+    assert mirror.counts() == (0, 0) and mirror.last_sync() is None
+    result = run_sync(sim, credential, mirror)
+    assert result.record.kind == "full" and mirror.counts()[0] == 2000
 
 
 def test_a_page_is_read_whatever_its_layout(mirror):

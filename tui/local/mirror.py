@@ -4,7 +4,8 @@ One database per profile and environment under the data dir
 (`<data dir>/catalog/<profile>-<environment>.sqlite3`, tui.local.database:
 WAL, forward migrations, 0600). A sync runs in one transaction, so a sync
 killed at any moment leaves the previous mirror whole and the next sync does
-the whole job again:
+the whole job again. This process fetches the pages; the mirror's writer
+process (tui/local/mirror_writer.py) reads and stores them:
 
 - the first sync (no finished sync yet) walks every page of catalog v2, a few
   pages in flight at once;
@@ -25,23 +26,18 @@ ranked by bm25 with the names weighing most; every word typed is a prefix.
 from __future__ import annotations
 
 import asyncio
-import gc
 import re
 import sqlite3
-import sys
 import unicodedata
-from collections import deque
-from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
-from concurrent.futures import wait as wait_for
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from decimal import Decimal
 from itertools import chain
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
-from tui.local.database import open_database, transaction
+from tui.local.database import open_database
 from tui.local.fileio import mirror_path
 from tui.local.mirror_rows import BrandRow, CatalogRows, ProductRow, catalog_rows, wire_time
 
@@ -52,7 +48,6 @@ if TYPE_CHECKING:
     from tui.api.client import ServiceClient
     from tui.api.models import CatalogQuery
 
-_T = TypeVar("_T")
 
 PAGE_SIZE = 100  # DESIGN: the service's maximum is not published; we cap at 100
 SYNC_CONCURRENCY = 4  # pages in flight at once, as `catalog --all`
@@ -230,8 +225,7 @@ class Mirror:
 
     def __init__(self, path: Path):
         self.path = path
-        # A sync writes from a thread of its own, one statement at a time (_Storing).
-        self.db = open_database(path, MIGRATIONS, check_same_thread=False)
+        self.db = open_database(path, MIGRATIONS)
 
     @classmethod
     def for_profile(cls, profile_name: str, environment: str) -> Mirror:
@@ -401,7 +395,14 @@ def _no_progress(steps: int = 1, total: int | None = None) -> None:
     """Nobody is watching."""
 
 
-class _Writer:
+def store_rows(mirror: Mirror, at: str) -> PageStore:
+    """What stores this sync's pages (at `at`), inside the sync's transaction; changes are recorded
+    from the second sync on."""
+    sync_id = mirror.db.execute("SELECT coalesce(max(id), 0) + 1 FROM syncs").fetchone()[0]
+    return PageStore(mirror.db, sync_id, at, record_changes=mirror.last_sync() is not None)
+
+
+class PageStore:
     """Writes pages into the mirror inside the sync's transaction, noting what changed."""
 
     def __init__(self, db: sqlite3.Connection, sync_id: int, at: str, *, record_changes: bool):
@@ -502,76 +503,10 @@ class _Writer:
                 self.db.execute("DELETE FROM search WHERE rowid = (SELECT rowid FROM brands WHERE id = ?)", (brand_id,))
                 self.db.execute("DELETE FROM brands WHERE id = ?", (brand_id,))
 
-
-class _Storing:
-    """The sync's pages, read on arrival and stored in order by one thread of its own.
-
-    A page is read (`catalog_rows`, Python) as it comes and waits as rows; the database
-    thread stores what waits, several pages at a time when it fell behind. SQLite lets go of
-    the interpreter while it writes, so the writing overlaps the fetching and reading of the
-    next pages; each statement takes the interpreter back, which can wait a whole switch
-    interval while the other threads keep busy, so pages that waited together are written
-    with one statement per table. Waiting rows are tuples of text and numbers, which the
-    garbage collector stops looking at: a long wait costs no collections. Only that thread
-    uses the connection, one job at a time; `close` lets the job in progress finish and
-    drops the rest before the transaction ends.
-    """
-
-    def __init__(self, writer: _Writer, advance: Progress) -> None:
-        self.writer, self.advance = writer, advance
-        self.loop = asyncio.get_running_loop()
-        self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mirror-sync")
-        self.waiting: deque[tuple[CatalogRows, bool, bool]] = deque()
-        self.jobs: deque[Future[None]] = deque()
-
-    def page(self, body: bytes, *, whole: bool, counted: bool = True) -> CatalogRows:
-        """Read a page and have it stored after those before (`whole`: all its brands' products); its rows.
-
-        `counted`: a step of the progress once stored."""
-        while self.jobs and self.jobs[0].done():
-            self.jobs.popleft().result()  # a page that failed to be stored fails the sync now
-        rows = catalog_rows(body)
-        self.waiting.append((rows, whole, counted))
-        self.jobs.append(self.pool.submit(self._store_waiting))
-        return rows
-
-    def _store_waiting(self) -> None:
-        """Store the pages waiting, those alike (`whole`, no brand twice) together."""
-        while self.waiting:
-            rows, whole, counted = self.waiting.popleft()
-            steps = int(counted)
-            seen = set(rows.brand_ids)
-            while self.waiting and self.waiting[0][1] == whole and seen.isdisjoint(self.waiting[0][0].brand_ids):
-                more, _, counted = self.waiting.popleft()
-                rows = rows.joined(more)
-                seen.update(more.brand_ids)
-                steps += counted
-            self.writer.page(rows, whole=whole)
-            if steps:
-                self.loop.call_soon_threadsafe(self.advance, steps)
-
-    async def stored(self) -> None:
-        """Every page handed over is in the database (the first error, if storing one failed)."""
-        while self.jobs:
-            await _finished(self.jobs[0])
-            self.jobs.popleft()
-
-    async def run(self, job: Callable[..., _T], *args: Any) -> _T:
-        """A database job, once the pages handed over are stored."""
-        await self.stored()
-        return await _finished(self.pool.submit(job, *args))
-
-    def close(self) -> None:
-        self.pool.shutdown(wait=True, cancel_futures=True)
-
-
-async def _finished(future: Future[_T]) -> _T:
-    """A job of the database thread, awaited; one the sync stops waiting for (cancelled) is let finish first."""
-    try:
-        return await asyncio.wrap_future(future)
-    except asyncio.CancelledError:
-        wait_for([future])
-        raise
+    def record(self, kind: str, requests: int, finished: str, brands: int, products: int) -> None:
+        """The sync itself, as `Mirror.last_sync` reads it once committed."""
+        self.db.execute("INSERT INTO syncs VALUES (?,?,?,?,?,?,?)",
+                        (self.sync_id, self.at, finished, kind, requests, brands, products))
 
 
 class _Walker:
@@ -589,117 +524,69 @@ class _Walker:
         self.requests += 1
         return body
 
-    async def walk(self, query: CatalogQuery, on_page: Callable[[bytes], CatalogRows]) -> None:
+    async def walk(self, query: CatalogQuery, on_page: Callable[[bytes], Awaitable[None]]) -> None:
         """Every page, in the service's order (ties rank alike every sync); the progress's total is their number."""
-        first = on_page(await self.page(replace(query, page_index=0, page_size=PAGE_SIZE)))
-        pages = max(1, -(-first.count // PAGE_SIZE))
+        first = await self.page(replace(query, page_index=0, page_size=PAGE_SIZE))
+        pages = max(1, -(-catalog_rows(first).count // PAGE_SIZE))
+        await on_page(first)
         self.advance(0, total=pages)
         tasks = [asyncio.ensure_future(self.page(replace(query, page_index=i, page_size=PAGE_SIZE)))
                  for i in range(1, pages)]
         try:
             for task in tasks:
-                on_page(await task)
+                await on_page(await task)
         finally:
             for task in tasks:
                 task.cancel()
 
 
-COLLECTOR_SPACING = 100  # while syncs run, the cyclic collector's first threshold is this many times its own
-SYNC_SWITCH_INTERVAL = 0.001  # seconds: while syncs run, how long a thread may keep the interpreter's lock (5 ms)
-
-
-class SyncingInterpreter:
-    """The interpreter's two settings a first sync of ~100,000 products is sensitive to, while syncs run.
-
-    - The cyclic collector runs 1/COLLECTOR_SPACING as often. A first sync makes rows for
-      ~100,000 products: short-lived, acyclic data that reference counting frees, over which
-      the collector ran hundreds of times for nothing (a tenth of the sync). It still runs,
-      so the TUI's own cycles are still collected during a long sync.
-    - A thread waiting for the interpreter's lock gets it after SYNC_SWITCH_INTERVAL rather
-      than 5 ms. The database thread lets go of the lock for every statement SQLite runs
-      and waits for it after; while the pages are fetched and read (and in the TUI, drawn),
-      the lock is rarely free, so each statement waited up to the whole interval.
-
-    Syncs may overlap (the TUI's `S` while one runs): the first sets both and the last puts
-    them back, whatever happens.
-    """
-
-    def __init__(self) -> None:
-        self.running = 0
-        self.saved_threshold = gc.get_threshold()
-        self.saved_interval = sys.getswitchinterval()
-
-    def __enter__(self) -> None:
-        if self.running == 0:
-            self.saved_threshold, self.saved_interval = gc.get_threshold(), sys.getswitchinterval()
-            gc.set_threshold(self.saved_threshold[0] * COLLECTOR_SPACING, *self.saved_threshold[1:])
-            sys.setswitchinterval(min(self.saved_interval, SYNC_SWITCH_INTERVAL))
-        self.running += 1
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.running -= 1
-        if self.running == 0:
-            gc.set_threshold(*self.saved_threshold)
-            sys.setswitchinterval(self.saved_interval)
-
-
-SYNCING_INTERPRETER = SyncingInterpreter()  # one per process: both settings are the process's
-
-
 async def sync(mirror: Mirror, client: ServiceClient, *, advance: Progress = _no_progress,
                concurrency: int = SYNC_CONCURRENCY, full: bool = False) -> SyncResult:
-    """Bring the mirror up to the service: a full walk the first time (or when `full`), else the changes."""
-    from tui.api.models import CatalogQuery
+    """Bring the mirror up to the service: a full walk the first time (or when `full`), else the changes.
 
-    db = mirror.db
+    This process fetches; the pages are read and stored by the mirror's writer process
+    (tui/local/mirror_writer.py), in one transaction that it commits at the end.
+    """
+    from tui.api.models import CatalogQuery
+    from tui.local.mirror_writer import MirrorWriter  # it imports this module
+
     started = now_utc().isoformat(timespec="seconds")
     walker = _Walker(client, advance, concurrency)
-    with SYNCING_INTERPRETER, transaction(db):
-        previous = mirror.last_sync()
-        watermark = mirror.watermark()
-        kind = "full" if full or previous is None or watermark is None else "incremental"
-        sync_id = (db.execute("SELECT coalesce(max(id), 0) + 1 FROM syncs").fetchone()[0])
-        writer = _Writer(db, sync_id, started, record_changes=previous is not None)
-        storing = _Storing(writer, advance)
-        try:
-            def store_whole(body: bytes) -> CatalogRows:
-                return storing.page(body, whole=True)
+    # Read without the lock: the writer decides what it records under it. Another sync committing
+    # meanwhile only makes this one ask for more than it needs.
+    watermark = mirror.watermark()
+    kind = "full" if full or mirror.last_sync() is None or watermark is None else "incremental"
+    async with MirrorWriter.started(mirror.path, started, advance) as writer:
+        async def store_whole(body: bytes) -> None:
+            await writer.page(body, whole=True)
 
-            async def full_walk() -> None:
-                await walker.walk(CatalogQuery(), store_whole)
-                await storing.run(writer.remove_unseen)
+        async def full_walk() -> None:
+            await walker.walk(CatalogQuery(), store_whole)
+            await writer.ask("remove_unseen")
 
-            if kind == "full":
+        if kind == "full":
+            await full_walk()
+        else:
+            suspects: list[str] = []
+
+            async def changed_page(body: bytes) -> None:
+                # A brand that moved beyond its products lost one: it is re-read whole below.
+                suspects.extend(catalog_rows(body).moved_brands())
+                await writer.page(body, whole=False)
+
+            await walker.walk(CatalogQuery(modified_date=watermark), changed_page)
+            for brand_id in suspects:
+                if brand_id.isdigit():
+                    await writer.page(await walker.page(CatalogQuery(brand_id=int(brand_id), page_size=PAGE_SIZE)),
+                                      whole=True, counted=False)
+            total = catalog_rows(await walker.page(CatalogQuery(page_size=1, page_index=0))).count
+            if total != (await writer.ask("counts"))[1]:
+                kind = "full"  # brands came or went without a change we could see
                 await full_walk()
-            else:
-                suspects: list[str] = []
-
-                def changed_page(body: bytes) -> CatalogRows:
-                    # A brand that moved beyond its products lost one: it is re-read whole below.
-                    rows = storing.page(body, whole=False)
-                    suspects.extend(rows.moved_brands())
-                    return rows
-
-                await walker.walk(CatalogQuery(modified_date=watermark), changed_page)
-                for brand_id in suspects:
-                    if brand_id.isdigit():
-                        storing.page(await walker.page(CatalogQuery(brand_id=int(brand_id), page_size=PAGE_SIZE)),
-                                     whole=True, counted=False)
-                total = catalog_rows(await walker.page(CatalogQuery(page_size=1, page_index=0))).count
-                await storing.stored()
-                if total != mirror.counts()[0]:
-                    kind = "full"  # brands came or went without a change we could see
-                    await full_walk()
-            await storing.stored()
-        finally:
-            storing.close()
-        brands, products = mirror.counts()
-        finished = now_utc().isoformat(timespec="seconds")
-        db.execute("INSERT INTO syncs VALUES (?,?,?,?,?,?,?)",
-                   (sync_id, started, finished, kind, walker.requests, brands, products))
+        changes = await writer.finish(kind, walker.requests)
     record = mirror.last_sync()
     assert record is not None
-    return SyncResult(record, writer.changes)
+    return SyncResult(record, changes)
 
 
 def _money(text: str | None) -> Decimal | None:
