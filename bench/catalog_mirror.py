@@ -19,9 +19,10 @@ other catalog figures; the apps run headless under Pilot at 160x48.
 (16) Next page from the mirror (`n`, no search), keypress to rows drawn, p95.
      Baseline: a bare Textual DataTable (same columns) swapping in rows it
      already holds. Target 1.1x.
-(17) A first sync into an empty mirror (tui.local.mirror.sync: the client,
-     parsing, SQLite and FTS5 writes) vs a plain httpx loop fetching the same
-     pages (PageSize 100) with the same concurrency (4) and decoding the JSON.
+(17) A first sync into an empty mirror (tui.local.mirror_sync.sync: the client,
+     the writer process's start, parsing, SQLite and FTS5 writes) vs a plain
+     httpx loop fetching the same pages (PageSize 100) with the same
+     concurrency (4) and decoding the JSON.
      Interleaved runs; medians. Target 1.5x.
 (18) An incremental sync with nothing changed vs the first sync (medians of
      the same runs). Target 0.1x.
@@ -80,7 +81,8 @@ async def plain_walk(base_url: str) -> float:
 
 async def timed_sync(base_url: str, path: Path) -> float:
     from tui.api.client import ServiceClient
-    from tui.local.mirror import Mirror, sync
+    from tui.local.mirror import Mirror
+    from tui.local.mirror_sync import sync
 
     started = time.perf_counter()
     async with ServiceClient(base_url, CREDENTIAL.client_id, CREDENTIAL.client_secret) as client:

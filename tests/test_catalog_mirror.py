@@ -36,10 +36,10 @@ from tui.local.mirror import (
     SearchFilters,
     folded,
     mirror_path,
-    sync,
     word_start,
     words_of,
 )
+from tui.local.mirror_sync import sync
 
 
 def client_for(sim, credential, **options) -> ServiceClient:

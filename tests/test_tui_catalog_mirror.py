@@ -15,7 +15,8 @@ from textual.widgets._progress_bar import Bar
 
 from tui.api.client import ServiceClient
 from tui.local.fileio import mirror_path
-from tui.local.mirror import Mirror, sync
+from tui.local.mirror import Mirror
+from tui.local.mirror_sync import sync
 from tui.screens.catalog_mirror import ChangesScreen
 from widgets.filter_bar import FilterBar
 from widgets.row_table import RowTable

@@ -76,7 +76,7 @@ def sync(options: Options, full: bool) -> None:
 
     async def work(session: Session) -> None:
         from tui.commands.progress import progress
-        from tui.local.mirror import sync as sync_mirror
+        from tui.local.mirror_sync import sync as sync_mirror
 
         with _opened(session.profile.name, session.profile.environment, must_exist=False) as mirror, \
                 progress("syncing the catalog") as advance:

@@ -4,8 +4,9 @@ One database per profile and environment under the data dir
 (`<data dir>/catalog/<profile>-<environment>.sqlite3`, tui.local.database:
 WAL, forward migrations, 0600). A sync runs in one transaction, so a sync
 killed at any moment leaves the previous mirror whole and the next sync does
-the whole job again. This process fetches the pages; the mirror's writer
-process (tui/local/mirror_writer.py) reads and stores them:
+the whole job again. The syncing process fetches the pages
+(tui/local/mirror_sync.py); the mirror's writer process reads and stores them
+(tui/local/mirror_writer.py, with `PageStore` here):
 
 - the first sync (no finished sync yet) walks every page of catalog v2, a few
   pages in flight at once;
@@ -25,32 +26,25 @@ ranked by bm25 with the names weighing most; every word typed is a prefix.
 
 from __future__ import annotations
 
-import asyncio
 import re
 import sqlite3
 import unicodedata
-from collections.abc import Awaitable, Callable, Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
 from itertools import chain
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from tui.local.database import open_database
 from tui.local.fileio import mirror_path
-from tui.local.mirror_rows import BrandRow, CatalogRows, ProductRow, catalog_rows, wire_time
+from tui.local.mirror_rows import BrandRow, CatalogRows, ProductRow, wire_time
 
 # Money is kept as the exact text the service sent (TEXT columns), never as a float.
 sqlite3.register_adapter(Decimal, str)
 
-if TYPE_CHECKING:
-    from tui.api.client import ServiceClient
-    from tui.api.models import CatalogQuery
 
-
-PAGE_SIZE = 100  # DESIGN: the service's maximum is not published; we cap at 100
-SYNC_CONCURRENCY = 4  # pages in flight at once, as `catalog --all`
 # Rows a multi-row INSERT takes at most: SQLite compiles every row of its VALUES, and past a few
 # hundred rows a statement costs more per row (3,000 cost half as much again as 256).
 ROWS_PER_STATEMENT = 256
@@ -388,13 +382,6 @@ def has_mirror(profile_name: str, environment: str) -> bool:
 
 # --- sync -----------------------------------------------------------------------------------
 
-Progress = Callable[..., None]  # advance(steps=1, total=None), as tui.commands.progress
-
-
-def _no_progress(steps: int = 1, total: int | None = None) -> None:
-    """Nobody is watching."""
-
-
 def store_rows(mirror: Mirror, at: str) -> PageStore:
     """What stores this sync's pages (at `at`), inside the sync's transaction; changes are recorded
     from the second sync on."""
@@ -507,86 +494,6 @@ class PageStore:
         """The sync itself, as `Mirror.last_sync` reads it once committed."""
         self.db.execute("INSERT INTO syncs VALUES (?,?,?,?,?,?,?)",
                         (self.sync_id, self.at, finished, kind, requests, brands, products))
-
-
-class _Walker:
-    """Fetches every page of one query, a few at a time, handing the pages over in order as they come."""
-
-    def __init__(self, client: ServiceClient, advance: Progress, concurrency: int):
-        self.client, self.advance = client, advance
-        self.limit = asyncio.Semaphore(concurrency)
-        self.requests = 0
-
-    async def page(self, query: CatalogQuery) -> bytes:
-        """One page's body as the service sent it (ServiceClient.catalog_body)."""
-        async with self.limit:
-            body = await self.client.catalog_body(query)
-        self.requests += 1
-        return body
-
-    async def walk(self, query: CatalogQuery, on_page: Callable[[bytes], Awaitable[None]]) -> None:
-        """Every page, in the service's order (ties rank alike every sync); the progress's total is their number."""
-        first = await self.page(replace(query, page_index=0, page_size=PAGE_SIZE))
-        pages = max(1, -(-catalog_rows(first).count // PAGE_SIZE))
-        await on_page(first)
-        self.advance(0, total=pages)
-        tasks = [asyncio.ensure_future(self.page(replace(query, page_index=i, page_size=PAGE_SIZE)))
-                 for i in range(1, pages)]
-        try:
-            for task in tasks:
-                await on_page(await task)
-        finally:
-            for task in tasks:
-                task.cancel()
-
-
-async def sync(mirror: Mirror, client: ServiceClient, *, advance: Progress = _no_progress,
-               concurrency: int = SYNC_CONCURRENCY, full: bool = False) -> SyncResult:
-    """Bring the mirror up to the service: a full walk the first time (or when `full`), else the changes.
-
-    This process fetches; the pages are read and stored by the mirror's writer process
-    (tui/local/mirror_writer.py), in one transaction that it commits at the end.
-    """
-    from tui.api.models import CatalogQuery
-    from tui.local.mirror_writer import MirrorWriter  # it imports this module
-
-    started = now_utc().isoformat(timespec="seconds")
-    walker = _Walker(client, advance, concurrency)
-    # Read without the lock: the writer decides what it records under it. Another sync committing
-    # meanwhile only makes this one ask for more than it needs.
-    watermark = mirror.watermark()
-    kind = "full" if full or mirror.last_sync() is None or watermark is None else "incremental"
-    async with MirrorWriter.started(mirror.path, started, advance) as writer:
-        async def store_whole(body: bytes) -> None:
-            await writer.page(body, whole=True)
-
-        async def full_walk() -> None:
-            await walker.walk(CatalogQuery(), store_whole)
-            await writer.ask("remove_unseen")
-
-        if kind == "full":
-            await full_walk()
-        else:
-            suspects: list[str] = []
-
-            async def changed_page(body: bytes) -> None:
-                # A brand that moved beyond its products lost one: it is re-read whole below.
-                suspects.extend(catalog_rows(body).moved_brands())
-                await writer.page(body, whole=False)
-
-            await walker.walk(CatalogQuery(modified_date=watermark), changed_page)
-            for brand_id in suspects:
-                if brand_id.isdigit():
-                    await writer.page(await walker.page(CatalogQuery(brand_id=int(brand_id), page_size=PAGE_SIZE)),
-                                      whole=True, counted=False)
-            total = catalog_rows(await walker.page(CatalogQuery(page_size=1, page_index=0))).count
-            if total != (await writer.ask("counts"))[1]:
-                kind = "full"  # brands came or went without a change we could see
-                await full_walk()
-        changes = await writer.finish(kind, walker.requests)
-    record = mirror.last_sync()
-    assert record is not None
-    return SyncResult(record, changes)
 
 
 def _money(text: str | None) -> Decimal | None:

@@ -22,7 +22,6 @@ rolls the whole sync back: the previous mirror stays as it was.
 
 from __future__ import annotations
 
-import asyncio
 import gc
 import pickle
 import queue
@@ -30,8 +29,7 @@ import sqlite3
 import sys
 import threading
 from collections import deque
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
@@ -40,14 +38,9 @@ from tui.local.database import DatabaseError, transaction
 from tui.local.mirror import Mirror, now_utc, store_rows
 from tui.local.mirror_rows import CatalogRows, catalog_rows
 
-# How much the syncing process may hand over before it waits for the writer to catch up.
-WRITE_AHEAD_BYTES = 16 * 1024 * 1024
 # The writer's two threads hand the interpreter's lock over after this long rather than 5 ms:
 # the storing thread lets go of it for every statement SQLite runs and waits for it after.
 SWITCH_INTERVAL_SECONDS = 0.001
-STOP_SECONDS = 5.0  # a writer that does not stop this long after its input closed is killed
-
-Progress = Callable[..., None]
 
 
 class WriterStopped(Exception):
@@ -57,7 +50,8 @@ class WriterStopped(Exception):
 # --- framing ----------------------------------------------------------------------------------
 
 
-def _frame(message: tuple[Any, ...]) -> bytes:
+def frame(message: tuple[Any, ...]) -> bytes:
+    """A message as it goes down a pipe, either way."""
     data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
     return len(data).to_bytes(4, "big") + data
 
@@ -73,118 +67,6 @@ def _read_frame(stream: IO[bytes]) -> tuple[Any, ...] | None:
         return None
     message: tuple[Any, ...] = pickle.loads(data)
     return message
-
-
-# --- the syncing process's side -------------------------------------------------------------
-
-
-_ERRORS: dict[str, Callable[[str], Exception]] = {
-    "malformed": MalformedResponseError,
-    "locked": sqlite3.OperationalError,
-    "database": DatabaseError,
-}
-
-
-class MirrorWriter:
-    """The writer process as the sync sees it: pages handed over and questions asked, in order."""
-
-    def __init__(self, process: asyncio.subprocess.Process, advance: Progress) -> None:
-        self.process, self.advance = process, advance
-        self.answers: asyncio.Queue[tuple[Any, ...] | None] = asyncio.Queue()
-        self.failure: Exception | None = None
-        self.listening = asyncio.ensure_future(self._listen())
-
-    @classmethod
-    @asynccontextmanager
-    async def started(cls, path: Path, at: str, advance: Progress) -> AsyncIterator[MirrorWriter]:
-        """The writer for the mirror at `path` (the sync's time `at`); stopped on leaving, rolled back
-        unless `finish` was answered."""
-        process = await asyncio.create_subprocess_exec(
-            # -P: the current directory is not put on the path, so no folder there can pass for tui.
-            sys.executable, "-P", "-m", "tui.local.mirror_writer", str(path), at,
-            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-            start_new_session=True,  # the terminal's Ctrl-C reaches the sync, which stops its writer
-        )
-        assert process.stdin is not None
-        process.stdin.transport.set_write_buffer_limits(high=WRITE_AHEAD_BYTES)
-        writer = cls(process, advance)
-        try:
-            yield writer
-        finally:
-            await writer.stop()
-
-    async def _listen(self) -> None:
-        """Progress as it is stored; the answers, in order; the writer's failure, kept."""
-        assert self.process.stdout is not None
-        try:
-            while True:
-                head = await self.process.stdout.readexactly(4)
-                message = pickle.loads(await self.process.stdout.readexactly(int.from_bytes(head, "big")))
-                if message[0] == "stored":
-                    self.advance(message[1])
-                    continue
-                if message[0] == "failed":
-                    self.failure = _ERRORS.get(message[1], RuntimeError)(message[2])
-                await self.answers.put(message)
-        except asyncio.IncompleteReadError:
-            pass  # it stopped: what it said before is in the queue
-        finally:
-            await self.answers.put(None)
-
-    async def page(self, body: bytes, *, whole: bool, counted: bool = True) -> None:
-        """Hand a page's body over (`whole`: all its brands' products); `counted`: a progress step once stored."""
-        await self._send(("page", body, whole, counted))
-
-    async def ask(self, *request: Any) -> tuple[Any, ...]:
-        """The answer to a request, once every page handed over before it is stored."""
-        await self._send(request)
-        answer = await self.answers.get()
-        if answer is None or answer[0] == "failed":
-            raise await self._failed()
-        return answer
-
-    async def finish(self, kind: str, requests: int) -> int:
-        """Record the sync and commit it; the number of changes recorded."""
-        changes: int = (await self.ask("finish", kind, requests))[1]
-        return changes
-
-    async def _send(self, message: tuple[Any, ...]) -> None:
-        if self.failure is not None:
-            raise self.failure
-        assert self.process.stdin is not None
-        try:
-            self.process.stdin.write(_frame(message))
-            await self.process.stdin.drain()  # waits only past WRITE_AHEAD_BYTES
-        except (BrokenPipeError, ConnectionResetError):
-            raise await self._failed() from None
-
-    async def _failed(self) -> Exception:
-        """What stopped the writer: its own failure, else what it printed as it ended."""
-        await self.listening
-        if self.failure is not None:
-            return self.failure
-        assert self.process.stderr is not None
-        said = (await self.process.stderr.read()).decode(errors="replace").strip().splitlines()
-        return RuntimeError(f"the catalog mirror's writer stopped ({said[-1] if said else 'no message'}); "
-                            "the mirror is as it was: sync again")
-
-    async def stop(self) -> None:
-        """Close its input (uncommitted work is rolled back) and wait for it to end; killed if it lingers.
-
-        Waited for even when the sync is cancelled: the mirror's write lock is free once this returns."""
-        assert self.process.stdin is not None
-        self.process.stdin.close()
-        try:
-            await asyncio.wait_for(self.process.wait(), STOP_SECONDS)
-        except TimeoutError:
-            self.process.kill()
-            await self.process.wait()
-        except asyncio.CancelledError:
-            self.process.kill()
-            await asyncio.shield(self.process.wait())
-            raise
-        finally:
-            self.listening.cancel()
 
 
 # --- the writer process -----------------------------------------------------------------------
@@ -273,7 +155,7 @@ def main(path: str, at: str) -> int:
     out = sys.stdout.buffer
 
     def say(message: tuple[Any, ...]) -> None:
-        out.write(_frame(message))
+        out.write(frame(message))
         out.flush()
 
     incoming: queue.SimpleQueue[Any] = queue.SimpleQueue()

@@ -135,7 +135,8 @@ class MirrorSource(BaseScreen):
 
     @work(exclusive=True, exit_on_error=False, group="mirror-sync")
     async def run_sync(self) -> None:
-        from tui.local.mirror import Mirror, sync
+        from tui.local.mirror import Mirror
+        from tui.local.mirror_sync import sync
 
         session = self.app.session
         bar = await self._sync_bar()
