@@ -8,8 +8,8 @@ body over as it comes; in the writer one thread reads the pages (`catalog_rows`)
 while the other stores the rows read before (SQLite lets go of the lock while it
 writes). Measured on 2 CPUs: a first sync of 99,981 products, 2.6 s -> 2.1 s.
 
-Both ends are this module, so the pipes carry pickled tuples, each framed by its
-length (4 bytes, big-endian):
+The other end is giftdesk's own sync (tui/local/mirror_sync.py `MirrorWriter`), so
+the pipes carry pickled tuples, each framed by its length (4 bytes, big-endian, `frame`):
 - to the writer: ("page", body, whole, counted), ("remove_unseen",), ("counts",),
   ("finish", kind, requests);
 - from it: ("stored", steps) as pages are stored, and in order one answer to each
