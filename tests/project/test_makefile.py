@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 FAKE_PYTHON = """#!/bin/sh
 # A Python {version} as far as the Makefile can tell: -V, -c (sys.version_info), -m venv.
