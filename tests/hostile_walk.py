@@ -13,10 +13,12 @@ import time
 import unicodedata
 import uuid
 
+import click
 import httpx
 import pytest
 from rich.console import Console
 
+from tui.cli import COMMANDS, main
 from tui.core.safe_text import visible
 from tui.simulator import SimulatorServer, SimulatorSettings, demo_credential
 from tui.simulator.hostile import HOSTILE_STRINGS, LONG_RUN
@@ -35,6 +37,48 @@ def raw_controls(text: str) -> list[str]:
 
 def markers_in(text: str) -> set[str]:
     return {marker for marker in SHOWN_MARKERS if marker in text}
+
+
+# --- the walk of the command line: every command of tui/cli.py COMMANDS ---------------------
+
+# Serve until Ctrl-C: not runnable here (their output goes through the same `say`/`visible`).
+SERVING = {"sim", "listen"}
+
+
+def runs(walk: dict[str, str]) -> dict[str, list[tuple[list[str], bool]]]:
+    """Command -> (arguments, whether the service's free text is in the output)."""
+    return {
+        "accounts": [(["accounts"], False), (["accounts", "--json"], False)],
+        "catalog": [(["catalog", "--page-size", "20"], True), (["catalog", "--json", "--page-size", "5"], True),
+                    (["catalog", "--v1"], True), (["catalog", "--all", "--page-size", "10"], True)],
+        "order": [(["order", "show", walk["order"]], True), (["order", "show", walk["order"], "--json"], True),
+                  (["order", "show", HOSTILE_STRINGS[7]], False),
+                  (["order", "place", "--account", "1001", "--product", "102", "--value", "10", "--yes"], False)],
+        "payout": [(["payout", "status", walk["payout"]], True), (["payout", "status", walk["payout"], "--json"], True),
+                   (["payout", "check", "--wallet", "PayPal", "--email", "a@example.com"], False)],
+        "notifications": [(["notifications", "get"], True), (["notifications", "get", "--json"], True)],
+        "profiles": [(["profiles", "list"], False), (["profiles", "show"], False)],
+        "completion": [(["completion", "bash"], False)],
+        "orders": [(["orders", "list", "--from", "1d"], True), (["orders", "list", "--from", "1d", "--json"], True),
+                   (["orders", "list", "--from", "1d", "--csv"], True)],
+        "transactions": [(["transactions", "--from", "1d"], False), (["transactions", "--from", "1d", "--json"], True)],
+        "rates": [(["rates"], False), (["rates", "--base", "EUR", "--json"], False)],
+        "watch": [(["watch", walk["order"]], False), (["watch", walk["order"], "--json"], False)],
+    }
+
+
+def fallback_runs(name: str) -> list[tuple[list[str], bool]]:
+    command = main.get_command(click.Context(main), name)
+    if isinstance(command, click.Group):
+        return [([name, sub], False) for sub in command.list_commands(click.Context(command))]
+    return [([name], False)]
+
+
+def all_runs(walk: dict[str, str]) -> list[tuple[list[str], bool]]:
+    known = runs(walk)
+    return [run for name in COMMANDS if name not in SERVING for run in known.get(name) or fallback_runs(name)]
+
+
 
 
 def drawn(app) -> str:

@@ -11,53 +11,16 @@ from __future__ import annotations
 
 import json
 
-import click
 import httpx
 import pytest
 from click.testing import CliRunner
-from hostile_walk import markers_in, raw_controls
+from hostile_walk import SERVING, all_runs, markers_in, raw_controls
 
 from tui.cli import COMMANDS, main
 from tui.simulator import demo_credential
 from tui.simulator.hostile import HOSTILE_STRINGS
 
-# Serve until Ctrl-C: not runnable here (their output goes through the same `say`/`visible`).
-SERVING = {"sim", "listen"}
 OSC_CLIPBOARD = HOSTILE_STRINGS[7]
-
-
-def runs(walk: dict[str, str]) -> dict[str, list[tuple[list[str], bool]]]:
-    """Command -> (arguments, whether the service's free text is in the output)."""
-    return {
-        "accounts": [(["accounts"], False), (["accounts", "--json"], False)],
-        "catalog": [(["catalog", "--page-size", "20"], True), (["catalog", "--json", "--page-size", "5"], True),
-                    (["catalog", "--v1"], True), (["catalog", "--all", "--page-size", "10"], True)],
-        "order": [(["order", "show", walk["order"]], True), (["order", "show", walk["order"], "--json"], True),
-                  (["order", "show", OSC_CLIPBOARD], False),
-                  (["order", "place", "--account", "1001", "--product", "102", "--value", "10", "--yes"], False)],
-        "payout": [(["payout", "status", walk["payout"]], True), (["payout", "status", walk["payout"], "--json"], True),
-                   (["payout", "check", "--wallet", "PayPal", "--email", "a@example.com"], False)],
-        "notifications": [(["notifications", "get"], True), (["notifications", "get", "--json"], True)],
-        "profiles": [(["profiles", "list"], False), (["profiles", "show"], False)],
-        "completion": [(["completion", "bash"], False)],
-        "orders": [(["orders", "list", "--from", "1d"], True), (["orders", "list", "--from", "1d", "--json"], True),
-                   (["orders", "list", "--from", "1d", "--csv"], True)],
-        "transactions": [(["transactions", "--from", "1d"], False), (["transactions", "--from", "1d", "--json"], True)],
-        "rates": [(["rates"], False), (["rates", "--base", "EUR", "--json"], False)],
-        "watch": [(["watch", walk["order"]], False), (["watch", walk["order"], "--json"], False)],
-    }
-
-
-def fallback_runs(name: str) -> list[tuple[list[str], bool]]:
-    command = main.get_command(click.Context(main), name)
-    if isinstance(command, click.Group):
-        return [([name, sub], False) for sub in command.list_commands(click.Context(command))]
-    return [([name], False)]
-
-
-def all_runs(walk: dict[str, str]) -> list[tuple[list[str], bool]]:
-    known = runs(walk)
-    return [run for name in COMMANDS if name not in SERVING for run in known.get(name) or fallback_runs(name)]
 
 
 def strings_in(data: object) -> list[str]:

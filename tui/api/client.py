@@ -24,7 +24,8 @@ from urllib.parse import quote
 
 import httpx
 
-from tui.api import wire_json
+from tui.api import bounds
+from tui.api.bounds import ACCEPT_ENCODING, AnswerTooLarge, Bounds, DeadlineExceeded, UnreadableEncoding
 from tui.api.errors import (
     AuthenticationError,
     MalformedResponseError,
@@ -37,6 +38,7 @@ from tui.api.errors import (
 from tui.api.pacing import PlacePacer
 from tui.api.payout_rules import validate_redeem
 from tui.api.redact import Secret, mask_text, register_secret
+from tui.api.transport import BODY_CAP, DEADLINE, BoundedAsyncTransport, read_answer
 from tui.api.weblink import weblink_token
 from tui.api.wire_check import CATALOG_PAGE, ORDER
 
@@ -91,6 +93,11 @@ def tls_verify(base_url: str) -> bool:
     is skipped; redirects are not followed, so no request can move to https."""
     return not base_url.lower().startswith("http://")
 
+
+CATALOG_PATHS = (CATALOG_V2_PATH, CATALOG_V1_PATH)
+DEADLINE_HINT = ("The service answers too slowly or not at all. Reads are safe to repeat; for a write, look it up "
+                 "(order show / payout status) first. Deadlines: GIFTDESK_REQUEST_DEADLINE, GIFTDESK_CATALOG_DEADLINE, "
+                 "GIFTDESK_COMMAND_DEADLINE (seconds).")
 
 OUTCOME_UNKNOWN_HINT = "The request may have been carried out: look it up (order show / payout status) before sending it again."
 
@@ -167,7 +174,11 @@ class ServiceClient:
         sleep: Sleep = event_loop_sleep,
         rand: Callable[[], float] = random.random,
         pacer: PlacePacer | None = None,
+        limits: Bounds | None = None,
+        ends_by: float | None = None,
     ) -> None:
+        """`limits`: deadlines, size and depth caps (DESIGN rule 10); `ends_by`: the `time.monotonic()`
+        instant the whole command must end by (no request or retry goes past it)."""
         secret = client_secret if isinstance(client_secret, str) else client_secret.get_secret_value()
         register_secret(secret)
         self.base_url = base_url.rstrip("/")
@@ -177,12 +188,14 @@ class ServiceClient:
         self._sleep = sleep
         self._rand = rand
         self._pacer = pacer or PlacePacer()
+        self.limits, self.ends_by = limits or Bounds(), ends_by
+        self._timeout = timeout if isinstance(timeout, httpx.Timeout) else httpx.Timeout(timeout)
         self._http = httpx.AsyncClient(
             base_url=self.base_url,
             auth=httpx.BasicAuth(client_id, secret),
-            headers={"Accept": "application/json", "User-Agent": "giftdesk"},
+            headers={"Accept": "application/json", "Accept-Encoding": ACCEPT_ENCODING, "User-Agent": "giftdesk"},
             timeout=timeout,
-            transport=transport,
+            transport=transport or BoundedAsyncTransport(verify=tls_verify(self.base_url)),
             verify=tls_verify(self.base_url),
         )
 
@@ -332,6 +345,8 @@ class ServiceClient:
             if isinstance(outcome, httpx.Response):
                 return outcome
             delay = self.retry.delay(attempt, outcome.retry_after, self._rand) if outcome.kind in retry_on else None
+            if delay is not None and self.ends_by is not None and time.monotonic() + delay >= self.ends_by:
+                delay = None  # the wait would outlast the command's deadline
             if delay is None:
                 raise outcome.error
             log.info("%s: %s; retry %d in %.1f s", where, outcome.reason, attempt, delay)
@@ -339,10 +354,38 @@ class ServiceClient:
                 self.on_retry(attempt, delay, outcome.reason)
             await self._sleep(delay)
 
+    def _deadline(self, path: str) -> tuple[float, float]:
+        """This request's seconds and the instant it must end by: its own deadline, within the command's."""
+        seconds = self.limits.catalog_seconds if path.startswith(CATALOG_PATHS) else self.limits.request_seconds
+        deadline_at = time.monotonic() + seconds
+        if self.ends_by is not None and self.ends_by < deadline_at:
+            return max(0.0, self.ends_by - time.monotonic()), self.ends_by
+        return seconds, deadline_at
+
+    async def _exchange(self, method: str, path: str, request: dict[str, Any]) -> httpx.Response:
+        """The request sent and its answer read whole, within the deadline and the size cap."""
+        seconds, deadline_at = self._deadline(path)
+        if seconds <= 0:
+            raise DeadlineExceeded
+        # A slow answer may take until the deadline (a catalog page: 120 s on the real provider).
+        timeout = httpx.Timeout(connect=min(self._timeout.connect or seconds, seconds), read=seconds,
+                                write=seconds, pool=seconds)
+        built = self._http.build_request(method, path, timeout=timeout,
+                                         extensions={DEADLINE: deadline_at, BODY_CAP: self.limits.body_bytes}, **request)
+        response = await self._http.send(built, stream=True)
+        return await read_answer(response, self.limits.body_bytes, deadline_at)
+
     async def _attempt(self, method: str, path: str, where: str, request: dict[str, Any]) -> httpx.Response | _Failure:
         """One try: the 2xx response, a failure that may be retried, or a raised final error."""
         try:
-            response = await self._http.request(method, path, **request)
+            response = await self._exchange(method, path, request)
+        except AnswerTooLarge:
+            raise MalformedResponseError(f"{where}: the answer is larger than {self.limits.body_bytes // bounds.MEGABYTE} MB; "
+                                         "not read further") from None
+        except UnreadableEncoding as exc:
+            raise MalformedResponseError(f"{where}: {exc}") from None
+        except DeadlineExceeded:
+            return self._past_deadline(where)
         except (httpx.UnsupportedProtocol, httpx.InvalidURL) as exc:
             raise UnreachableError(f"{where}: the base URL {self.base_url!r} is not usable ({exc})") from None
         except (httpx.ConnectTimeout, httpx.PoolTimeout):
@@ -351,6 +394,8 @@ class ServiceClient:
             reason = f"connection failed ({type(exc).__name__})"
             return _Failure(UnreachableError(f"{where}: {reason} at {self.base_url}"), RetryOn.CONNECT, reason)
         except httpx.TimeoutException:
+            if self._deadline_passed():
+                return self._past_deadline(where)
             error = UnreachableError(f"{where}: timed out after sending; the outcome is unknown", hint=OUTCOME_UNKNOWN_HINT)
             return _Failure(error, RetryOn.IN_FLIGHT, "timed out")
         except httpx.TransportError as exc:
@@ -373,6 +418,16 @@ class ServiceClient:
             raise RefusedError(_service_message(response), status=status, context=f"{where} -> {status}")
         raise MalformedResponseError(f"{where}: unexpected HTTP {status}", status=status)
 
+    def _deadline_passed(self) -> bool:
+        return self.ends_by is not None and time.monotonic() >= self.ends_by
+
+    def _past_deadline(self, where: str) -> _Failure:
+        error = UnreachableError(f"{where}: no whole answer within the deadline "
+                                 f"({self.limits.request_seconds:g} s a request, {self.limits.catalog_seconds:g} s a catalog page, "
+                                 f"{self.limits.command_seconds:g} s a command); the outcome is unknown",
+                                 hint=DEADLINE_HINT)
+        return _Failure(error, RetryOn.IN_FLIGHT, "no answer within the deadline")
+
 
 @dataclass(frozen=True)
 class _Failure:
@@ -385,9 +440,9 @@ class _Failure:
 def _service_message(response: httpx.Response) -> str:
     """The service's refusal text: 4xx bodies are JSON strings (SPEC Errors)."""
     try:
-        data = response.json()
-    except ValueError:
-        data = response.text
+        data = bounds.loads(response.content)
+    except (ValueError, MalformedResponseError):  # not JSON, or too deep to read: its start, as text
+        data = response.text[:500]
     if isinstance(data, dict):
         data = next((data[key] for key in ("message", "Message", "title", "error") if key in data), "")
     text = str(data).strip() if data is not None else ""
@@ -395,8 +450,8 @@ def _service_message(response: httpx.Response) -> str:
 
 
 def _json(response: httpx.Response, path: str) -> Any:
-    try:
-        return wire_json.loads(response.content)  # numbers with a fraction as Decimal, never float
+    try:  # numbers with a fraction as Decimal, never float; too deep or absurd numbers refused
+        return bounds.loads(response.content, where=mask_text(path))
     except ValueError:
         raise MalformedResponseError(f"{mask_text(path)}: response is not JSON") from None
 

@@ -188,11 +188,12 @@ def say(message: str) -> None:
 def exit_code_for(error: BaseException) -> int:
     """The contract's exit code for an error raised while running a command."""
     from tui.api import errors
+    from tui.api.bounds import BoundsSettingError
     from tui.api.payout_rules import RecipientInvalid
     from tui.api.weblink import WeblinkError
     from tui.local.config import ConfigError
 
-    if isinstance(error, (RecipientInvalid, WeblinkError, ConfigError, click.UsageError)):
+    if isinstance(error, (RecipientInvalid, WeblinkError, ConfigError, BoundsSettingError, click.UsageError)):
         return EXIT_BAD_INPUT
     if isinstance(error, errors.AuthenticationError):
         return EXIT_AUTH
@@ -202,12 +203,13 @@ def exit_code_for(error: BaseException) -> int:
 
 
 def _handled_errors() -> tuple[type[BaseException], ...]:
+    from tui.api.bounds import BoundsSettingError
     from tui.api.errors import ServiceError
     from tui.api.payout_rules import RecipientInvalid
     from tui.api.weblink import WeblinkError
     from tui.local.config import ConfigError
 
-    return ServiceError, RecipientInvalid, WeblinkError, ConfigError
+    return ServiceError, RecipientInvalid, WeblinkError, ConfigError, BoundsSettingError
 
 
 # --- profile and session -----------------------------------------------------------------
@@ -298,12 +300,16 @@ def _say_retry(attempt: int, delay: float, reason: str) -> None:
     say(f"{reason}; retrying in {delay:.1f} s (attempt {attempt + 1})")
 
 
-def build_client(profile: Profile, *, concurrent: bool = False, **client_options: Any) -> ServiceClient:
+def build_client(profile: Profile, *, concurrent: bool = False, ends_by: float | None = None,
+                 **client_options: Any) -> ServiceClient:
     """The client for a profile; `client_options` (transport, sleep, retry) are for tests.
+
+    `ends_by`: the instant (time.monotonic) the command must end by; the limits come from the environment.
 
     httpx's blocking transport either way (a one-shot command need not load anyio):
     in worker threads for a `concurrent` command, else inline, with blocking retry waits.
     """
+    from tui.api.bounds import Bounds
     from tui.api.client import ServiceClient, tls_verify
     from tui.api.transport import InlineTransport, ThreadedTransport
     from tui.local.config import resolve_secret
@@ -314,19 +320,25 @@ def build_client(profile: Profile, *, concurrent: bool = False, **client_options
     else:
         client_options.setdefault("transport", InlineTransport(verify=verify))
         client_options.setdefault("sleep", blocking_sleep)
+    client_options.setdefault("limits", Bounds.from_environ())
     return ServiceClient(profile.base_url, profile.client_id, resolve_secret(profile), on_retry=_say_retry,
-                         **client_options)
+                         ends_by=ends_by, **client_options)
 
 
-def run(options: Options, work: Callable[[Session], Awaitable[None]], *, concurrent: bool = False) -> None:
+def run(options: Options, work: Callable[[Session], Awaitable[None]], *, concurrent: bool = False,
+        endless: bool = False) -> None:
     """Open the profile and a client, run `work`, and turn failures into the contract's exit codes.
 
     `concurrent`: the command runs requests side by side (or serves), so it gets an
-    asyncio loop; the others run without one.
+    asyncio loop; the others run without one. Every request has its deadline; the whole
+    command has one too (GIFTDESK_COMMAND_DEADLINE) unless it is `endless` (watching, serving).
     """
+    from tui.api.bounds import Bounds
+
+    ends_by = None if endless else time.monotonic() + Bounds.from_environ().command_seconds
 
     async def session_main(profile: Profile) -> None:
-        async with build_client(profile, concurrent=concurrent) as client:
+        async with build_client(profile, concurrent=concurrent, ends_by=ends_by) as client:
             await work(Session(profile, client, options, sleep=_loop_sleep() if concurrent else blocking_sleep))
 
     try:

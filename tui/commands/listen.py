@@ -63,7 +63,7 @@ def command(options: Options, port: int, secret_env: str | None) -> None:
         finally:
             shower.cancel()
 
-    run(options, work, concurrent=True)
+    run(options, work, concurrent=True, endless=True)
 
 
 def _secret_from_env(variable: str | None) -> str | None:

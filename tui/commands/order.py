@@ -85,7 +85,7 @@ def show(options: Options, request_id: str, watch_: bool, interval: float, revea
             _print_order(order, reveal)
         exit_for_status(exit_status, order.status)
 
-    run(options, work)
+    run(options, work, endless=watch_)
 
 
 def _progress(order) -> str:

@@ -192,7 +192,7 @@ def status(options: Options, weblink_or_card_code: str, watch_: bool, interval: 
             _print_status(payout)
         exit_for_status(exit_status, payout.status)
 
-    run(options, work)
+    run(options, work, endless=watch_)
 
 
 def _print_status(payout) -> None:

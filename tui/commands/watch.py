@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from tui.commands.common import EXIT_BAD_INPUT, EXIT_REFUSED, Options, Session, fail, run, say, service_options
+from tui.core.safe_text import json_visible
 
 if TYPE_CHECKING:
     from tui.api.errors import ServiceError
@@ -74,7 +75,7 @@ def command(options: Options, request_ids: tuple[str, ...], payouts: tuple[str, 
     async def work(session: Session) -> None:
         outcome.update(await _watch_all(session, wanted, json_lines=options.json))
 
-    run(options, work, concurrent=True)
+    run(options, work, concurrent=True, endless=True)
     if outcome.get("refused"):
         raise click.exceptions.Exit(EXIT_REFUSED)
     if exit_status and outcome.get("bad"):
@@ -82,7 +83,7 @@ def command(options: Options, request_ids: tuple[str, ...], payouts: tuple[str, 
 
 
 async def _watch_all(session: Session, wanted: list[Pasted], *, json_lines: bool) -> dict[str, bool]:
-    from tui.api.errors import AuthenticationError
+    from tui.api.errors import AuthenticationError, MalformedResponseError
     from tui.api.redact import mask_weblink
     from tui.core.endings import REFUSED
     from tui.core.watching import Watched, WatchScheduler, client_fetch
@@ -98,14 +99,16 @@ async def _watch_all(session: Session, wanted: list[Pasted], *, json_lines: bool
         outcome["bad"] |= observation.bad
         outcome["refused"] |= observation.status == REFUSED
         if json_lines:
-            click.echo(json.dumps(_change_record(item, observation, labels[item.key]), ensure_ascii=False))
+            record = json.dumps(_change_record(item, observation, labels[item.key]), ensure_ascii=False)
+            click.echo(json_visible(record))  # C1 controls and the like as \u escapes, as every --json
         elif view is not None:
             view.show(item, observation)
         else:
             click.echo(_change_line(item, observation, labels[item.key]))
 
     def failed(item: Watched, error: ServiceError) -> None:
-        if isinstance(error, AuthenticationError):
+        # Refused credentials, or an answer too big, too deep or absurd: looking again will not mend it.
+        if isinstance(error, (AuthenticationError, MalformedResponseError)):
             scheduler.stop(error)
             return
         say(f"{labels[item.key]}: {error} (will look again)")

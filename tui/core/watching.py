@@ -288,6 +288,10 @@ class WatchScheduler:
 
     def _finished(self, task: asyncio.Task[None]) -> None:
         self._in_flight.discard(task)
+        if not task.cancelled() and task.exception() is not None and self._stopped is None:
+            # Not a service error (those are reported and looked at again): its item would never be
+            # looked at again, and `run()` would wait for it forever. Said, by ending `run()` with it.
+            self.stop(task.exception())
         self._poke()
 
     async def _look(self, item: Watched) -> None:
