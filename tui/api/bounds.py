@@ -30,8 +30,10 @@ MEGABYTE = 1024 * 1024
 # ±MAX_EXPONENT, is no amount, id or count of this service: refused before anything computes with it.
 MAX_NUMBER_CHARS = 40
 MAX_EXPONENT = 40
-# The largest catalog giftdesk will walk: a `count` beyond it is refused, not turned into pages.
+# The largest catalog giftdesk will walk: a `count` beyond it, or more pages than MAX_PAGES, is
+# refused, not turned into pages (the real catalog: some thousands of brands).
 MAX_CATALOG_BRANDS = 1_000_000
+MAX_PAGES = 10_000
 
 
 class BoundsSettingError(ValueError):
@@ -200,7 +202,7 @@ def number_is_sane(text: str) -> bool:
     """True for a JSON number's text that `loads` would take."""
     try:
         return not isinstance(_number(text), _Absurd)
-    except ArithmeticError:
+    except (ArithmeticError, ValueError):  # not a number at all
         return False
 
 
@@ -246,7 +248,9 @@ def page_count(count: object, page_size: int, *, where: str = "catalog v2") -> i
     """The number of pages a page's `count` makes; refused beyond any real catalog (never scheduled)."""
     if type(count) is not int or count < 0:
         raise MalformedResponseError(f"{where}: field count is not a whole number of brands")
-    if count > MAX_CATALOG_BRANDS:
-        raise MalformedResponseError(f"{where}: field count says {count:,} brands, beyond any catalog "
-                                     f"(at most {MAX_CATALOG_BRANDS:,}); no page was asked for")
-    return max(1, -(-count // max(1, page_size)))
+    pages = max(1, -(-count // max(1, page_size)))
+    if count > MAX_CATALOG_BRANDS or pages > MAX_PAGES:
+        raise MalformedResponseError(f"{where}: field count says {count:,} brands ({pages:,} pages of {page_size}), "
+                                     f"beyond any catalog (at most {MAX_CATALOG_BRANDS:,} brands, {MAX_PAGES:,} pages); "
+                                     "no further page was asked for")
+    return pages

@@ -125,10 +125,12 @@ async def _all_pages(session: Session, query):
     """Every page of a query: the first tells the count, the rest are fetched a few at a time."""
     from dataclasses import replace
 
+    from tui.api.bounds import page_count
+
     with progress("catalog pages") as advance:  # a bar on a terminal's stderr only
         first = await session.client.catalog(replace(query, page_index=0))
-        pages = math.ceil(first.count / first.page_size) if first.page_size else 1
-        advance(total=max(pages, 1))
+        pages = page_count(first.count, first.page_size or query.page_size or 1)  # sane before it drives work
+        advance(total=pages)
         limit = asyncio.Semaphore(PAGE_FETCH_CONCURRENCY)
 
         async def fetch(index: int):

@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
+from tui.api.bounds import Bounds, depth_exceeds, number_is_sane
 from tui.api.errors import MalformedResponseError
 
 # brands: id, name, country, currency, description, disclaimer, redemption, terms, logo_url, modified
@@ -91,6 +92,8 @@ def catalog_rows(body: bytes) -> CatalogRows:
     times a sync. The rows are tuples of text and numbers, which it soon stops looking at.
     """
     rows = CatalogRows()
+    if depth_exceeds(body, Bounds.depth):  # before the parser recurses into it
+        raise MalformedResponseError(f"catalog v2: nested deeper than {Bounds.depth} levels; not read")
     try:
         _read_page(body.decode(), rows)
     except (ValueError, IndexError):  # JSONDecodeError and UnicodeDecodeError are ValueErrors
@@ -205,9 +208,9 @@ def _optional_text(value: Any) -> str | None:
 
 
 def _whole(value: Any) -> int:
-    if type(value) is int:
+    if type(value) is int and number_is_sane(str(value)):
         return value
-    if isinstance(value, str):  # text, or a number with a fraction (_Number)
+    if isinstance(value, str) and number_is_sane(value):  # text, or a number with a fraction (_Number)
         number = Decimal(value)
         if number == number.to_integral_value():
             return int(number)
@@ -216,8 +219,6 @@ def _whole(value: Any) -> int:
 
 def _amount(value: Any) -> str:
     """The amount as the exact text it came as."""
-    if type(value) is _Number or type(value) is int:
-        return str(value)  # a JSON number: always finite
-    if type(value) is str and Decimal(value).is_finite():
-        return value
-    raise ValueError("expected a number")
+    if (type(value) is _Number or type(value) is int or type(value) is str) and number_is_sane(str(value)):
+        return str(value)  # finite, and within any sane range (not 1e999999, nor 5,000 digits)
+    raise ValueError("expected a number within a sane range")

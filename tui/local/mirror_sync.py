@@ -16,6 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tui.api.bounds import page_count
 from tui.api.errors import MalformedResponseError
 from tui.local.database import DatabaseError
 from tui.local.mirror import Mirror, SyncResult, now_utc
@@ -166,7 +167,7 @@ class _Walker:
     async def walk(self, query: CatalogQuery, on_page: Callable[[bytes], Awaitable[None]]) -> None:
         """Every page, in the service's order (ties rank alike every sync); the progress's total is their number."""
         first = await self.page(replace(query, page_index=0, page_size=PAGE_SIZE))
-        pages = max(1, -(-catalog_rows(first).count // PAGE_SIZE))
+        pages = page_count(catalog_rows(first).count, PAGE_SIZE)  # an absurd count is refused, not scheduled
         await on_page(first)
         self.advance(0, total=pages)
         tasks = [asyncio.ensure_future(self.page(replace(query, page_index=i, page_size=PAGE_SIZE)))
