@@ -21,6 +21,7 @@ from tui.commands.common import (
 # name -> (module exposing `command`, one line of help shown by `giftdesk --help`)
 COMMANDS: dict[str, tuple[str, str]] = {
     "accounts": ("tui.commands.accounts", "List the settlement accounts and balances."),
+    "audit": ("tui.commands.audit", "Verify the audit log's chain of money actions."),
     "catalog": ("tui.commands.catalog", "Browse brands and products, filtered and paged."),
     "completion": ("tui.commands.completion", "Print the shell completion script (bash, zsh, fish)."),
     "orders": ("tui.commands.orders", "List the order lines of a range of days."),

@@ -25,17 +25,15 @@ CONNECT_TIMEOUT_SECONDS = 3  # a database that went away is said within this, no
 _MIGRATION_LOCK = 0x61667464  # pg_advisory_xact_lock key of `migrate`
 
 MIGRATIONS: tuple[str, ...] = (
-    # 1: the audit chain, the shared watch list, notes on orders.
+    # 1: the audit chain, the shared watch list, notes on orders, the receiver's inbox.
     """
     CREATE TABLE audit (
         id bigserial PRIMARY KEY,
         profile text NOT NULL,
         environment text NOT NULL,
         entry text NOT NULL,
-        previous_hash text NOT NULL,
         hash text NOT NULL
     );
-    CREATE INDEX audit_by_profile ON audit (profile, environment, id);
     CREATE FUNCTION audit_is_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
         RAISE EXCEPTION 'the audit log is append-only';
@@ -46,7 +44,6 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE TABLE watch_items (
         id bigserial PRIMARY KEY,
         profile text NOT NULL,
-        environment text NOT NULL,
         kind text NOT NULL CHECK (kind IN ('order', 'payout')),
         reference text NOT NULL,
         label text NOT NULL,
@@ -58,19 +55,34 @@ MIGRATIONS: tuple[str, ...] = (
         updated_at text NOT NULL,
         changed_at text,
         removed_at text,
-        UNIQUE (profile, environment, kind, reference)
+        UNIQUE (profile, kind, reference)
     );
 
     CREATE TABLE notes (
         id bigserial PRIMARY KEY,
         profile text NOT NULL,
-        environment text NOT NULL,
         request_id text NOT NULL,
         author text NOT NULL,
         written_at text NOT NULL,
         body text NOT NULL
     );
-    CREATE INDEX notes_by_order ON notes (profile, environment, request_id, id);
+    CREATE INDEX notes_by_order ON notes (profile, request_id, id);
+
+    CREATE TABLE inbox (
+        seq bigserial PRIMARY KEY,
+        profile text NOT NULL,
+        event_id text NOT NULL,
+        kind text NOT NULL,
+        verdict text NOT NULL CHECK (verdict IN ('accepted', 'refused')),
+        reason text NOT NULL DEFAULT '',
+        received_at text NOT NULL,
+        source text NOT NULL,
+        payload text,
+        outcome text,
+        processed_at text,
+        UNIQUE (profile, event_id)
+    );
+    CREATE INDEX inbox_by_time ON inbox (profile, received_at);
     """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
