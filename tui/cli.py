@@ -33,6 +33,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "watch": ("tui.commands.watch", "Follow orders and payouts until each is final."),
     "sim": ("tui.commands.sim", "Run the service simulator on a local port."),
     "profiles": ("tui.commands.profiles", "List, add, use, remove or show profiles."),
+    "team": ("tui.commands.team", "Set up and check the team database (team mode)."),
 }
 
 
