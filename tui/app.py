@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import gc
 import time
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from contextlib import suppress
 from dataclasses import dataclass, field
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
+from textual._context import active_message_pump
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.reactive import reactive
@@ -180,6 +181,9 @@ class GiftdeskApp(GiftdeskHost):
 
     async def switch_profile(self, name: str) -> None:
         """Rebuild the client and every screen: nothing cached survives a switch."""
+        await self._in_app_turn(self._switch_profile, name)
+
+    async def _switch_profile(self, name: str) -> None:
         profile = self.profiles.get(name)
         if profile is None:
             self.notify(f"No profile named '{name}'. Known: {', '.join(self.profiles) or 'none'}.", severity="error")
@@ -347,13 +351,30 @@ class GiftdeskApp(GiftdeskHost):
         module, _, cls = BY_NAME[name].screen.partition(":")
         return getattr(import_module(f"tui.screens.{module}"), cls)()
 
+    async def _in_app_turn(self, change: Callable[..., Awaitable[None]], *arguments: str) -> None:
+        """Run a change of the screen stack in the app's own turn, never in a screen's.
+
+        A screen asks for one from its handlers and workers (enter on a row opens the order), and
+        the change may close that very screen: a handler that waited for it would wait for its own
+        screen's end, and the app, which waits for that end too, would answer no key any more
+        (issue 26). So a screen's request is queued and returns at once; the app's own (its keys,
+        a test's Pilot) is waited for.
+        """
+        if active_message_pump.get(self) is self:
+            await change(*arguments)
+        else:
+            self.call_later(change, *arguments)
+
     async def navigate(self, name: str, argument: str | None = None) -> None:
-        """Go to a screen: back down the stack if it is open, else open it."""
+        """Go to a screen: back down the stack if it is open, else open it (see `_in_app_turn`)."""
+        await self._in_app_turn(self._navigate, name, *([argument] if argument else []))
+
+    async def _navigate(self, name: str, argument: str | None = None) -> None:
         if self.current_session is None and name not in ("help", "profiles"):
             self.notify("No profile yet: add one on the Profiles screen (6) or start the demo.", severity="warning")
             return
         if name == "profiles" and argument:
-            await self.switch_profile(argument)
+            await self._switch_profile(argument)
             return
         target = next((s for s in reversed(self.screen_stack) if isinstance(s, BaseScreen) and s.destination == name), None)
         if target is None:
@@ -385,6 +406,9 @@ class GiftdeskApp(GiftdeskHost):
 
     async def action_back(self) -> None:
         """esc on a screen goes here (BaseScreen binds it, so the footer knows when it applies)."""
+        await self._in_app_turn(self._back)
+
+    async def _back(self) -> None:
         if len(self.screen_stack) > 2:  # the blank base and the start screen stay
             await self.pop_screen()
 

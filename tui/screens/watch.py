@@ -12,6 +12,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import DataTable, Static
@@ -56,7 +57,6 @@ class WatchScreen(BaseScreen):
     BINDINGS = [
         Binding("a", "paste", "Add/paste…", id="watch.paste"),
         Binding("x", "remove", "Remove", id="watch.remove"),
-        Binding("enter", "open", "Open", id="watch.open", show=False),
     ]
 
     def compose_body(self) -> ComposeResult:
@@ -123,7 +123,9 @@ class WatchScreen(BaseScreen):
             self.app.watch_list.remove(item_id)
             self.show_items()  # at once: the header follows with the next redraw
 
-    async def action_open(self) -> None:
+    @on(DataTable.RowSelected, "#watch-table")
+    async def open_item(self) -> None:
+        """enter on a row (the table's own key): the order or the payout on its screen."""
         item_id = self._selected_id()
         item = self.app.watch_list.store.get(item_id) if item_id is not None else None
         if item is not None:
