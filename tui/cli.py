@@ -99,7 +99,6 @@ def main(ctx: click.Context, profile: str | None, demo: bool, team: bool, readon
 
     \b
     Examples:
-      giftdesk --demo
       giftdesk --demo --team
       giftdesk --profile sandbox --order ID
       giftdesk --debug accounts --json
