@@ -108,6 +108,14 @@ class TeamWatchList:
         item = self.get(item_id)
         return item if item is not None and item.removed_at is None else None
 
+    def settle_order(self, profile: str, request_id: str, status: str, detail: str = "from the callback") -> WatchedItem | None:
+        """An order's final status from outside (the receiver's callback): recorded on its item, if watched,
+        and heard by every giftdesk of the profile."""
+        with self.link.connection() as connection:
+            row = connection.execute("SELECT id FROM watch_items WHERE profile = %s AND kind = 'order' AND reference = %s"
+                                     " AND removed_at IS NULL", (profile, request_id.strip())).fetchone()
+        return self.record(row[0], status, True, detail) if row else None
+
     def remove(self, item_id: int) -> None:
         with self.link.connection() as connection, connection.transaction():
             row = connection.execute(f"UPDATE watch_items SET removed_at = %s WHERE id = %s AND removed_at IS NULL RETURNING {_COLUMNS}",
