@@ -20,12 +20,14 @@ unmarked and tried again on a growing delay, so nothing is lost.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 from tui.api.errors import RefusedError, ServiceError
+from tui.api.redact import mask_text
 from tui.api.statuses import is_order_final
 from tui.core.polling import Backoff
 from tui.local.inbox import CALLBACK, Delivery, InboxStore
@@ -185,10 +187,8 @@ class InboxWork:
             while True:
                 self._wake.clear()
                 delay = None if await self.process_pending() else self._backoff.delay(self._failures)
-                try:
+                with contextlib.suppress(TimeoutError):  # the retry's delay passed
                     await asyncio.wait_for(self._wake.wait(), delay)
-                except TimeoutError:
-                    pass
         finally:
             if self._sync is not None:
                 self._sync.cancel()
@@ -204,6 +204,9 @@ class InboxWork:
                 self._failures += 1
                 log.warning("event %s: %s; trying again later", delivery.event_id, error)
                 return False
+            except Exception as error:  # a bug or a payload we cannot handle: said, and not tried forever
+                log.exception("event %s could not be processed", delivery.event_id)
+                outcome = f"not processed: {type(error).__name__}: {mask_text(str(error))}"
             if outcome is not None:
                 self._mark(delivery.event_id, outcome)
         self._failures = 0

@@ -81,6 +81,17 @@ class ReceiverSettings:
             return self.host == "localhost"
 
 
+WEBHOOK_SECRET_VARIABLE = "GIFTDESK_WEBHOOK_SECRET"  # the TUI's receiver reads its webhook secret here
+
+
+def webhook_secrets_from_env(environ: Mapping[str, str] | None = None) -> tuple[str, ...]:
+    """The webhook secret in GIFTDESK_WEBHOOK_SECRET, if set (the TUI's receiver; `giftdesk listen` takes flags)."""
+    import os
+
+    value = (environ if environ is not None else os.environ).get(WEBHOOK_SECRET_VARIABLE, "")
+    return (value,) if value else ()
+
+
 Subscriber = Callable[[Delivery], None]
 OpenInbox = Callable[[], InboxStore]
 

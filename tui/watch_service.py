@@ -29,10 +29,11 @@ from tui.local.watchlist import WatchedItem, WatchList
 
 if TYPE_CHECKING:
     from tui.api.errors import ServiceError
-    from tui.listener import CallbackAccepted
     from tui.session import Session
 
 log = logging.getLogger("giftdesk.watch")
+
+PICK_UP_SECONDS = 2.0  # how often the file is read for items another process settled (`giftdesk listen`)
 
 OnChange = Callable[[WatchedItem, bool], None]  # the item as stored now; True when it just went final
 OnError = Callable[[WatchedItem, "ServiceError"], None]
@@ -96,17 +97,42 @@ class WatchService:
         """(items not final yet, items that ended badly): the header's `watching N · K need attention`."""
         return (0, 0) if self._closed else self.store.counts(self.profile, NEEDS_ATTENTION)
 
-    def settle_callback(self, event: CallbackAccepted) -> None:
-        """An order callback (the listener): its order ends at once and is not polled again."""
-        self.scheduler.settle("order", event.request_id, event.status, detail="from the callback")
+    # --- events (tui.inbox_work.OrderWatch) -----------------------------------------------
+
+    def watched_orders(self) -> list[str]:
+        """RequestIds of the profile's watched orders not final yet."""
+        return [] if self._closed else [i.reference for i in self.store.items(self.profile) if i.kind == "order" and not i.final]
+
+    def settle_order(self, request_id: str, status: str, detail: str) -> bool:
+        """Get order's answer after an order event: a final one ends the item at once (no more polling)."""
+        return not self._closed and self.scheduler.settle("order", request_id, status, detail=detail) is not None
+
+    def pick_up_settled(self) -> None:
+        """Items the file says are final (settled by another process's receiver) end here too."""
+        if self._closed:
+            return
+        for item in self.store.items(self.profile):
+            if item.final and item.status is not None:
+                self.scheduler.settle("payout" if item.kind == "payout" else "order", item.reference, item.status,
+                                      detail=item.detail)
 
     # --- running ------------------------------------------------------------------------
 
     def start(self) -> None:
         """In the running loop, until the session ends."""
         if self._task is None:
-            self._task = asyncio.get_running_loop().create_task(self.scheduler.run(), name=f"watch-{self.profile}")
+            self._task = asyncio.get_running_loop().create_task(self._run(), name=f"watch-{self.profile}")
             self.session.when_closed(self.stop)
+
+    async def _run(self) -> None:
+        scheduler = asyncio.create_task(self.scheduler.run())
+        try:
+            while not scheduler.done():
+                await asyncio.wait([scheduler], timeout=PICK_UP_SECONDS)
+                self.pick_up_settled()
+            await scheduler
+        finally:
+            scheduler.cancel()
 
     def stop(self) -> None:
         """The session ended: no more looks, and an answer still on its way is dropped."""

@@ -6,7 +6,7 @@ from datetime import UTC, date, datetime, time
 
 import click
 
-from tui.commands.common import Options, emit_json, fail, exit_code_for, opened_profile, print_table, say, service_options
+from tui.commands.common import Options, emit_json, exit_code_for, fail, opened_profile, print_table, say, service_options
 
 
 def _since(value: str | None) -> datetime | None:
