@@ -6,7 +6,7 @@ from datetime import UTC, date, datetime, time
 
 import click
 
-from tui.commands.common import Options, emit_json, exit_code_for, fail, opened_profile, print_table, say, service_options
+from tui.commands.common import Options, emit_json_line, exit_code_for, fail, opened_profile, print_table, say, service_options
 
 
 def _since(value: str | None) -> datetime | None:
@@ -52,7 +52,7 @@ def command(options: Options, since: str | None) -> None:
         fail(str(error), exit_code_for(error))
     if options.json:
         for delivery in deliveries:
-            emit_json({"eventId": delivery.event_id, "kind": delivery.kind, "verdict": delivery.verdict,
+            emit_json_line({"eventId": delivery.event_id, "kind": delivery.kind, "verdict": delivery.verdict,
                        "reason": delivery.reason or None, "at": delivery.received_at.isoformat(),
                        "outcome": delivery.outcome,
                        "processedAt": delivery.processed_at.isoformat() if delivery.processed_at else None})

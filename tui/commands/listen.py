@@ -20,7 +20,7 @@ import sys
 
 import click
 
-from tui.commands.common import EXIT_BAD_INPUT, Options, Session, emit_json, fail, run, say, service_options
+from tui.commands.common import EXIT_BAD_INPUT, Options, Session, emit_json_line, fail, run, say, service_options
 from tui.core.safe_text import visible
 
 DEFAULT_PORT = 8787  # fixed, so the configured URLs stay valid from one run to the next
@@ -175,7 +175,7 @@ def _introduce(receiver, settings, verifies_webhooks: bool) -> None:
 
 def _show_delivery(options: Options, delivery) -> None:
     if options.json:
-        emit_json({"eventId": delivery.event_id, "kind": delivery.kind, "verdict": delivery.verdict,
+        emit_json_line({"eventId": delivery.event_id, "kind": delivery.kind, "verdict": delivery.verdict,
                    "reason": delivery.reason or None, "at": delivery.received_at.isoformat()})
         return
     line = f"{delivery.received_at:%H:%M:%S} {delivery.kind} {delivery.event_id}: {delivery.verdict}"
@@ -184,6 +184,6 @@ def _show_delivery(options: Options, delivery) -> None:
 
 def _show_outcome(options: Options, event_id: str, outcome: str) -> None:
     if options.json:
-        emit_json({"eventId": event_id, "outcome": outcome})
+        emit_json_line({"eventId": event_id, "outcome": outcome})
     else:
         click.echo(visible(f"  {event_id}: {outcome}"))
