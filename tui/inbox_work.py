@@ -97,7 +97,7 @@ class StoredWatch:
 
     def settle_order(self, request_id: str, status: str, detail: str) -> bool:
         item = next((i for i in self.store.items(self.profile) if i.kind == "order" and i.reference == request_id), None)
-        if item is None:
+        if item is None or item.final:  # not watched, or already settled (by a look, or an earlier event)
             return False
         return self.store.record(item.id, status, is_order_final(status), detail) is not None
 

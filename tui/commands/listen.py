@@ -78,8 +78,12 @@ def command(options: Options, host: str, port: int, webhook_secret_envs: tuple[s
         except OSError as error:
             fail(f"cannot listen on {host}:{port}: {error.strerror or error}", EXIT_BAD_INPUT,
                  "choose another port with --port, or an address of this machine with --host")
+        if session.profile.is_demo:  # the demo's simulator sends its webhooks here, as its portal would be told
+            from tui.demo import register_demo_webhooks
+
+            receiver.webhook_secrets = tuple(await register_demo_webhooks(session.profile, receiver.webhook_url))
         _start_access_log()
-        _introduce(receiver, settings, bool(webhook_secrets))
+        _introduce(receiver, settings, bool(receiver.webhook_secrets))
         await _serve(session, receiver)
 
     run(options, work, concurrent=True)
