@@ -36,7 +36,7 @@ from tui.demo import register_demo_webhooks
 from tui.inbox_work import InboxWork, mirror_syncer
 from tui.listener import Receiver, webhook_secrets_from_env
 from tui.local.inbox import Delivery, SqliteInbox
-from tui.local.storage import NOTIFICATION_CHANGE, AuditLog
+from tui.local.storage import NOTIFICATION_CHANGE, audit_log
 from tui.screens.base import BaseScreen
 from widgets.confirm import ConfirmScreen
 from widgets.private import PRIVATE
@@ -387,7 +387,7 @@ class NotificationsScreen(BaseScreen):
 
     def _audit(self, wanted: NotificationConfig, previous: NotificationConfig | None, outcome: str) -> None:
         session = self.app.session
-        AuditLog().record(
+        audit_log().record(
             profile=session.profile.name, environment=session.environment, action=NOTIFICATION_CHANGE,
             subject="notification configuration", outcome=outcome,
             detail=(f"production URL {wanted.notification_url or '(empty: callbacks off)'}; "
