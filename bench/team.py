@@ -11,12 +11,12 @@ order went final on its screen (the app's watch-list change, which draws the
 header and rings the bell).
 
 - (19) Settle latency: N orders that stay Pending are pinned in the team's
-  watch list; the receiver (tui.listener.CallbackListener on loopback, in
-  this process, settling the order in the team database before it answers)
-  takes their callbacks at 20 a second; from each callback's 2xx to the order
-  settled on every screen, p50 and p95 over all (callback, screen) pairs (a
-  screen may have it before the 2xx: the receiver settles, then answers).
-  Baseline: the same with one team giftdesk. Target: p95 under 1 s.
+  watch list; the receiver (tui.listener.Receiver on loopback, in this
+  process, keeping each delivery in the team's inbox before its 2xx, then
+  settling the order with the callback's status) takes their callbacks at 20
+  a second; from each callback's 2xx to the order settled on every screen,
+  p50 and p95 over all (callback, screen) pairs. Baseline: the same with one
+  team giftdesk. Target: p95 under 1 s.
 - (20) Requests to the provider: Get orders per second while the ten watch
   the N orders, against one giftdesk alone (local mode) watching the same
   orders over a window as long. Target: the same (at most 1.1x).
@@ -179,7 +179,9 @@ def _team_run(counter: CountingApp, base_url: str, database, orders: list[str], 
     the whole wait."""
     import httpx
 
-    from tui.listener import CallbackAccepted, CallbackListener
+    from tui.listener import Receiver
+    from tui.local.inbox import CALLBACK, Delivery
+    from tui.team.inbox import TeamInbox
     from tui.team.link import TeamLink
     from tui.team.watchlist import TeamWatchList
 
@@ -188,9 +190,9 @@ def _team_run(counter: CountingApp, base_url: str, database, orders: list[str], 
     link = TeamLink(database, user="receiver")
     store = TeamWatchList(link)
 
-    def settle(event: object) -> None:  # the receiver: the order settles in the team database before the 2xx
-        if isinstance(event, CallbackAccepted):
-            store.settle_order(PROFILE, event.request_id, event.status)
+    def settle(delivery: Delivery) -> None:  # the receiver's processing, after the 2xx: the callback's status settles the order
+        if delivery.accepted and delivery.kind == CALLBACK and delivery.payload is not None:
+            store.settle_order(PROFILE, str(delivery.payload["requestId"]), str(delivery.payload["status"]))
 
     children = Children(base_url, database.url, data_dirs)
     try:
@@ -199,7 +201,7 @@ def _team_run(counter: CountingApp, base_url: str, database, orders: list[str], 
         time.sleep(seconds)
         requests = counter.between(start, time.perf_counter()) / seconds
         acked: dict[str, float] = {}
-        with CallbackListener(CALLBACK_SECRET) as receiver, httpx.Client() as client:
+        with Receiver(lambda: TeamInbox(link, PROFILE), callback_secret=CALLBACK_SECRET) as receiver, httpx.Client() as client:
             receiver.subscribe(settle)
             began = time.perf_counter()
             for number, request_id in enumerate(orders):
