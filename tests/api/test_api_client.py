@@ -258,6 +258,9 @@ async def test_refusal_text_may_also_come_as_an_object_or_plain_text(connect):
     assert caught.value.reason == "InsufficientBalance" and "Fund the account" in caught.value.hint
     client, _ = connect(httpx.Response(404, text="Not Found"))
     with pytest.raises(RefusedError, match=r"^Not Found$"):
+        await client.payout_status(TOKEN)
+    client, _ = connect(httpx.Response(404, text="Not Found"))  # Get order's 404: no such order, in words
+    with pytest.raises(RefusedError, match=r"^no order with this RequestId in this environment$"):
         await client.get_order("nope")
 
 
