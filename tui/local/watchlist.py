@@ -48,6 +48,10 @@ MIGRATIONS: tuple[str, ...] = (
 _COLUMNS = "id, profile, kind, reference, label, status, final, detail, added_at, updated_at, changed_at, removed_at"
 
 
+class NotWatched(ValueError):
+    """The watch list would not take an item (the team's: a payout, or the database away); the message says why."""
+
+
 @dataclass(frozen=True)
 class WatchedItem:
     id: int

@@ -25,7 +25,7 @@ from tui.api.errors import RefusedError, ServiceError
 from tui.api.models import Account, CatalogQuery, PlaceOrder, Product
 from tui.api.request_ids import new_request_id
 from tui.core.order_watch import DraftInvalid, order_line, plain_amount
-from tui.local.storage import TEST_ORDER, AuditLog
+from tui.local.storage import TEST_ORDER, audit_log
 from widgets.confirm import ConfirmScreen
 from widgets.money import format_money
 from widgets.safe_text import safe
@@ -209,6 +209,6 @@ class TestOrderScreen(ModalScreen[None]):
     def _audit(self, order: PlaceOrder, outcome: str) -> None:
         session = self.app.session
         line = order.products[0]
-        AuditLog().record(profile=session.profile.name, environment=session.environment, action=TEST_ORDER,
+        audit_log().record(profile=session.profile.name, environment=session.environment, action=TEST_ORDER,
                           subject=order.request_id, outcome=outcome,
                           detail=f"account {order.account_id}, product {line.product_id}, value {plain_amount(line.value)} x {line.quantity}")
