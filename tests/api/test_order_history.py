@@ -243,8 +243,10 @@ def test_orders_list_table_shows_every_line(on_seeded, seeded):
     result = orders_list("--from", "30d")
     assert result.exit_code == 0
     expected = history(seeded, on_seeded).json()
-    assert result.stdout.splitlines()[0].split()[:3] == ["TIME", "(UTC)", "ORDER"]
+    # The history dates orders, it does not time them: a day column, never a midnight "time".
+    assert result.stdout.splitlines()[0].split()[:3] == ["DAY", "(UTC)", "ORDER"]
     assert len(result.stdout.splitlines()) == len(expected) + 2
+    assert "00:00" not in result.stdout
     assert all(line["clientReferenceNumber"] in result.stdout for line in expected)
 
 
