@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 # The resources a credential may be given access to; app.py names each route's.
-RESOURCES = frozenset({"accounts", "catalog", "orders", "transactions", "rates", "notifications", "payouts"})
+RESOURCES = frozenset({"accounts", "catalog", "orders", "transactions", "rates", "notifications", "payouts", "webhooks"})
 
 
 @dataclass(frozen=True)
