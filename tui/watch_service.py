@@ -130,7 +130,9 @@ class WatchService:
         """In the running loop, until the session ends."""
         if self._task is None:
             work = self.scheduler.run() if self.leading else self._lead_then_poll()
-            self._task = asyncio.get_running_loop().create_task(self._picking_up(work), name=f"watch-{self.profile}")
+            if isinstance(self.store, WatchList):  # the team's list tells its changes itself (NOTIFY: shared_change)
+                work = self._picking_up(work)
+            self._task = asyncio.get_running_loop().create_task(work, name=f"watch-{self.profile}")
             self.session.when_closed(self.stop)
 
     async def _picking_up(self, work: Coroutine[Any, Any, None]) -> None:
