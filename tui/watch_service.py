@@ -129,9 +129,9 @@ class WatchService:
     def start(self) -> None:
         """In the running loop, until the session ends."""
         if self._task is None:
-            # This machine's list: another process's settling is read from the file. The team's: one
-            # process polls, and every change is heard (`shared_change`).
-            work = self._picking_up(self.scheduler.run()) if isinstance(self.store, WatchList) else self._lead_then_poll()
+            work = self.scheduler.run() if self.leading else self._lead_then_poll()
+            if isinstance(self.store, WatchList):  # the team's list tells its changes itself (NOTIFY: shared_change)
+                work = self._picking_up(work)
             self._task = asyncio.get_running_loop().create_task(work, name=f"watch-{self.profile}")
             self.session.when_closed(self.stop)
 
