@@ -83,7 +83,7 @@ def command(options: Options, request_ids: tuple[str, ...], payouts: tuple[str, 
 
 
 async def _watch_all(session: Session, wanted: list[Pasted], *, json_lines: bool) -> dict[str, bool]:
-    from tui.api.errors import AuthenticationError, MalformedResponseError
+    from tui.api.errors import AuthenticationError, ForbiddenError, MalformedResponseError
     from tui.api.redact import mask_weblink
     from tui.core.endings import REFUSED
     from tui.core.watching import Watched, WatchScheduler, client_fetch
@@ -107,8 +107,8 @@ async def _watch_all(session: Session, wanted: list[Pasted], *, json_lines: bool
             click.echo(_change_line(item, observation, labels[item.key]))
 
     def failed(item: Watched, error: ServiceError) -> None:
-        # Refused credentials, or an answer too big, too deep or absurd: looking again will not mend it.
-        if isinstance(error, (AuthenticationError, MalformedResponseError)):
+        # Refused credentials or access, or an answer too big, too deep or absurd: asking again will not help.
+        if isinstance(error, (AuthenticationError, ForbiddenError, MalformedResponseError)):
             scheduler.stop(error)
             return
         say(f"{labels[item.key]}: {error} (will look again)")
