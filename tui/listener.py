@@ -48,6 +48,8 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from tui.api import bounds
+from tui.api.errors import MalformedResponseError
 from tui.api.redact import mask_text
 from tui.local.inbox import CALLBACK, WEBHOOK, Delivery, InboxStore
 
@@ -116,9 +118,11 @@ def secret_matches(received: object, expected: str) -> bool:
 
 
 def _json_object(body: bytes) -> dict[str, Any]:
-    try:
-        data = json.loads(body)
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+    try:  # too deep, or an absurd number (1e999999, 5,000 digits): refused naming it, before any use
+        data = bounds.loads(body, where="callback")
+    except MalformedResponseError as error:
+        raise Refused(error.message) from None
+    except ValueError:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
         raise Refused("body is not JSON") from None
     if not isinstance(data, dict):
         raise Refused("body is not a JSON object")

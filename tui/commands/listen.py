@@ -129,6 +129,16 @@ async def _serve(session: Session, receiver, team) -> None:
 
         receiver.subscribe(kept)  # serve() runs in this loop: no thread hand-over
         worker = asyncio.create_task(work.run(), name="giftdesk-inbox-work")
+
+        def worker_ended(task: asyncio.Task) -> None:
+            # Not swallowed: deliveries would be kept and answered, and never acted on or shown.
+            if not task.cancelled() and task.exception() is not None:
+                error = task.exception()
+                say(f"error: the work on the inbox stopped ({type(error).__name__}: {error}); "
+                    "what is kept stays in the inbox (`giftdesk inbox`): stopping the receiver")
+                receiver.stop()
+
+        worker.add_done_callback(worker_ended)
         try:
             await receiver.serve()
         finally:

@@ -18,6 +18,7 @@ from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from tui.api.bounds import Bounds, depth_exceeds
 from tui.api.redact import MASK, mask_recipient, mask_text
 from tui.local.fileio import append_chained, data_dir
 from tui.local.state_files import ChosenAccounts, RecentOrder, RecentOrders, now_iso
@@ -233,6 +234,8 @@ def _last_hash(lines: list[bytes]) -> str:
 
 
 def _json_object(line: bytes) -> dict[str, object] | None:
+    if depth_exceeds(line, Bounds.depth):  # no entry nests; parsed, it would exhaust the recursion
+        return None
     try:
         data = json.loads(line)
     except ValueError:
