@@ -23,7 +23,10 @@ from typing import Any
 import httpx
 
 ATTACKS = ("drip", "drip_headers", "huge", "endless", "gzip_bomb", "deep", "deep_unclosed", "absurd_number",
-           "long_number", "absurd_count", "drop", "drop_mid_body", "truncated", "not_json")
+           "long_number", "absurd_count", "drop", "drop_mid_body", "truncated", "not_json", "control_keys")
+# An OSC 52 clipboard write, a screen clear and a C1 CSI (U+009B): in key names and in statuses.
+CONTROLS = "\x1b]52;c;aGk=\x07\x1b[2J\u009b31m"
+SHOWN_TEXTS = {"transactionId", "payoutBatchId", "errorMessage", "name"}
 CHUNK = 64 * 1024
 
 
@@ -45,6 +48,24 @@ def _numbers_replaced(body: bytes, literal: bytes) -> bytes:
     except ValueError:
         return body
     return json.dumps(walk(data)).encode().replace(json.dumps(marker).encode(), literal)
+
+
+def _controls_added(body: bytes) -> bytes:
+    """Every object with an extra key made of controls; the controls appended to the texts a watch shows."""
+
+    def walk(value: Any) -> Any:
+        if isinstance(value, dict):
+            changed = {key: (item + CONTROLS if key in SHOWN_TEXTS and isinstance(item, str) else walk(item))
+                       for key, item in value.items()}
+            return {**changed, f"note{CONTROLS}": f"value{CONTROLS}"}
+        if isinstance(value, list):
+            return [walk(item) for item in value]
+        return value
+
+    try:
+        return json.dumps(walk(json.loads(body)), ensure_ascii=False).encode()
+    except ValueError:
+        return body
 
 
 def _counts_replaced(body: bytes) -> bytes:
@@ -144,6 +165,7 @@ class HostileServer:
             "absurd_number": lambda: _numbers_replaced(answer, b"1e999999"),
             "long_number": lambda: _numbers_replaced(answer, b"9" * 5000),
             "absurd_count": lambda: _counts_replaced(answer),
+            "control_keys": lambda: _controls_added(answer),
             "truncated": lambda: answer[: len(answer) // 2],
             "not_json": lambda: b"<html><body>\x1b]52;c;aGk=\x07 gateway</body></html>",
         }.get(attack, lambda: answer)()

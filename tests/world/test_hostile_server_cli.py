@@ -31,7 +31,7 @@ BROKEN = ("drip", "drip_headers", "huge", "endless", "gzip_bomb", "deep", "deep_
 TRANSIENT = ("drip", "drip_headers", "drop", "drop_mid_body")
 # Each run takes the command's deadline (or its retries): a few commands in the quick run.
 SLOW = ("drip", "drip_headers", "drop", "drop_mid_body")
-SLOW_RUNS = {"accounts", "catalog", "order", "payout"}
+SLOW_RUNS = {"accounts", "catalog", "payout"}
 
 
 @pytest.fixture(scope="module")
@@ -83,6 +83,19 @@ def test_every_command_ends_with_its_exit_code(hostile_env, walk_data, attack):
             assert result.exit_code == 5, f"{where}: exit {result.exit_code}: {result.output}"
         if asked and result.exit_code == 5 and attack in ("absurd_number", "long_number", "absurd_count"):
             assert "field" in result.stderr, f"{where}: {result.stderr}"
+
+
+@pytest.mark.parametrize("args", [["payout", "status", "{payout}"], ["payout", "status", "{payout}", "--json"],
+                                  ["watch", "{order}", "--json"], ["watch", "--payout", "{payout}", "--json"],
+                                  ["order", "show", "{order}"], ["accounts"], ["accounts", "--json"]])
+def test_controls_in_key_names_and_json_never_reach_the_terminal(hostile_env, walk_data, args):
+    """Item 11: the service's key names (payout status's extra keys) and every --json line, C1 included."""
+    hostile_env.attack = "control_keys"
+    result = CliRunner().invoke(main, [arg.format(**walk_data) for arg in args])
+    assert result.exit_code in (0, 6), result.output
+    assert not raw_controls(result.stdout + result.stderr), result.output
+    if args[:2] == ["payout", "status"]:  # its extra keys are shown, as characters
+        assert "␛]52;c;aGk=␇" in result.stdout or "\\u001b]52;c;aGk=\\u0007" in result.stdout
 
 
 def test_a_watch_keeps_looking_each_look_bounded(hostile_env, walk_data, tmp_path):

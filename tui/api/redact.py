@@ -133,7 +133,10 @@ _PATTERNS: list[tuple[re.Pattern[str], Callable[[re.Match[str]], str]]] = [
     (re.compile(r"[A-Za-z0-9_\-.~]{6,}(?:%3[Dd])+"), lambda m: mask_weblink(m.group())),
     (re.compile(r"(Authorization:?\s*['\"]?Basic\s+)[A-Za-z0-9+/=]+", re.IGNORECASE),
      lambda m: m.group(1) + MASK),
-    (re.compile(r"[^@\s\"'<>(),;:]+@[^@\s\"'<>(),;:]+\.[A-Za-z]{2,}"), lambda m: mask_email(m.group())),
+    # A password in a URL (`http://user:pass@host`), before the email shape could take `pass@host`.
+    (re.compile(r"(\b[A-Za-z][A-Za-z0-9+.-]*://[^/\s:@]*:)[^/\s@]+@"), lambda m: m.group(1) + MASK + "@"),
+    # An email address (not a masked URL password: `****@host`).
+    (re.compile(r"[^@\s\"'<>(),;:*]+@[^@\s\"'<>(),;:]+\.[A-Za-z]{2,}"), lambda m: mask_email(m.group())),
 ]
 
 

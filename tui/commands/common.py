@@ -393,6 +393,7 @@ def emit_json_line(data: Any) -> None:
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     """Plain aligned columns; None shows as empty; outside text shown, never obeyed (one line per row)."""
+    headers = [visible(header) for header in headers]
     cells = [[visible(value) for value in row] for row in rows]
     widths = [max([len(header)] + [len(row[i]) for row in cells]) for i, header in enumerate(headers)]
     lines = [headers, ["-" * width for width in widths], *cells]
@@ -411,9 +412,10 @@ def print_csv(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
 
 
 def print_fields(fields: Sequence[tuple[str, Any]]) -> None:
-    """'Label:  value' lines, labels aligned."""
-    width = max(len(label) for label, _ in fields)
-    for label, value in fields:
+    """'Label:  value' lines, labels aligned; labels may be the service's key names: shown, never obeyed too."""
+    shown = [(visible(label), value) for label, value in fields]
+    width = max(len(label) for label, _ in shown)
+    for label, value in shown:
         click.echo(f"{label + ':':<{width + 1}}  {visible(value)}")
 
 
