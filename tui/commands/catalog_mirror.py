@@ -35,7 +35,7 @@ def _identity(options: Options) -> tuple[str, str]:
             ProfileStore().load(), options.profile)
     except ConfigError as error:
         fail(str(error), EXIT_BAD_INPUT)
-    return profile.name, profile.environment
+    return profile.mirror_name, profile.environment
 
 
 @contextmanager
@@ -78,7 +78,7 @@ def sync(options: Options, full: bool) -> None:
         from tui.commands.progress import progress
         from tui.local.mirror_sync import sync as sync_mirror
 
-        with _opened(session.profile.name, session.profile.environment, must_exist=False) as mirror, \
+        with _opened(session.profile.mirror_name, session.profile.environment, must_exist=False) as mirror, \
                 progress("syncing the catalog") as advance:
             result = await sync_mirror(mirror, session.client, advance=advance, full=full)
         record = result.record

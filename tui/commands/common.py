@@ -391,10 +391,14 @@ def emit_json_line(data: Any) -> None:
     click.echo(json_visible(dumps(data, indent=None)))
 
 
+TABLE_CELL_LIMIT = 60  # characters of one cell in plain output; --json and --csv keep everything
+
+
 def table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     """Plain aligned columns; None shows as empty; outside text shown, never obeyed (one line per row)."""
     headers = [visible(header) for header in headers]
-    cells = [[visible(value) for value in row] for row in rows]
+    # A cell longer than TABLE_CELL_LIMIT is cut (its length said): one huge cell must not pad every row to it.
+    cells = [[visible(value, limit=TABLE_CELL_LIMIT) for value in row] for row in rows]
     widths = [max([len(header)] + [len(row[i]) for row in cells]) for i, header in enumerate(headers)]
     lines = [headers, ["-" * width for width in widths], *cells]
     return "\n".join("  ".join(cell.ljust(width) for cell, width in zip(line, widths, strict=True)).rstrip() for line in lines)

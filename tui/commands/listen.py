@@ -120,7 +120,7 @@ async def _serve(session: Session, receiver, team) -> None:
     profile = session.profile
     with team.inbox(profile.name) if team is not None else SqliteInbox(profile.name) as inbox:
         watch = StoredWatch(team.watch_list() if team is not None else WatchList(), profile.name)
-        work = InboxWork(inbox, client, watch, mirror_syncer(profile.name, profile.environment, client),
+        work = InboxWork(inbox, client, watch, mirror_syncer(profile.mirror_name, profile.environment, client),
                          on_done=lambda event_id, outcome: _show_outcome(session.options, event_id, outcome))
 
         def kept(delivery) -> None:

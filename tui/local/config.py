@@ -61,6 +61,8 @@ class ConfigError(Exception):
 # Plain frozen dataclasses, checked by tui.local.validation (no pydantic: issue 16).
 # Building one directly skips the checks; `make_profile` and the file reader check.
 
+ENV_PROFILE_NAME = "env"  # the ad-hoc profile of the GIFTDESK_* variables
+
 
 @dataclass(frozen=True)
 class SecretSource:
@@ -107,6 +109,18 @@ class Profile:
     readonly: bool = False
     # The Orders board flags a non-final order older than this (None: tui.core.triage's default, 15).
     stuck_after_minutes: int | None = None
+
+    @property
+    def mirror_name(self) -> str:
+        """The name of this profile's catalog mirror (with the environment): the profile's name; for the
+        ad-hoc profile of the GIFTDESK_* variables, also what identifies the service (base URL and client
+        id, hashed), so that two services set in turn never share a mirror."""
+        if self.name != ENV_PROFILE_NAME:
+            return self.name
+        import hashlib
+
+        service = f"{self.base_url.rstrip('/')}\n{self.client_id}".encode()
+        return f"{ENV_PROFILE_NAME}-{hashlib.sha256(service).hexdigest()[:16]}"
 
     @property
     def is_production(self) -> bool:
@@ -364,7 +378,7 @@ def profile_from_env(environ: Mapping[str, str] = os.environ) -> Profile | None:
         raise ConfigError(f"GIFTDESK_ENVIRONMENT must be sandbox or production, not {environment!r}")
     try:
         return make_profile(
-            name="env",
+            name=ENV_PROFILE_NAME,
             environment=environment,
             base_url=environ["GIFTDESK_BASE_URL"],
             client_id=environ["GIFTDESK_CLIENT_ID"],

@@ -69,11 +69,11 @@ class MirrorSource(BaseScreen):
 
     def open_mirror(self) -> None:
         session = self.app.session
-        if self.mirror is None and mirror_path(session.profile.name, session.environment).exists():
+        if self.mirror is None and mirror_path(session.profile.mirror_name, session.environment).exists():
             from tui.local.mirror import Mirror, has_mirror  # no file, no mirror: the module need not load
 
-            if has_mirror(session.profile.name, session.environment):
-                self.mirror = Mirror(mirror_path(session.profile.name, session.environment))
+            if has_mirror(session.profile.mirror_name, session.environment):
+                self.mirror = Mirror(mirror_path(session.profile.mirror_name, session.environment))
 
     def close_mirror(self) -> None:
         if self.mirror is not None:
@@ -145,7 +145,7 @@ class MirrorSource(BaseScreen):
         try:
             client = await session.client()
             # Its own connection: the screen keeps reading the previous mirror until the sync commits.
-            with Mirror(mirror_path(session.profile.name, session.environment)) as writer:
+            with Mirror(mirror_path(session.profile.mirror_name, session.environment)) as writer:
                 result = await sync(writer, client, advance=lambda steps=1, total=None: bar.update(
                     total=total if total is not None else bar.total, advance=steps))
         finally:

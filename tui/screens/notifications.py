@@ -156,7 +156,7 @@ class ListenerHub:
         if profile.is_demo:  # the demo's simulator is told where to send its webhooks, as its portal would be
             self.listener.webhook_secrets = tuple(await register_demo_webhooks(profile, self.listener.webhook_url))
         self._work = InboxWork(self.inbox, self.session.client, self.app.watch_list,
-                               mirror_syncer(profile.name, profile.environment, self.session.client),
+                               mirror_syncer(profile.mirror_name, profile.environment, self.session.client),
                                on_done=lambda _event_id, _outcome: self._changed())
         self._work_task = asyncio.get_running_loop().create_task(self._work.run(), name="giftdesk-inbox-work")
         self._changed()
