@@ -23,7 +23,8 @@ from hypothesis import strategies as st
 from tui.api.client import RetryPolicy, ServiceClient
 from tui.api.errors import ServiceError
 from tui.cli import main
-from tui.local.database import open_database
+from tui.local.config import profile_from_env
+from tui.local.database import DatabaseError, open_database
 from tui.local.mirror import (
     BACK_IN_STOCK,
     MIGRATIONS,
@@ -180,7 +181,9 @@ def test_a_sync_killed_mid_walk_leaves_no_half_mirror(sim_factory, demo_credenti
     credential = demo_credentials["acme-sandbox"]
     env = {**os.environ, "GIFTDESK_BASE_URL": sim.base_url, "GIFTDESK_CLIENT_ID": credential.client_id,
            "GIFTDESK_CLIENT_SECRET": credential.client_secret, "GIFTDESK_ENVIRONMENT": credential.environment}
-    path = mirror_path("env", credential.environment)
+    env_profile = profile_from_env(env)
+    assert env_profile is not None
+    path = mirror_path(env_profile.mirror_name, credential.environment)  # keyed by the service too
     wal = path.with_name(path.name + "-wal")
     process = subprocess.Popen([sys.executable, "-m", "tui", "catalog", "sync"], env=env,
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -360,7 +363,8 @@ def test_a_writer_killed_mid_sync_fails_the_sync_and_leaves_the_mirror_whole(sim
         async with client_for(sim, credential) as client:
             return await sync(mirror, client, advance=advance)
 
-    with pytest.raises(RuntimeError, match=r"the catalog mirror's writer stopped .*the mirror is as it was: sync again"):
+    # Said as a DatabaseError the commands report (not a RuntimeError traceback), true to what was stored.
+    with pytest.raises(DatabaseError, match=r"the catalog mirror's writer stopped .*before storing the sync: the mirror is as it was"):
         asyncio.run(go())
     assert len(killed) == 1
     assert mirror.counts() == (0, 0) and mirror.last_sync() is None

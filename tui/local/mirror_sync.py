@@ -47,6 +47,10 @@ _ERRORS: dict[str, Callable[[str], Exception]] = {
 }
 
 
+class WriterStopped(DatabaseError):
+    """The writer process ended without saying why (killed): whether its sync was committed is looked up."""
+
+
 class MirrorWriter:
     """The writer process (tui/local/mirror_writer.py) as the sync sees it: pages handed over and questions asked, in order."""
 
@@ -122,13 +126,16 @@ class MirrorWriter:
 
     async def _failed(self) -> Exception:
         """What stopped the writer: its own failure, else what it printed as it ended."""
+        if self.failure is not None:
+            # Said before it stopped; it ends only once its input closes (stop()): waiting for that
+            # here was the sync's hang (issue 24 item 4).
+            return self.failure
         await self.listening
         if self.failure is not None:
             return self.failure
         assert self.process.stderr is not None
         said = (await self.process.stderr.read()).decode(errors="replace").strip().splitlines()
-        return RuntimeError(f"the catalog mirror's writer stopped ({said[-1] if said else 'no message'}); "
-                            "the mirror is as it was: sync again")
+        return WriterStopped(f"the catalog mirror's writer stopped ({said[-1] if said else 'no message'})")
 
     async def stop(self) -> None:
         """Close its input (uncommitted work is rolled back) and wait for it to end; killed if it lingers.
@@ -183,7 +190,6 @@ class _Walker:
 async def sync(mirror: Mirror, client: ServiceClient, *, advance: Progress = _no_progress,
                concurrency: int = SYNC_CONCURRENCY, full: bool = False) -> SyncResult:
     """Bring the mirror up to the service: a full walk the first time (or when `full`), else the changes."""
-    from tui.api.models import CatalogQuery
 
     started = now_utc().isoformat(timespec="seconds")
     walker = _Walker(client, advance, concurrency)
@@ -191,6 +197,28 @@ async def sync(mirror: Mirror, client: ServiceClient, *, advance: Progress = _no
     # meanwhile only makes this one ask for more than it needs.
     watermark = mirror.watermark()
     kind = "full" if full or mirror.last_sync() is None or watermark is None else "incremental"
+    try:
+        changes, kind = await _synced(mirror, walker, started, kind, watermark, advance)
+    except WriterStopped as stopped:
+        raise DatabaseError(_after_stop(mirror, started, str(stopped))) from None
+    record = mirror.last_sync()
+    assert record is not None
+    return SyncResult(record, changes)
+
+
+def _after_stop(mirror: Mirror, started: str, stopped: str) -> str:
+    """What is true of the mirror once its writer stopped unannounced: its sync committed, or not."""
+    record = mirror.last_sync()
+    if record is not None and record.started == started:
+        return f"{stopped} after storing the sync: the mirror holds it ({record.brands:,} brands)"
+    return f"{stopped} before storing the sync: the mirror is as it was; sync again"
+
+
+async def _synced(mirror: Mirror, walker: _Walker, started: str, kind: str, watermark: str | None,
+                  advance: Progress) -> tuple[int, str]:
+    """The walk, its pages handed to a writer process; (changes recorded, the kind of sync it became)."""
+    from tui.api.models import CatalogQuery
+
     async with MirrorWriter.started(mirror.path, started, advance) as writer:
         async def store_whole(body: bytes) -> None:
             await writer.page(body, whole=True)
@@ -219,6 +247,4 @@ async def sync(mirror: Mirror, client: ServiceClient, *, advance: Progress = _no
                 kind = "full"  # brands came or went without a change we could see
                 await full_walk()
         changes = await writer.finish(kind, walker.requests)
-    record = mirror.last_sync()
-    assert record is not None
-    return SyncResult(record, changes)
+    return changes, kind
