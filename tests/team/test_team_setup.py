@@ -123,3 +123,19 @@ def test_giftdesk_inbox_reads_the_teams_inbox(link, team_url):
     result = giftdesk("inbox", "--json", env=env)
     assert result.exit_code == 0, result.output
     assert [json.loads(line)["eventId"] for line in result.stdout.splitlines()] == ["callback:REQ-T"]
+
+
+def test_a_throwaway_cluster_goes_with_a_process_killed_before_it_stopped_it(pg_cluster):
+    import subprocess
+    import sys
+    import time
+
+    script = ("import os, pathlib\nfrom tui.team.cluster import running_cluster, server_bindir\n"
+              "with running_cluster(server_bindir()) as cluster:\n    print(cluster.folder, flush=True)\n    os.kill(os.getpid(), 9)\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    folder = Path(done.stdout.strip())
+    assert done.returncode == -9 and folder.name.startswith("giftdesk-pg-")
+    deadline = time.monotonic() + 30
+    while folder.exists():  # its watcher stops the server and removes the folder
+        assert time.monotonic() < deadline, f"{folder} outlived its process"
+        time.sleep(0.2)
