@@ -226,13 +226,17 @@ def test_redeem_validates_locally_before_sending(giftdesk, fake_service):
     assert requests == []
 
 
+SANDBOX_ACCOUNTS = {"accounts": [{"id": 1, "currency": "USD", "balance": 10, "isActive": True, "sandboxMode": True}]}
+
+
 def test_redeem_sends_the_token_exactly(giftdesk, fake_service):
-    requests = fake_service(lambda request: httpx.Response(
+    requests = fake_service(lambda request: httpx.Response(200, json=SANDBOX_ACCOUNTS) if request.method == "GET" else httpx.Response(
         200, json={"transactionId": "t", "payoutBatchId": "b", "isProcessing": False}))
     result = giftdesk("payout", "redeem", "https://pay.example.test/payout/abc12==", "--wallet", "Venmo",
                       "--handle", "@ann_smith")
     assert result.exit_code == 0, result.stderr
-    assert requests[0].url.raw_path == b"/api/Integration/v2/payout/redeem/abc12%3D%3D"
+    assert [request.method for request in requests] == ["GET", "POST"]  # the accounts' environment first
+    assert requests[1].url.raw_path == b"/api/Integration/v2/payout/redeem/abc12%3D%3D"
     assert "HTTP 200: completed" in result.stdout
 
 
@@ -370,7 +374,8 @@ def test_writes_are_audited_with_masked_values(giftdesk, use_sim, tmp_path):
     code = order["items"][0]["cards"][0]["cardCode"]
     giftdesk("payout", "redeem", code, "--wallet", "PayPal", "--email", "carol@example.com")
     entries = AuditLog(tmp_path / "data" / "audit.jsonl").entries()
-    assert [entry.action for entry in entries] == ["redeem", "place-order"]
-    assert all(entry.outcome == "done" and entry.profile == "env" for entry in entries)
+    assert [(entry.action, entry.outcome) for entry in entries] == [
+        ("redeem", "completed"), ("redeem", "attempt"), ("place-order", "placed"), ("place-order", "attempt")]
+    assert all(entry.profile == "env" and entry.environment == "sandbox" for entry in entries)
     stored = (tmp_path / "data" / "audit.jsonl").read_text()
     assert code.rsplit("/", 1)[1] not in stored and "carol@example.com" not in stored

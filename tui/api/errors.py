@@ -24,7 +24,7 @@ REFUSAL_HINTS: dict[str, str] = {
         "Check the order's card status and the profile (sandbox/production)."
     ),
     "Recipient ID does not match": "An earlier attempt used a different recipient: re-submit with that recipient.",
-    "OrderAlreadyExists": "This RequestId was used before: look it up with `giftdesk order show`, or use a new one.",
+    "OrderAlreadyExists": "An order with this RequestId exists already: nothing new was placed. See it with `giftdesk order show ID`; do not place it again.",
     "WrongAccount": "The account does not match these credentials or this environment (sandbox/production).",
     "InsufficientBalance": "The account's balance is too low for this order.",
     "InvalidProductIds": "A product id is not in the catalog for this account.",
@@ -64,6 +64,8 @@ class RefusedError(ServiceError):
     """A 4xx other than 401/429: `.message` is the service's own text."""
 
     default_hint = "The service refused the request; its message says why."
+    # Set by the client: an earlier attempt of the same request may have reached the service (its answer was lost).
+    after_unknown_attempt = False
 
     def __init__(self, message: str, *, status: int, hint: str | None = None, context: str = "") -> None:
         hint = hint or REFUSAL_HINTS.get(message.strip()) or (NOT_FOUND_HINT if status == 404 else None)

@@ -41,7 +41,7 @@ class Account(WireModel):
     currency: str
     balance: Decimal
     is_active: bool
-    sandbox_mode: bool
+    sandbox_mode: bool | None = None  # an account may lack it: it then takes the profile's environment (DESIGN)
 
 
 class Price(WireModel):

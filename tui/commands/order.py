@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import uuid
 from collections import Counter
+from decimal import Decimal
+from typing import Any
 
 import click
 
 from tui.commands.common import (
     EXIT_BAD_INPUT,
+    EXIT_REFUSED,
     Options,
     Session,
     complete_request_ids,
@@ -28,7 +31,6 @@ from tui.commands.watch import exit_for_status, exit_status_option
 from tui.core.safe_text import visible
 
 WATCH_INTERVAL = 2.0  # seconds between polls of --watch
-PLACE_ORDER = "place-order"  # audit action
 
 
 @click.group("order")
@@ -133,25 +135,45 @@ def _code_and_pin(card, reveal: bool) -> tuple[str, str]:
     return (f"{code} (payout)" if is_payout_url(card.card_code) else code), mask_pin(card.pin)
 
 
+class FaceValue(click.ParamType):
+    """A face value as a person types it: a finite number above 0 with at most 2 decimals (checked before anything is sent)."""
+
+    name = "N"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Decimal:
+        if isinstance(value, Decimal):
+            return value
+        from tui.core.order_watch import DraftInvalid, face_value
+
+        try:
+            return face_value(str(value))
+        except DraftInvalid as problem:
+            self.fail(str(problem), param, ctx)
+
+
 @command.command("place")
 @click.option("--account", type=int, metavar="ID",
               help="Account id to settle on (see `giftdesk accounts`); default: the profile's default account.")
 @click.option("--product", type=int, required=True, metavar="ID", help="Product id (see `giftdesk catalog`).")
-@click.option("--value", type=click.FloatRange(min=0, min_open=True), required=True, metavar="N",
-              help="Face value of each card, within the product's min and max face value.")
+@click.option("--value", type=FaceValue(), required=True, metavar="N",
+              help="Face value of each card, within the product's min and max face value (at most 2 decimals).")
 @click.option("--quantity", type=click.IntRange(1, 500), default=1, show_default=True, metavar="N",
               help="Number of cards, 1 to 500.")
 @click.option("--request-id", metavar="ID",
-              help="Your RequestId for this order (default: a new UUID). Reusing one is refused by the service.")
+              help="Your RequestId for this order (default: a new UUID). Placing again with the same one never makes a second order.")
 @yes_option
 @write_service_options
-def place(options: Options, account: int | None, product: int, value: float, quantity: int,
+def place(options: Options, account: int | None, product: int, value: Decimal, quantity: int,
           request_id: str | None, yes: bool) -> None:
     """Place an order and print its RequestId.
 
     Follow it with `giftdesk order show ID`. Asks for a typed confirmation in
-    production unless --yes; refused under --readonly. A retried request
-    reuses the same RequestId, so it can never create a second order.
+    production unless --yes; refused under --readonly, and when the accounts'
+    own environment (sandboxMode) is not the profile's. A retried request
+    reuses the same RequestId, so it can never create a second order; when a
+    retry finds the order already placed, that order is reported (exit 0).
+    An order placed before with this RequestId is reported too (exit 3).
+    The audit log gets a line before sending and one with the outcome.
 
     \b
     Examples:
@@ -162,20 +184,30 @@ def place(options: Options, account: int | None, product: int, value: float, qua
 
     async def work(session: Session) -> None:
         from tui.api.models import OrderLine, PlaceOrder
+        from tui.money import order_check_command
 
         account_id = account if account is not None else session.profile.default_account
         if account_id is None:
             fail("no account: pass --account ID (see `giftdesk accounts`)", EXIT_BAD_INPUT)
-        order = PlaceOrder(request_id, account_id, [OrderLine(product, quantity, value)])
-        session.confirm_write(
-            f"order {quantity} x product {product} at face value {value:g} on account {account_id}", yes)
-        say(f"RequestId: {request_id}")  # known before sending, in case the answer never comes
-        with session.audited(PLACE_ORDER, request_id, detail=f"{quantity} x {product} at {value:g}"):
-            placed = await session.client.place_order(order)
+        order = PlaceOrder(request_id, account_id, [OrderLine(product, quantity, float(value))])
+        action = f"order {quantity} x product {product} at face value {value:f} on account {account_id}"
+        session.refuse_readonly(action)
+
+        def confirm() -> None:  # once the accounts' environment is known to be the profile's
+            session.confirm_production(action, yes)
+            say(f"RequestId: {request_id}")  # known before sending, in case the answer never comes
+
+        placed = await session.money().place_order(order, confirm=confirm)
+        if not placed.is_ours:
+            fail("OrderAlreadyExists", EXIT_REFUSED, f"{placed.describe()} See it with: {order_check_command(request_id)}")
+        if placed.found != "placed":
+            say(placed.describe())
+        if placed.lookup_error is not None:
+            say(f"warning: the order could not be read just now ({placed.lookup_error})")
         if options.json:
-            emit_json(placed)
+            emit_json(placed.request_id)
         else:
-            click.echo(visible(placed))  # the service's answer
-            say(f"see it with: giftdesk order show {placed}")
+            click.echo(visible(placed.request_id))  # the service's answer
+            say(f"see it with: {order_check_command(placed.request_id)}")
 
     run(options, work)
