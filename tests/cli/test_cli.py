@@ -158,7 +158,7 @@ def test_place_then_watch_an_order_until_final(giftdesk, use_sim):
 
 def test_order_table_masks_codes_unless_revealed(giftdesk, use_sim):
     request_id = place_order(giftdesk)
-    order = order_json(giftdesk, request_id, "--watch", "--interval", "0.2")
+    order = order_json(giftdesk, request_id, "--watch", "--interval", "0.2", "--reveal")
     code = order["items"][0]["cards"][0]["cardCode"]
     masked = giftdesk("order", "show", request_id)
     assert code not in masked.stdout and "(payout)" in masked.stdout
@@ -201,7 +201,7 @@ def test_payout_check_answers_with_the_spec_text(giftdesk, case):
 
 
 def test_redeem_then_status_and_a_second_recipient_is_refused(giftdesk, use_sim, sim):
-    order = order_json(giftdesk, place_order(giftdesk), "--watch", "--interval", "0.2")
+    order = order_json(giftdesk, place_order(giftdesk), "--watch", "--interval", "0.2", "--reveal")
     code = order["items"][0]["cards"][0]["cardCode"]
     redeemed = giftdesk("payout", "redeem", code, "--wallet", "PayPal", "--email", "ann@example.com", "--json")
     assert redeemed.exit_code == 0, redeemed.stderr
@@ -370,7 +370,7 @@ def test_each_command_help_names_its_options(giftdesk, args, options):
 def test_writes_are_audited_with_masked_values(giftdesk, use_sim, tmp_path):
     from tui.local.storage import AuditLog
 
-    order = order_json(giftdesk, place_order(giftdesk), "--watch", "--interval", "0.2")
+    order = order_json(giftdesk, place_order(giftdesk), "--watch", "--interval", "0.2", "--reveal")
     code = order["items"][0]["cards"][0]["cardCode"]
     giftdesk("payout", "redeem", code, "--wallet", "PayPal", "--email", "carol@example.com")
     entries = AuditLog(tmp_path / "data" / "audit.jsonl").entries()

@@ -49,14 +49,15 @@ def command() -> None:
 @click.option("--watch", "watch_", is_flag=True, help="Poll until the order is final (Succeeded, Failed, PartialFailed).")
 @click.option("--interval", type=click.FloatRange(min=0.2), default=WATCH_INTERVAL, show_default=True,
               metavar="N", help="Seconds between polls with --watch (at least 0.2).")
-@click.option("--reveal", is_flag=True, help="Show card codes and PINs of Sold cards in clear (never others).")
+@click.option("--reveal", is_flag=True, help="Show card codes and PINs of Sold cards in clear, also in --json (never others).")
 @exit_status_option
 @service_options
 def show(options: Options, request_id: str, watch_: bool, interval: float, reveal: bool, exit_status: bool) -> None:
     """Show one order: status, items and cards.
 
     ID is the order's RequestId. Card codes and PINs are masked unless
-    --reveal, and only a Sold card's code is ever shown. With --watch,
+    --reveal, in the table and in --json alike, and only a Sold card's code
+    is ever shown. With --watch,
     changes of status go to stderr and the final order to stdout.
 
     \b
@@ -68,7 +69,7 @@ def show(options: Options, request_id: str, watch_: bool, interval: float, revea
     async def work(session: Session) -> None:
         if options.json and not watch_:  # the order as it came: no model needed for a good answer (issue 16)
             wire = await session.client.get_order_wire(request_id)
-            emit_json(wire)
+            emit_json(_released(wire, reveal))
             exit_for_status(exit_status, wire["status"])
             return
         from tui.api.models import to_wire
@@ -82,12 +83,32 @@ def show(options: Options, request_id: str, watch_: bool, interval: float, revea
         else:
             order = await fetch()
         if options.json:
-            emit_json(to_wire(order))
+            emit_json(_released(to_wire(order), reveal))
         else:
             _print_order(order, reveal)
         exit_for_status(exit_status, order.status)
 
     run(options, work)
+
+
+def _released(wire: dict[str, Any], reveal: bool) -> dict[str, Any]:
+    """The order's wire JSON with each card's code and PIN masked, unless --reveal and the card is Sold (DESIGN)."""
+    from tui.api.redact import mask_card_code, mask_pin
+    from tui.api.statuses import card_code_releasable
+
+    def card(wire_card: Any) -> Any:
+        if not isinstance(wire_card, dict) or (reveal and card_code_releasable(wire_card.get("status"))):
+            return wire_card
+        masked = dict(wire_card)
+        if masked.get("cardCode") is not None:
+            masked["cardCode"] = mask_card_code(str(masked["cardCode"]))
+        if masked.get("pin") is not None:
+            masked["pin"] = mask_pin(str(masked["pin"]))
+        return masked
+
+    items = [{**item, "cards": [card(c) for c in item.get("cards") or []]} if isinstance(item, dict) else item
+             for item in wire.get("items") or []]
+    return {**wire, "items": items} if "items" in wire else wire
 
 
 def _progress(order) -> str:
