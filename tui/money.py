@@ -22,7 +22,6 @@ No Textual (wiring: tui.api and tui.local).
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -32,6 +31,7 @@ from typing import TYPE_CHECKING, Literal
 from tui.api.errors import AuthenticationError, RateLimitedError, RefusedError, ServiceError
 from tui.api.payout_rules import RecipientInvalid
 from tui.api.redact import mask_recipient, mask_weblink
+from tui.core.signals import interruption
 from tui.local.storage import ATTEMPT, REDEEM, AuditLog
 
 if TYPE_CHECKING:
@@ -41,10 +41,6 @@ if TYPE_CHECKING:
 
 PLACE_ORDER = "place-order"  # the command line's audit action (the TUI's form records "test-order")
 Confirm = Callable[[], None]  # asks a person, after the environment check and before the attempt line; raises to stop
-
-
-class Terminated(BaseException):
-    """SIGTERM, raised where the process was waiting (the command line installs the handler)."""
 
 
 class EnvironmentMismatch(Exception):
@@ -166,17 +162,6 @@ def _in_doubt(error: ServiceError) -> bool:
 class _Trace:
     outcome: str = ""
     detail: str | None = None
-
-
-def interruption(error: BaseException) -> str | None:
-    """Words for what ended a wait from outside (a signal, a cancellation), or None."""
-    if isinstance(error, KeyboardInterrupt):
-        return "interrupted (Ctrl-C / SIGINT)"
-    if isinstance(error, Terminated):
-        return "terminated (SIGTERM)"
-    if isinstance(error, asyncio.CancelledError):
-        return "cancelled (the screen closed or giftdesk quit)"
-    return None
 
 
 def _ending(error: BaseException, check: str) -> str:

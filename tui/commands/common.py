@@ -346,7 +346,7 @@ def run(options: Options, work: Callable[[Session], Awaitable[None]], *, concurr
         async with build_client(profile, concurrent=concurrent) as client:
             await work(Session(profile, client, options, sleep=_loop_sleep() if concurrent else blocking_sleep))
 
-    from tui.money import Terminated
+    from tui.core.signals import Terminated
 
     try:
         with opened_profile(options) as profile, terminated_as_exception():
@@ -366,12 +366,12 @@ def run(options: Options, work: Callable[[Session], Awaitable[None]], *, concurr
 
 @contextmanager
 def terminated_as_exception() -> Iterator[None]:
-    """SIGTERM raises `tui.money.Terminated` where the command waits, as Ctrl-C raises KeyboardInterrupt:
+    """SIGTERM raises `tui.core.signals.Terminated` where the command waits, as Ctrl-C raises KeyboardInterrupt:
     a write in flight then leaves its "outcome unknown" audit line (DESIGN rule 9) instead of vanishing."""
     import signal
     import threading
 
-    from tui.money import Terminated
+    from tui.core.signals import Terminated
 
     if threading.current_thread() is not threading.main_thread():  # signals reach the main thread only
         yield
