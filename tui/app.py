@@ -23,7 +23,7 @@ from textual.theme import Theme
 from styles import STYLES
 from tui.core.navigation import BY_NAME, DESTINATIONS, HOME
 from tui.screens.base import BaseScreen
-from tui.screens.host import GiftdeskHost, NoSession
+from tui.screens.host import GiftdeskHost, NoSession, WatchListUnavailable
 from widgets.context_bar import Context
 from widgets.status_badge import use_palette
 
@@ -89,6 +89,7 @@ class GiftdeskApp(GiftdeskHost):
         self.current_session: Session | None = None
         self._watch: WatchService | None = None
         self._watch_put_off = False  # the start's watch list waits for the start screen's first content
+        self._watch_problem: str | None = None  # why the watch list's file cannot be used, when it cannot
         self._watch_redraw_due = False
         self._errors_on_screen: dict[str, float] = {}  # message -> when its toast goes (time.monotonic)
         self.register_theme(SANDBOX_THEME)
@@ -193,6 +194,8 @@ class GiftdeskApp(GiftdeskHost):
     def watch_list(self) -> WatchService:
         self._start_put_off_watching()  # asked for before the start screen's first content: now
         if self._watch is None:
+            if self._watch_problem is not None:
+                raise WatchListUnavailable(self._watch_problem)
             raise NoSession("no profile is active yet")
         return self._watch
 
@@ -211,12 +214,15 @@ class GiftdeskApp(GiftdeskHost):
         from tui.watch_service import WatchService
 
         self._watch = None
+        self._watch_problem = None
         self._watch_put_off = False
         if self.current_session is not None:
             try:
                 self._watch = WatchService(self.current_session, on_change=self._watch_changed, on_error=self._watch_failed)
             except DatabaseError as error:
-                self.notify(str(error), title="Watch list", severity="error", timeout=10)
+                self._watch_problem = (f"The watch list cannot be used: {error} "
+                                       "Orders and payouts still open as usual; only pinning waits until giftdesk restarts.")
+                self.notify(self._watch_problem, title="Watch list", severity="error", timeout=10)
             else:
                 self._watch.start()
         self._apply_context()

@@ -15,6 +15,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Input
 from textual.worker import Worker, WorkerState
 
+from tui.screens.host import WatchListUnavailable
 from widgets.context_bar import ContextBar
 from widgets.footer import KeysFooter
 
@@ -135,7 +136,11 @@ class BaseScreen(Screen):
 
     def pin_order(self, request_id: str) -> None:
         """Add an order to the watch list: followed until final, also after a restart."""
-        self.app.watch_list.add_order(request_id)
+        try:
+            self.app.watch_list.add_order(request_id)
+        except WatchListUnavailable as problem:
+            self.notify(str(problem), title="Watch list", severity="error", timeout=10)
+            return
         self.notify(f"Watching order {request_id} until it is final (9: Watch list).", title="Watch list")
 
     def accept_jump(self, argument: str) -> None:

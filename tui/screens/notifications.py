@@ -14,6 +14,7 @@ Each verified callback is followed by Get order (SPEC Events rule 4).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -35,6 +36,7 @@ from tui.core.order_watch import card_summary
 from tui.listener import CallbackAccepted, CallbackListener, ListenerEvent
 from tui.local.storage import NOTIFICATION_CHANGE, AuditLog
 from tui.screens.base import BaseScreen
+from tui.screens.host import WatchListUnavailable
 from widgets.confirm import ConfirmScreen
 from widgets.private import PRIVATE
 from widgets.safe_text import VisibleControls, safe, safe_row
@@ -167,7 +169,8 @@ class ListenerHub:
         row = CallbackRow(event)
         self.rows.append(row)
         if isinstance(event, CallbackAccepted):
-            self.app.watch_list.settle_callback(event)  # a watched order ends now; its polling stops
+            with contextlib.suppress(WatchListUnavailable):  # nothing is watched then: nothing to settle
+                self.app.watch_list.settle_callback(event)  # a watched order ends now; its polling stops
             self.app.notify(f"Callback #{event.sequence}: order {event.request_id} {event.status}.", title="Callback")
             self.app.run_worker(self._fetch_order(row, event.request_id), group="callback-orders", exit_on_error=False)
         else:

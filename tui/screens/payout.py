@@ -45,6 +45,7 @@ from tui.core.payout_flow import (
 from tui.core.polling import Backoff
 from tui.money import AuditUnavailable, EnvironmentMismatch, MoneyWrites
 from tui.screens.base import BaseScreen
+from tui.screens.host import WatchListUnavailable
 from widgets.confirm import ConfirmScreen
 from widgets.private import PRIVATE
 from widgets.safe_text import VisibleControls, safe, safe_assemble
@@ -135,7 +136,11 @@ class PayoutScreen(BaseScreen):
         if token is None:
             self.notify(self.form.weblink_problem() or "Paste a weblink first (i).", severity="warning")
             return
-        self.app.watch_list.add_payout(token)
+        try:
+            self.app.watch_list.add_payout(token)
+        except WatchListUnavailable as problem:
+            self.notify(str(problem), title="Watch list", severity="error", timeout=10)
+            return
         self.notify(f"Watching payout {mask_weblink(token)} until it is final (9: Watch list).", title="Watch list")
 
     # --- the form ----------------------------------------------------------------
