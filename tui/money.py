@@ -32,7 +32,7 @@ from tui.api.errors import AuthenticationError, RateLimitedError, RefusedError, 
 from tui.api.payout_rules import RecipientInvalid
 from tui.api.redact import mask_recipient, mask_weblink
 from tui.core.signals import interruption
-from tui.local.storage import ATTEMPT, REDEEM, AuditLog
+from tui.local.storage import ATTEMPT, REDEEM, AuditStore, audit_log
 
 if TYPE_CHECKING:
     from tui.api.client import ServiceClient
@@ -178,11 +178,11 @@ def _ending(error: BaseException, check: str) -> str:
 class MoneyWrites:
     """The writes of one profile's client, each checked, traced and told truly (the module's three rules)."""
 
-    def __init__(self, client: ServiceClient, profile: Profile, *, audit: AuditLog | None = None,
+    def __init__(self, client: ServiceClient, profile: Profile, *, audit: AuditStore | None = None,
                  warn: Callable[[str], None] | None = None) -> None:
         self.client = client
         self.profile = profile
-        self.audit = audit or AuditLog()
+        self.audit = audit or audit_log()  # the team's in team mode, else this machine's file
         self.warn = warn  # told when an outcome line could not be written (the write itself happened)
 
     async def place_order(self, order: PlaceOrder, *, action: str = PLACE_ORDER, sent_before: bool = False,
@@ -266,12 +266,12 @@ class MoneyWrites:
         try:
             self.audit.record(profile=self.profile.name, environment=environment, action=action, subject=subject,
                               outcome=outcome, **fields)
-        except OSError as error:
+        except Exception as error:  # any store's failure (a full disk, the team database away): said, never a traceback
+            reason = getattr(error, "strerror", None) or str(error) or type(error).__name__
             if must:
-                raise AuditUnavailable(f"the audit log {getattr(self.audit, 'path', '')} cannot be written ({error.strerror or error}): "
-                                       "nothing was sent") from None
+                raise AuditUnavailable(f"the audit log cannot be written ({reason}): nothing was sent") from None
             if self.warn is not None:  # the write itself happened; a full disk must not hide that
-                self.warn(f"the audit log could not be written ({error.strerror or error})")
+                self.warn(f"the audit log could not be written ({reason})")
 
 
 def _joined(*parts: str | None) -> str:

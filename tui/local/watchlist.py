@@ -62,6 +62,7 @@ class WatchedItem:
     updated_at: str  # last look
     changed_at: str | None  # last change of status
     removed_at: str | None
+    pinned_by: str = ""  # who pinned it (the team's watch list; "" on this machine's)
 
     def __repr__(self) -> str:  # the reference may be a secret: never in a traceback or a log
         return f"WatchedItem(id={self.id}, profile={self.profile!r}, kind={self.kind!r}, label={self.label!r}, status={self.status!r}, final={self.final})"
