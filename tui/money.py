@@ -56,6 +56,12 @@ class EnvironmentMismatch(Exception):
                      f"for the environment's profile), or the {profile.environment} credentials.")
 
 
+class NotSent(ServiceError):
+    """The accounts could not be read to check their environment: the write was not sent."""
+
+    default_hint = "Nothing was sent: try again when the service answers."
+
+
 class AuditUnavailable(Exception):
     """The attempt line could not be written: the write was not sent (no money action without its trace)."""
 
@@ -244,7 +250,13 @@ class MoneyWrites:
 
     async def checked_environment(self, action: str, subject: str, account_id: int | None, **fields: str | None) -> str:
         """The environment the accounts say; a mismatch with the profile is recorded and refused (nothing sent)."""
-        environment, what = accounts_environment(await self.client.accounts(), self.profile.environment, account_id)
+        try:
+            accounts = await self.client.accounts()
+        except ServiceError as error:
+            if not _in_doubt(error):  # refused (401, 403): said as such
+                raise
+            raise NotSent(f"the accounts could not be read to check their environment ({error.message}): nothing was sent") from None
+        environment, what = accounts_environment(accounts, self.profile.environment, account_id)
         if environment != self.profile.environment:
             mismatch = EnvironmentMismatch(self.profile, environment, what)
             self._record(action, subject, environment, f"refused before sending: {mismatch}", fields, must=False)

@@ -237,3 +237,28 @@ def test_a_redeem_killed_outright_reads_back_as_outcome_unknown(slow_redeem_sim,
 
     [entry] = AuditLog(tmp_path / "data" / "audit.jsonl").entries()
     assert entry.outcome.startswith("outcome unknown") and "check: giftdesk payout status" in (entry.detail or "")
+
+
+def test_accounts_that_cannot_be_read_stop_the_write_before_it_is_sent(monkeypatch, tmp_path):
+    from functools import partial
+
+    from tui.api.client import RetryPolicy
+    from tui.commands import common
+
+    sent: list[str] = []
+
+    def service(request: httpx.Request) -> httpx.Response:
+        sent.append(request.method)
+        return httpx.Response(503, json="down")
+
+    async def no_wait(_seconds: float) -> None:
+        pass
+
+    monkeypatch.setenv("GIFTDESK_BASE_URL", "http://svc.test")
+    monkeypatch.setenv("GIFTDESK_CLIENT_ID", "c")
+    monkeypatch.setenv("GIFTDESK_CLIENT_SECRET", "s")
+    monkeypatch.setattr(common, "build_client", partial(common.build_client, transport=httpx.MockTransport(service),
+                                                        sleep=no_wait, retry=RetryPolicy(attempts=2)))
+    result = giftdesk("payout", "redeem", "tok123", "--wallet", "PayPal", "--email", "ann@example.com")
+    assert result.exit_code == 5 and "nothing was sent" in result.stderr
+    assert sent == ["GET", "GET"] and audit_lines(tmp_path) == []

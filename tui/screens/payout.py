@@ -43,7 +43,7 @@ from tui.core.payout_flow import (
     status_advice,
 )
 from tui.core.polling import Backoff
-from tui.money import AuditUnavailable, EnvironmentMismatch, MoneyWrites
+from tui.money import AuditUnavailable, EnvironmentMismatch, MoneyWrites, NotSent
 from tui.screens.base import BaseScreen
 from tui.screens.host import WatchListUnavailable
 from widgets.confirm import ConfirmScreen
@@ -275,7 +275,7 @@ class PayoutScreen(BaseScreen):
         try:
             writes = MoneyWrites(await session.client(), session.profile, warn=self._audit_not_written)
             result = await writes.redeem(attempt.token, attempt.request, seen_before=self.flow.known_transactions.__contains__)
-        except (EnvironmentMismatch, AuditUnavailable) as refused:
+        except (EnvironmentMismatch, AuditUnavailable, NotSent) as refused:
             self.flow.answered()
             self.payout = None
             self._show(Text("Nothing was sent", style="bold red"), advice=f"{refused} {refused.hint}")

@@ -26,7 +26,7 @@ from tui.api.errors import RefusedError, ServiceError
 from tui.api.models import Account, CatalogQuery, PlaceOrder, Product
 from tui.core.order_watch import DraftInvalid, order_line, plain_amount
 from tui.local.storage import TEST_ORDER
-from tui.money import AuditUnavailable, EnvironmentMismatch, MoneyWrites, account_environment
+from tui.money import AuditUnavailable, EnvironmentMismatch, MoneyWrites, NotSent, account_environment
 from widgets.confirm import ConfirmScreen
 from widgets.money import format_money
 from widgets.safe_text import safe
@@ -192,7 +192,7 @@ class TestOrderScreen(ModalScreen[None]):
         try:
             writes = MoneyWrites(await session.client(), session.profile, warn=self._audit_not_written)
             placed = await writes.place_order(order, action=TEST_ORDER, sent_before=self._sent_in_doubt)
-        except (EnvironmentMismatch, AuditUnavailable) as refused:
+        except (EnvironmentMismatch, AuditUnavailable, NotSent) as refused:
             self._problem(f"Nothing was sent: {refused} {refused.hint}")
             return
         except RefusedError as error:
