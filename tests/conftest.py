@@ -5,6 +5,8 @@ Fixtures (stable; other test modules rely on them):
 - `sim`: one SimulatorServer per test session (per xdist worker), default
   seed 1, 300 brands, "fast" timing, no faults. Its state is shared, so use
   a fresh RequestId (e.g. uuid4) per order and do not drain account 1001.
+- `demo_sim`: one SimulatorServer per test session with the settings of `giftdesk --demo`
+  (tui.demo.demo_settings: 200 orders of past, place limits); shared like `sim`.
 - `sim_factory(settings=None, **fields)`: start a server with custom
   SimulatorSettings (fields override `settings`, e.g.
   `sim_factory(faults="drop=1", timing=TIMING_PRESETS["fast"].replace(step_seconds=0.05))`);
@@ -47,6 +49,15 @@ def isolated_dirs(tmp_path, monkeypatch) -> None:
 @pytest.fixture(scope="session")
 def sim() -> Iterator[SimulatorServer]:
     with SimulatorServer(SimulatorSettings()) as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def demo_sim() -> Iterator[SimulatorServer]:
+    """The simulator `giftdesk --demo` runs (its past of orders, the provider's pacing), one per session."""
+    from tui.demo import demo_settings
+
+    with SimulatorServer(demo_settings()) as server:
         yield server
 
 

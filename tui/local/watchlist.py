@@ -58,6 +58,10 @@ NOT_KEPT = "weblink not kept (no system keyring, or final): paste it again to wa
 _COLUMNS = "id, profile, kind, reference, label, status, final, detail, added_at, updated_at, changed_at, removed_at, sealed"
 
 
+class NotWatched(ValueError):
+    """The watch list would not take an item (the team's: a payout, or the database away); the message says why."""
+
+
 @dataclass(frozen=True)
 class WatchedItem:
     id: int

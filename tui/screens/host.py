@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
     from tui.api.models import Product
     from tui.local.config import Profile, ProfileStore
+    from tui.local.notes import NoteStore
     from tui.session import Session
     from tui.watch_service import WatchService
 
@@ -111,6 +112,11 @@ class GiftdeskHost(App[None]):
     def watch_list(self) -> WatchService:
         """The active session's watch list: `app.watch_list.add_order(request_id)` pins an order.
         Raises WatchListUnavailable when its file cannot be used (say it; the rest of the app works)."""
+
+    @property
+    @abstractmethod
+    def notes(self) -> NoteStore:
+        """Notes on orders: the team's in team mode, else this machine's."""
 
     @property
     @abstractmethod

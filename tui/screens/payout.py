@@ -136,10 +136,15 @@ class PayoutScreen(BaseScreen):
         if token is None:
             self.notify(self.form.weblink_problem() or "Paste a weblink first (i).", severity="warning")
             return
+        from tui.local.watchlist import NotWatched
+
         try:
             self.app.watch_list.add_payout(token)
         except WatchListUnavailable as problem:
             self.notify(str(problem), title="Watch list", severity="error", timeout=10)
+            return
+        except NotWatched as error:
+            self.notify(str(error), title="Watch list", severity="warning")
             return
         self.notify(f"Watching payout {mask_weblink(token)} until it is final (9: Watch list).", title="Watch list")
 

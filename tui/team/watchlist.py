@@ -19,15 +19,15 @@ from typing import Any
 
 import psycopg
 
-from tui.local.watchlist import WatchedItem, reference_and_label
-from tui.team.database import TeamUnreachable
+from tui.local.watchlist import NotWatched, WatchedItem, reference_and_label
+from tui.team.database import TeamDatabaseError, TeamUnreachable
 from tui.team.link import TeamLink
 
 _COLUMNS = "id, profile, kind, reference, label, status, final, detail, added_at, updated_at, changed_at, removed_at, pinned_by"
 _LEAD_LOCK_CLASS = 0x7761  # pg_try_advisory_lock(class, profile's crc32): the profile's leading watcher
 
 
-class PayoutNotShared(ValueError):
+class PayoutNotShared(NotWatched):
     """A payout's weblink is a secret: in team mode it is not put in the shared list."""
 
 
@@ -53,6 +53,12 @@ class TeamWatchList:
                                   "watch it with `giftdesk watch --payout` on this machine")
         reference, label = reference_and_label(kind, pasted)
         now = _now()
+        try:
+            return self._added(profile, kind, reference, label, now)
+        except TeamDatabaseError as error:
+            raise NotWatched(f"not pinned: {error}") from None
+
+    def _added(self, profile: str, kind: str, reference: str, label: str, now: str) -> WatchedItem:
         with self.link.connection() as connection, connection.transaction():
             row = connection.execute(
                 f"INSERT INTO watch_items (profile, kind, reference, label, pinned_by, added_at, updated_at)"
