@@ -451,7 +451,7 @@ class GiftdeskApp(GiftdeskHost):
             message = f"Authentication failed (401). Check profile {self.current_session.profile.name}'s client id and secret."
         elif isinstance(error, ServiceError):
             message = f"{error}\n{error.hint}"
-        elif isinstance(error, ConfigError):
+        elif isinstance(error, (ConfigError, WatchListUnavailable)):
             message = str(error)
         else:
             from tui.local.logs import current_log_file, log_unexpected

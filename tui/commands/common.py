@@ -413,6 +413,13 @@ def emit_json(data: Any) -> None:
     click.echo(json_visible(dumps(data)))
 
 
+def emit_json_line(data: Any) -> None:
+    """One JSON object on one line (NDJSON), as `emit_json` writes it otherwise."""
+    from tui.api.wire_json import dumps
+
+    click.echo(json_visible(dumps(data, indent=None)))
+
+
 def table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     """Plain aligned columns; None shows as empty; outside text shown, never obeyed (one line per row)."""
     cells = [[visible(value) for value in row] for row in rows]

@@ -24,6 +24,7 @@ from .orders import OrderBook, OrderRejected
 from .pacing import PlaceOrderLimits
 from .payouts import PayoutDesk, RedeemRefused, parse_redeem_body
 from .settings import Timing
+from .webhooks import WebhookSender, portal_handlers
 
 REDEEM_PREFIX = "/api/Integration/v2/payout/redeem/"
 STATUS_PREFIX = "/api/Integration/v2/payout/status/"
@@ -40,6 +41,7 @@ class SimulatorState:
         self.orders = OrderBook(catalog, timing, seed)
         self.payouts = PayoutDesk(self.orders, timing, seed)
         self.notifier = Notifier(timing)
+        self.webhooks = WebhookSender(timing, seed)  # signed webhooks (Svix), docs/simulator.md
         self.credentials = {c.client_id: c for c in DEMO_CREDENTIALS}
         self.place_limits: PlaceOrderLimits | None = None  # SimulatorSettings.place_limits
         # Set once the seeded past exists (SimulatorServer.seed_past); only the catalog answers before.
@@ -120,6 +122,7 @@ def build_app(state: SimulatorState) -> Starlette:
         except OrderRejected as rejected:
             return text(400, str(rejected))
         state.notifier.schedule(order)
+        state.webhooks.order_placed(order)
         return JSONResponse(order.request_id)
 
     async def get_order(request, credential):
@@ -169,5 +172,7 @@ def build_app(state: SimulatorState) -> Starlette:
         Route("/api/Integration/v1/notification", endpoint(notification), methods=["GET", "POST"]),
         Route(REDEEM_PREFIX + "{weblink:path}", endpoint(redeem), methods=["POST"]),
         Route(STATUS_PREFIX + "{weblink:path}", endpoint(payout_status), methods=["GET"]),
+        *(Route(path, endpoint(handler, needs_past=False), methods=["GET", "POST"])
+          for path, handler in portal_handlers(state.webhooks).items()),
     ]
     return Starlette(routes=routes)
