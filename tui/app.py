@@ -270,9 +270,9 @@ class GiftdeskApp(GiftdeskHost):
         self._apply_context()
 
     def _watch_failed(self, item: WatchedItem, error: ServiceError) -> None:
-        from tui.api.errors import AuthenticationError
+        from tui.api.errors import AuthenticationError, ForbiddenError
 
-        if isinstance(error, AuthenticationError):
+        if isinstance(error, (AuthenticationError, ForbiddenError)):
             self.report_error(error)
 
     # --- notes and team mode ------------------------------------------------------

@@ -5,7 +5,7 @@ TUI (the test order form, the Payout screen), are sent by `MoneyWrites`, which k
 
 1. Environment. Before anything is sent, the accounts' own `sandboxMode` (Get accounts) must
    say the profile's environment; a mismatch refuses the write (`EnvironmentMismatch` names
-   both). An account without `sandboxMode` takes the profile's environment (DESIGN).
+   both). An account without `sandboxMode` takes the profile's environment (DESIGN; `Account.environment`).
 2. Trace. An audit line before the write is sent (outcome `attempt`, the command that checks
    it in `detail`), then one after: the outcome, or "outcome unknown" with that command when
    the answer never came, also when a signal or a cancellation ends the wait. An attempt with
@@ -71,13 +71,6 @@ class AuditUnavailable(Exception):
 # --- rule 1: the environment the accounts say -------------------------------------------
 
 
-def account_environment(account: Account, default: str) -> str:
-    """"sandbox" or "production" as the account says; an account without sandboxMode takes `default`."""
-    if account.sandbox_mode is None:
-        return default
-    return "sandbox" if account.sandbox_mode else "production"
-
-
 def accounts_environment(accounts: Sequence[Account], profile_environment: str, account_id: int | None = None) -> tuple[str, str]:
     """(the environment, what says it): the account ordered on when it is listed, else the accounts.
 
@@ -86,8 +79,8 @@ def accounts_environment(accounts: Sequence[Account], profile_environment: str, 
     """
     chosen = next((account for account in accounts if account.id == account_id), None)
     if chosen is not None:
-        return account_environment(chosen, profile_environment), f"account {chosen.id}"
-    environments = {account_environment(account, profile_environment) for account in accounts}
+        return chosen.environment(profile_environment), f"account {chosen.id}"
+    environments = {account.environment(profile_environment) for account in accounts}
     if not environments or profile_environment in environments:
         return profile_environment, "the accounts"
     return environments.pop(), "the accounts"

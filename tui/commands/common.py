@@ -191,13 +191,15 @@ def exit_code_for(error: BaseException) -> int:
     """The contract's exit code for an error raised while running a command."""
     from tui.api import errors
     from tui.api.payout_rules import RecipientInvalid
+    from tui.api.request_ids import RequestIdInvalid
     from tui.api.weblink import WeblinkError
     from tui.local.config import ConfigError
     from tui.money import AuditUnavailable, EnvironmentMismatch
 
-    if isinstance(error, (RecipientInvalid, WeblinkError, ConfigError, click.UsageError, EnvironmentMismatch, AuditUnavailable)):
+    if isinstance(error, (RecipientInvalid, RequestIdInvalid, WeblinkError, ConfigError, click.UsageError,
+                          EnvironmentMismatch, AuditUnavailable)):
         return EXIT_BAD_INPUT
-    if isinstance(error, errors.AuthenticationError):
+    if isinstance(error, (errors.AuthenticationError, errors.ForbiddenError)):
         return EXIT_AUTH
     if isinstance(error, errors.RefusedError):
         return EXIT_REFUSED
@@ -207,11 +209,12 @@ def exit_code_for(error: BaseException) -> int:
 def _handled_errors() -> tuple[type[BaseException], ...]:
     from tui.api.errors import ServiceError
     from tui.api.payout_rules import RecipientInvalid
+    from tui.api.request_ids import RequestIdInvalid
     from tui.api.weblink import WeblinkError
     from tui.local.config import ConfigError
     from tui.money import AuditUnavailable, EnvironmentMismatch
 
-    return ServiceError, RecipientInvalid, WeblinkError, ConfigError, EnvironmentMismatch, AuditUnavailable
+    return ServiceError, RecipientInvalid, RequestIdInvalid, WeblinkError, ConfigError, EnvironmentMismatch, AuditUnavailable
 
 
 # --- profile and session -----------------------------------------------------------------
@@ -332,7 +335,7 @@ def build_client(profile: Profile, *, concurrent: bool = False, **client_options
         client_options.setdefault("transport", InlineTransport(verify=verify))
         client_options.setdefault("sleep", blocking_sleep)
     return ServiceClient(profile.base_url, profile.client_id, resolve_secret(profile), on_retry=_say_retry,
-                         **client_options)
+                         environment=profile.environment, **client_options)
 
 
 def run(options: Options, work: Callable[[Session], Awaitable[None]], *, concurrent: bool = False) -> None:

@@ -11,7 +11,6 @@ network failure re-sends the same one, so no second order can result.
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
-from uuid import uuid4
 
 from rich.text import Text
 from textual import on, work
@@ -24,9 +23,10 @@ from textual.widgets import Button, Input, Label, Select, Static
 from styles import STYLES
 from tui.api.errors import RefusedError, ServiceError
 from tui.api.models import Account, CatalogQuery, PlaceOrder, Product
+from tui.api.request_ids import new_request_id
 from tui.core.order_watch import DraftInvalid, order_line, plain_amount
 from tui.local.storage import TEST_ORDER
-from tui.money import AuditUnavailable, EnvironmentMismatch, MoneyWrites, NotSent, account_environment
+from tui.money import AuditUnavailable, EnvironmentMismatch, MoneyWrites, NotSent
 from widgets.confirm import ConfirmScreen
 from widgets.money import format_money
 from widgets.safe_text import safe
@@ -52,7 +52,7 @@ class TestOrderScreen(ModalScreen[None]):
         super().__init__()
         self.product = product
         # One RequestId for the life of the form: every (re)try sends this one.
-        self.request_id = request_id or str(uuid4())
+        self.request_id = request_id or new_request_id()
         self._sent_in_doubt = False  # a try of this form's order may have reached the service (its answer was lost)
         self.accounts: dict[int, Account] = {}
 
@@ -110,9 +110,8 @@ class TestOrderScreen(ModalScreen[None]):
         except ServiceError as error:
             self._problem(f"Accounts could not be loaded: {error}")
             return
-        # Only what Place order accepts: active, and of this environment (SPEC accounts).
-        self.accounts = {a.id: a for a in accounts
-                         if a.is_active and account_environment(a, session.environment) == session.environment}
+        # Only what Place order accepts: active, and of this environment (SPEC accounts; none said: the profile's).
+        self.accounts = {a.id: a for a in accounts if a.is_active and a.environment(session.environment) == session.environment}
         select = self.query_one("#account", Select)
         select.set_options((safe(f"{a.id} · {format_money(a.balance, a.currency)}"), a.id) for a in self.accounts.values())
         if session.account_id in self.accounts:
