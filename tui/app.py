@@ -184,7 +184,6 @@ class GiftdeskApp(GiftdeskHost):
 
     async def start_demo(self) -> None:
         from tui.demo import DemoBackend
-
         from tui.local.logs import setup_logging
 
         demo = DemoBackend.start()
