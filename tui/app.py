@@ -33,8 +33,12 @@ if TYPE_CHECKING:
     from tui.core.jump import Jump
     from tui.demo import DemoBackend
     from tui.local.config import Config, Profile, ProfileStore
+    from tui.local.notes import NoteStore
     from tui.local.watchlist import WatchedItem
     from tui.session import Session
+    from tui.team.database import TeamDatabase
+    from tui.team.live import Change, TeamListener
+    from tui.team.mode import TeamMode
     from tui.watch_service import WatchService
 
 
@@ -59,6 +63,8 @@ class AppSettings:
     theme: str | None = None
     palette: str = "standard"
     keymap: dict[str, str] = field(default_factory=dict)
+    user: str | None = None  # who signs notes (the config's `user`, else the OS user)
+    team: TeamMode | None = None  # team mode: the shared stores (tui.team); None: this machine's
 
 
 ERROR_SECONDS = 10.0  # an error's toast stays this long; the same error meanwhile is not repeated
@@ -66,6 +72,7 @@ WATCH_REDRAW_SECONDS = 0.3  # the watch list's changes that are not final reach 
 START_COLLECTOR_PAUSE_SECONDS = 3.0  # the command line starts the TUI with the cyclic collector off, this long at most
 WATCH_AFTER_CONTENT_SECONDS = 0.3  # how long after the start screen's first content the watch list starts
 WATCH_START_LATEST_SECONDS = 2.0  # the watch list starts after the start screen's first content, or this long after mounting
+TEAM_UNREACHABLE = "team database unreachable, retrying"
 
 
 def navigation_bindings() -> list[Binding]:
@@ -92,6 +99,8 @@ class GiftdeskApp(GiftdeskHost):
         self._watch_put_off = False  # the start's watch list waits for the start screen's first content
         self._watch_redraw_due = False
         self._errors_on_screen: dict[str, float] = {}  # message -> when its toast goes (time.monotonic)
+        self._local_notes: NoteStore | None = None
+        self.team_listener: TeamListener | None = None  # team mode: hears the team's changes (LISTEN)
         self.register_theme(SANDBOX_THEME)
         self.register_theme(PRODUCTION_THEME)
         use_palette(settings.palette)
@@ -134,8 +143,15 @@ class GiftdeskApp(GiftdeskHost):
             demo=self.settings.demo is not None,
             watching=watching,
             attention=attention,
+            team=self._team_words(),
         )
         self.theme = PRODUCTION_THEME.name if session.is_production else self.sandbox_theme
+
+    def _team_words(self) -> str | None:
+        team = self.settings.team
+        if team is None:
+            return None
+        return "team" if team.link.reachable else TEAM_UNREACHABLE
 
     @property
     def sandbox_theme(self) -> str:
@@ -219,8 +235,9 @@ class GiftdeskApp(GiftdeskHost):
         self._watch = None
         self._watch_put_off = False
         if self.current_session is not None:
+            store = self.settings.team.watch_list() if self.settings.team is not None else None
             try:
-                self._watch = WatchService(self.current_session, on_change=self._watch_changed, on_error=self._watch_failed)
+                self._watch = WatchService(self.current_session, store=store, on_change=self._watch_changed, on_error=self._watch_failed)
             except DatabaseError as error:
                 self.notify(str(error), title="Watch list", severity="error", timeout=10)
             else:
@@ -249,10 +266,55 @@ class GiftdeskApp(GiftdeskHost):
         self._apply_context()
 
     def _watch_failed(self, item: WatchedItem, error: ServiceError) -> None:
-        from tui.api.errors import AuthenticationError
+        from tui.api.errors import AuthenticationError, ForbiddenError
 
-        if isinstance(error, AuthenticationError):
+        if isinstance(error, (AuthenticationError, ForbiddenError)):
             self.report_error(error)
+
+    # --- notes and team mode ------------------------------------------------------
+
+    @property
+    def notes(self) -> NoteStore:
+        if self.settings.team is not None:
+            return self.settings.team.notes
+        if self._local_notes is None:
+            from tui.local.config import Config, team_user
+            from tui.local.notes import SqliteNotes
+
+            self._local_notes = SqliteNotes(author=team_user(Config(user=self.settings.user)))
+        return self._local_notes
+
+    def _start_team(self, team: TeamMode) -> None:
+        """Hear every change the team makes (LISTEN), and say in the header when the database is away."""
+        import asyncio
+
+        loop = asyncio.get_running_loop()
+
+        def reachable_changed(reachable: bool) -> None:  # from whichever thread saw it
+            loop.call_soon_threadsafe(self._team_reachable, reachable)
+
+        team.link.on_reachable(reachable_changed)
+        self.team_listener = team.listener(self._team_changed)
+        self.run_worker(self.team_listener.run(), name="team-listener", group="team", exit_on_error=False)
+
+    def _team_reachable(self, reachable: bool) -> None:
+        self._apply_context()
+        if reachable:  # what changed meanwhile was not heard: read it again
+            if self._watch is not None:
+                self._watch.resync()
+            self._tell_screens({"what": "all"})
+
+    def _team_changed(self, change: Change) -> None:
+        if self.current_session is None or change.get("profile") != self.current_session.profile.name:
+            return
+        if change.get("what") == "watch" and self._watch is not None:
+            self._watch.shared_change(change)
+        self._tell_screens(change)
+
+    def _tell_screens(self, change: Change) -> None:
+        for screen in self.screen_stack:
+            if isinstance(screen, BaseScreen):
+                screen.team_changed(change)
 
     # --- navigation ------------------------------------------------------------
 
@@ -267,6 +329,12 @@ class GiftdeskApp(GiftdeskHost):
         if self._watch_put_off:
             self.set_timer(WATCH_START_LATEST_SECONDS, self._start_put_off_watching)
         self.push_screen(self._start_screen())
+        if self.settings.team is not None:
+            self._start_team(self.settings.team)
+            if self.settings.demo is not None:
+                shown = self.settings.team.database.shown
+                self.notify(f"Team demo on {shown}: GIFTDESK_DATABASE_URL={shown} giftdesk --demo --team joins it.",
+                            title="Team mode", timeout=15)
         theme = self.settings.theme
         if theme is not None and theme not in self.available_themes:
             known = ", ".join(sorted(name for name in self.available_themes if not name.startswith("giftdesk")))
@@ -423,7 +491,7 @@ def build_app(settings: AppSettings) -> GiftdeskApp:
 
 
 def load_settings(profile_name: str | None, *, demo: bool, readonly: bool, order: str | None,
-                  backend: DemoBackend | None = None) -> AppSettings:
+                  backend: DemoBackend | None = None, team_database: TeamDatabase | None = None) -> AppSettings:
     """Settings for a real run. A config that cannot be read is reported, not replaced.
 
     `backend`: the demo's simulator when the caller started it already (the command line does, first thing).
@@ -438,6 +506,11 @@ def load_settings(profile_name: str | None, *, demo: bool, readonly: bool, order
         settings = AppSettings(profiles=backend.profiles(), profile_name=profile_name or backend.default_profile_name, readonly=readonly, order=order, demo=backend)
         with suppress(ConfigError):  # the demo keeps the user's look and keys; its profiles are its own
             _take_look(settings, ProfileStore().load())
+        if team_database is not None:  # --demo --team
+            from tui.local.config import Config, team_user
+            from tui.team.mode import TeamMode
+
+            settings.team = TeamMode(team_database, user=team_user(Config(user=settings.user)))
         return settings
     store = ProfileStore()
     settings = AppSettings(store=store, readonly=readonly, order=order)
@@ -457,24 +530,43 @@ def load_settings(profile_name: str | None, *, demo: bool, readonly: bool, order
         if profile_name not in settings.profiles:
             raise ConfigError(f"no profile named {profile_name!r}; known: {', '.join(settings.profiles) or 'none'} (see `giftdesk profiles list`)")
         settings.profile_name = profile_name
+    settings.team = _team_mode(config)
     return settings
+
+
+def _team_mode(config: Config) -> TeamMode | None:
+    """Team mode when the config or GIFTDESK_DATABASE_URL names a database (a wrong setting: ConfigError)."""
+    from tui.local.config import team_settings
+
+    if team_settings(config) is None:
+        return None  # psycopg is not even imported
+    from tui.local.config import team_user
+    from tui.team import team_database
+    from tui.team.mode import TeamMode
+
+    database = team_database(config)
+    assert database is not None
+    return TeamMode(database, user=team_user(config))
 
 
 def _take_look(settings: AppSettings, config: Config) -> None:
     settings.theme, settings.palette, settings.keymap = config.theme, config.palette, dict(config.keymap)
+    settings.user = config.user
 
 
 def run_tui(profile_name: str | None = None, *, demo: bool = False, readonly: bool = False, order: str | None = None,
-            debug: bool = False, backend: DemoBackend | None = None) -> int:
+            debug: bool = False, backend: DemoBackend | None = None, team_database: TeamDatabase | None = None) -> int:
     """Run the TUI; the exit status: 0, or 1 when an unexpected error stopped it."""
     from tui.local.logs import setup_logging
 
     setup_logging(debug=debug)
-    settings = load_settings(profile_name, demo=demo, readonly=readonly, order=order, backend=backend)
+    settings = load_settings(profile_name, demo=demo, readonly=readonly, order=order, backend=backend, team_database=team_database)
     try:
         app = build_app(settings)
         app.run()
         return app.return_code or 0
     finally:
+        if settings.team is not None:
+            settings.team.close()
         if settings.demo is not None:
             settings.demo.stop()

@@ -124,6 +124,10 @@ def first_break(links: Iterable[tuple[str, str, str | None]]) -> str | None:
 class AuditStore(Protocol):
     """What screens and commands use of an audit log: the local file's, or the team database's (tui.team)."""
 
+    @property
+    def where(self) -> str:
+        """Where the entries are, for a person: a file, or the team database."""
+
     def record(self, *, profile: str, environment: str, action: str, subject: str, outcome: str,
                wallet: str | None = None, recipient: str | None = None, detail: str | None = None) -> AuditEntry: ...
 
@@ -149,6 +153,10 @@ class AuditLog:
 
     def __init__(self, path: Path | str | None = None) -> None:
         self.path = Path(path) if path is not None else data_dir() / AUDIT_FILE
+
+    @property
+    def where(self) -> str:
+        return str(self.path)
 
     def record(
         self,

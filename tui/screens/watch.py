@@ -105,12 +105,13 @@ class WatchScreen(BaseScreen):
     def add_all(self, pasted: list[Pasted]) -> int:
         """Add each pasted item; one that is not a weblink after all is said, the rest are added."""
         from tui.api.weblink import WeblinkError
+        from tui.local.watchlist import NotWatched
 
         added = 0
         for item in pasted:
             try:
                 self.app.watch_list.add(item)
-            except WeblinkError as error:
+            except (WeblinkError, NotWatched) as error:  # a payout's reference is not shown whole
                 self.notify(f"{item.reference[:12]}…: {error}", severity="warning")
             else:
                 added += 1

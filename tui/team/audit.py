@@ -28,6 +28,10 @@ class TeamAuditLog:
         self.link = link
         self._last_read: list[AuditEntry] = []  # what reads fall back to while the database is away
 
+    @property
+    def where(self) -> str:
+        return f"the team database {self.link.database.shown}"
+
     def record(self, *, profile: str, environment: str, action: str, subject: str, outcome: str,
                wallet: str | None = None, recipient: str | None = None, detail: str | None = None) -> AuditEntry:
         entry = new_entry(profile=profile, environment=environment, action=action, subject=subject, outcome=outcome,

@@ -88,8 +88,10 @@ MIGRATIONS: tuple[str, ...] = (
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
-class TeamDatabaseError(Exception):
-    """The team database cannot be used; the message says what to do and never holds the password."""
+class TeamDatabaseError(OSError):
+    """The team database cannot be used; the message says what to do and never holds the password.
+
+    An OSError, as a local store's file that cannot be written is: whoever handles one handles both."""
 
 
 class TeamUnreachable(TeamDatabaseError):
