@@ -33,7 +33,7 @@ from tui.api.errors import ServiceError
 from tui.api.models import NotificationConfig
 from tui.api.redact import mask_secret, register_secret
 from tui.demo import register_demo_webhooks
-from tui.inbox_work import InboxWork, mirror_syncer
+from tui.inbox_work import InboxWork, is_order_event, mirror_syncer
 from tui.listener import Receiver, webhook_secrets_from_env
 from tui.local.inbox import Delivery, SqliteInbox
 from tui.local.storage import NOTIFICATION_CHANGE, audit_log
@@ -198,7 +198,8 @@ class ListenerHub:
         if self._work is not None:
             self._work.wake()
         if delivery.accepted:
-            self.app.notify(f"{delivery.kind} {delivery.event_id} kept.", title="Delivery")
+            if is_order_event(delivery.kind):  # product events come by the dozen: the table shows them
+                self.app.notify(f"Order event {delivery.event_id} kept; settling its order.", title="Delivery")
         else:
             self.app.notify(f"A {delivery.kind} delivery was refused: {delivery.reason}. Nothing in it was used.",
                             title="Delivery refused", severity="warning")
