@@ -201,8 +201,10 @@ class GiftdeskApp(GiftdeskHost):
 
     async def start_demo(self) -> None:
         from tui.demo import DemoBackend
+        from tui.local.logs import setup_logging
 
         demo = DemoBackend.start()
+        setup_logging()  # from now on into the demo's folder, like the rest of what the demo writes
         self.settings.demo = demo
         self.settings.store = None
         self.profiles = demo.profiles()

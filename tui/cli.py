@@ -104,6 +104,10 @@ def main(ctx: click.Context, profile: str | None, demo: bool, team: bool, readon
       giftdesk --profile sandbox --order ID
       giftdesk --debug accounts --json
     """
+    if demo:  # before the debug log: the demo's log is in its own folder too (tui/local/demo_data.py)
+        from tui.local.demo_data import enter_demo_data_dir
+
+        enter_demo_data_dir()
     if debug:  # the path stays on the terminal once the TUI has closed
         start_debug_log(ctx)
     if ctx.invoked_subcommand is not None:

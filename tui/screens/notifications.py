@@ -238,6 +238,8 @@ class NotificationsScreen(BaseScreen):
         Binding("ctrl+g", "generate_secret", "Generate secret", id="notifications.generate", show=False),
         Binding("ctrl+l", "toggle_listener", "Listener on/off", id="notifications.listener"),
         Binding("ctrl+n", "use_listener_url", "Use as sandbox URL", id="notifications.use-url"),
+        # The tabs' own keys (← →) work only while the tab strip has focus; this one works from the form too.
+        Binding("ctrl+t", "other_tab", "Other tab", id="notifications.tab"),
     ]
 
     def __init__(self) -> None:
@@ -271,6 +273,10 @@ class NotificationsScreen(BaseScreen):
                     if not readonly:
                         yield Button("Use as sandbox URL", id="use-url")
                 yield DataTable(id="inbox", cursor_type="row")
+
+    def action_other_tab(self) -> None:
+        tabs = self.query_one("#notifications-tabs", TabbedContent)
+        tabs.active = "listener-tab" if tabs.active == "config-tab" else "config-tab"
 
     def on_mount(self) -> None:
         table = self.query_one("#inbox", DataTable)
