@@ -51,5 +51,5 @@ def main_cli():
 def test_a_table_never_pads_every_row_to_a_huge_cell():
     rows = [["a", "x" * 100_000], *(["b", "short"] for _ in range(1000))]
     text = table(["ONE", "TWO"], rows)
-    assert max(len(line) for line in text.splitlines()) < 200
+    assert max(len(line) for line in text.splitlines()) < 400
     assert len(text) < 200_000

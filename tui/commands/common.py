@@ -458,7 +458,7 @@ def emit_json_line(data: Any) -> None:
     click.echo(json_visible(dumps(data, indent=None)))
 
 
-TABLE_CELL_LIMIT = 60  # characters of one cell in plain output; --json and --csv keep everything
+TABLE_CELL_LIMIT = 200  # characters of one cell in plain output (a card code URL fits); --json and --csv keep everything
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
