@@ -88,16 +88,18 @@ class Session:
             return self._client
 
     def _build_client(self) -> ServiceClient:
+        from tui.api.bounds import Bounds
         from tui.api.client import ServiceClient
         from tui.local.config import resolve_secret
 
+        options = {"limits": Bounds.from_environ(), **self._client_options}  # the same deadlines as the commands
         return ServiceClient(
             self.profile.base_url,
             self.profile.client_id,
             resolve_secret(self.profile),
             on_retry=self._on_retry,
             environment=self.profile.environment,
-            **self._client_options,
+            **options,
         )
 
     def when_closed(self, cleanup: Callable[[], None]) -> None:
