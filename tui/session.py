@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from tui.local.state_files import ChosenAccounts
 
 RetryNotice = Callable[[int, float, str], None]  # attempt, delay in s, reason
+WaitNotice = Callable[[str, float, Any], None]  # endpoint, seconds, its tui.api.limits.Limit (or None)
 # Secrets read without waiting (the demo's in memory, an environment variable); a command or a keyring may block.
 SECRETS_AT_HAND = frozenset({"inline-demo", "env"})
 
@@ -30,6 +31,7 @@ class Session:
         chosen_accounts: ChosenAccounts | None = None,
         wait_ready: Callable[[], Awaitable[None]] | None = None,
         on_retry: RetryNotice | None = None,
+        on_wait: WaitNotice | None = None,
         client_options: dict[str, Any] | None = None,
     ) -> None:
         self.profile = profile
@@ -39,6 +41,7 @@ class Session:
         self._chosen_accounts = chosen_accounts
         self._wait_ready = wait_ready
         self._on_retry = on_retry
+        self._on_wait = on_wait
         self._client_options = client_options or {}
         self._client: ServiceClient | None = None
         self._cleanups: list[Callable[[], None]] = []
@@ -90,13 +93,16 @@ class Session:
     def _build_client(self) -> ServiceClient:
         from tui.api.client import ServiceClient
         from tui.local.config import resolve_secret
+        from tui.local.limit_store import profile_limiter
 
+        options = {"limiter": profile_limiter(self.profile), **self._client_options}
         return ServiceClient(
             self.profile.base_url,
             self.profile.client_id,
             resolve_secret(self.profile),
             on_retry=self._on_retry,
-            **self._client_options,
+            on_wait=self._on_wait,
+            **options,
         )
 
     def when_closed(self, cleanup: Callable[[], None]) -> None:

@@ -6,7 +6,19 @@ from datetime import date
 
 import click
 
-from tui.commands.common import EXIT_BAD_INPUT, Options, Session, emit_json, fail, money, print_table, run, service_options
+from tui.commands.common import (
+    EXIT_BAD_INPUT,
+    Options,
+    Session,
+    emit_json,
+    fail,
+    fresh_option,
+    money,
+    print_table,
+    run,
+    say_freshness,
+    service_options,
+)
 
 # The CSV's columns: the service's own field names, in the documented order.
 CSV_FIELDS = ("orderDate", "orderNumber", "clientReferenceNumber", "clientName", "channel", "productName",
@@ -31,14 +43,18 @@ def command() -> None:
 @click.option("--status", "statuses", metavar="TEXT", multiple=True,
               help="Keep only lines with this status (any case; repeat for several).")
 @click.option("--csv", "as_csv", is_flag=True, help="Print CSV (the service's field names as columns) on stdout.")
+@fresh_option
 @service_options
-def list_orders(options: Options, start: str, end: str | None, statuses: tuple[str, ...], as_csv: bool) -> None:
+def list_orders(options: Options, start: str, end: str | None, statuses: tuple[str, ...], as_csv: bool,
+                fresh: bool) -> None:
     """List order lines of the days from --from to --to (both included).
 
     One line per order line: time, order number, RequestId (open it with
     `giftdesk order show ID`), product, denomination, quantity, total and
     status. Days are the service's (UTC). --json prints the service's JSON
-    as it came (filtered by --status when given).
+    as it came (filtered by --status when given). A day that has ended is
+    fetched once and kept locally (stderr says when an answer is the local
+    copy; --fresh asks the service anyway).
 
     \b
     Examples:
@@ -59,7 +75,9 @@ def list_orders(options: Options, start: str, end: str | None, statuses: tuple[s
     async def work(session: Session) -> None:
         from tui.api.models import to_wire
 
-        lines = await session.client.order_history(day_range)
+        answer = await session.copies.order_history(session.client, day_range, fresh=fresh)
+        say_freshness(answer)
+        lines = answer.value
         lines = [line for line in lines if not wanted or line.status.lower() in wanted]
         if options.json:
             emit_json([to_wire(line) for line in lines])

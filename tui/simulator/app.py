@@ -23,6 +23,7 @@ from .notifications import NotificationConfigInvalid, Notifier
 from .orders import OrderBook, OrderRejected
 from .pacing import PlaceOrderLimits
 from .payouts import PayoutDesk, RedeemRefused, parse_redeem_body
+from .rate_limits import RateLimits, retry_after
 from .settings import Timing
 
 REDEEM_PREFIX = "/api/Integration/v2/payout/redeem/"
@@ -34,7 +35,7 @@ PAYOUT_NOT_FOUND = "Payout not found"
 class SimulatorState:
     """Everything the service knows; lives in the server's event loop."""
 
-    def __init__(self, catalog: Catalog, timing: Timing, seed: int):
+    def __init__(self, catalog: Catalog, timing: Timing, seed: int, rate_limits: RateLimits | None = None):
         self.catalog = catalog
         self.timing = timing
         self.orders = OrderBook(catalog, timing, seed)
@@ -42,6 +43,7 @@ class SimulatorState:
         self.notifier = Notifier(timing)
         self.credentials = {c.client_id: c for c in DEMO_CREDENTIALS}
         self.place_limits: PlaceOrderLimits | None = None  # SimulatorSettings.place_limits
+        self.rate_limits = rate_limits or RateLimits(None)  # SimulatorSettings.limits; logs every request
         # Set once the seeded past exists (SimulatorServer.seed_past); only the catalog answers before.
         self.past = threading.Event()
         # Set once a catalog page went out or a request waits for the past: time to seed it
@@ -83,11 +85,21 @@ async def json_body(request: Request) -> object:
 
 
 def build_app(state: SimulatorState) -> Starlette:
-    def endpoint(handler: Handler, *, needs_past: bool = True):
+    def endpoint(handler: Handler, name: str, *, needs_past: bool = True):
         async def run(request: Request) -> Response:
             credential = authenticate(state, request)
             if credential is None:
                 return Response(status_code=401, headers={"WWW-Authenticate": 'Basic realm="giftdesk-sim"'})
+            limits = state.rate_limits
+            wait = limits.admit(name, credential.name)
+            if wait is not None:
+                limits.record(name, credential.name, 429)
+                return Response(status_code=429, headers={"Retry-After": retry_after(wait)})
+            response = await answer(request, credential)
+            limits.record(name, credential.name, response.status_code)
+            return response
+
+        async def answer(request: Request, credential: DemoCredential) -> Response:
             if needs_past and not state.past.is_set():  # e.g. Get order of a seeded order, asked early
                 state.past_wanted.set()
                 await asyncio.to_thread(state.past.wait)
@@ -158,16 +170,16 @@ def build_app(state: SimulatorState) -> Starlette:
         return JSONResponse(payout.status_json()) if payout else text(404, PAYOUT_NOT_FOUND)
 
     routes = [
-        Route("/api/integration/v1.0/accounts", endpoint(accounts), methods=["GET"]),
-        Route("/api/integration/v1.0/catalog", endpoint(catalog_v1, needs_past=False), methods=["GET"]),
-        Route("/api/integration/v2.0/catalog", endpoint(catalog_v2, needs_past=False), methods=["GET"]),
-        Route("/api/integration/v1.0/orders/checkout", endpoint(checkout), methods=["POST"]),
-        Route(HISTORY_PATH, endpoint(history_endpoint(state.orders)), methods=["GET"]),
-        Route("/api/integration/v1.0/orders/{request_id}", endpoint(get_order), methods=["GET"]),
-        Route("/api/integration/v1.0/transactions", endpoint(transactions(state.orders.ledger)), methods=["GET"]),
-        Route("/api/integration/v1.0/exchange-rates", endpoint(exchange_rates), methods=["GET"]),
-        Route("/api/Integration/v1/notification", endpoint(notification), methods=["GET", "POST"]),
-        Route(REDEEM_PREFIX + "{weblink:path}", endpoint(redeem), methods=["POST"]),
-        Route(STATUS_PREFIX + "{weblink:path}", endpoint(payout_status), methods=["GET"]),
+        Route("/api/integration/v1.0/accounts", endpoint(accounts, "accounts"), methods=["GET"]),
+        Route("/api/integration/v1.0/catalog", endpoint(catalog_v1, "catalog_v1", needs_past=False), methods=["GET"]),
+        Route("/api/integration/v2.0/catalog", endpoint(catalog_v2, "catalog_v2", needs_past=False), methods=["GET"]),
+        Route("/api/integration/v1.0/orders/checkout", endpoint(checkout, "place_order"), methods=["POST"]),
+        Route(HISTORY_PATH, endpoint(history_endpoint(state.orders), "order_history"), methods=["GET"]),
+        Route("/api/integration/v1.0/orders/{request_id}", endpoint(get_order, "get_order"), methods=["GET"]),
+        Route("/api/integration/v1.0/transactions", endpoint(transactions(state.orders.ledger), "transactions"), methods=["GET"]),
+        Route("/api/integration/v1.0/exchange-rates", endpoint(exchange_rates, "exchange_rates"), methods=["GET"]),
+        Route("/api/Integration/v1/notification", endpoint(notification, "notifications"), methods=["GET", "POST"]),
+        Route(REDEEM_PREFIX + "{weblink:path}", endpoint(redeem, "redeem"), methods=["POST"]),
+        Route(STATUS_PREFIX + "{weblink:path}", endpoint(payout_status, "payout_status"), methods=["GET"]),
     ]
     return Starlette(routes=routes)
