@@ -86,3 +86,22 @@ def test_an_override_that_does_not_read_is_a_clear_config_error(monkeypatch, sim
     assert result.returncode == 2
     assert "profiles.shift: limits: get_order = 'lots' is not a limit" in result.stderr and "e.g. 4/hour, 120/min, 2/s" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_transactions_say_when_the_answer_is_the_local_copy_and_fresh_asks(sim_factory, demo_credentials, monkeypatch):
+    sim = sim_factory(history=40, limits=PROVIDER_LIMITS)
+    monkeypatch.setenv("SHIFT_URL", sim.base_url)
+    monkeypatch.setenv("SHIFT_SECRET", demo_credentials["acme-sandbox"].client_secret)
+    write_profile("")
+    runner = CliRunner()
+
+    def transactions(*extra: str):
+        result = runner.invoke(main, ["transactions", "--from", "7d", "--to", "1d", "--json", *extra], catch_exceptions=False)
+        assert result.exit_code == 0, result.stderr
+        return result
+
+    first, second, fresh = transactions(), transactions(), transactions("--fresh")
+    assert "local copy" not in first.stderr and "local copy" not in fresh.stderr
+    assert "from the local copy, fetched just now (--fresh asks the service)" in second.stderr
+    assert second.stdout == first.stdout == fresh.stdout  # the same days, whoever answered
+    assert len(sim.requests("transactions")) == 2

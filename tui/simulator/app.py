@@ -93,10 +93,10 @@ def build_app(state: SimulatorState) -> Starlette:
             limits = state.rate_limits
             wait = limits.admit(name, credential.name)
             if wait is not None:
-                limits.record(name, credential.name, 429)
+                limits.record(name, credential.name, 429, request.url.query)
                 return Response(status_code=429, headers={"Retry-After": retry_after(wait)})
             response = await answer(request, credential)
-            limits.record(name, credential.name, response.status_code)
+            limits.record(name, credential.name, response.status_code, request.url.query)
             return response
 
         async def answer(request: Request, credential: DemoCredential) -> Response:

@@ -35,6 +35,7 @@ class LoggedRequest:
     credential: str
     at: float  # time.time() when it arrived
     status: int  # 429 when the limit refused it; else what the endpoint answered
+    query: str = ""  # the query string as sent (e.g. the days a report was asked for)
 
 
 class RateLimits:
@@ -61,8 +62,8 @@ class RateLimits:
         admitted.append(now)
         return None
 
-    def record(self, endpoint: str, credential: str, status: int) -> None:
-        self.log.append(LoggedRequest(endpoint, credential, self.clock(), status))
+    def record(self, endpoint: str, credential: str, status: int, query: str = "") -> None:
+        self.log.append(LoggedRequest(endpoint, credential, self.clock(), status, query))
 
 
 def retry_after(seconds: float) -> str:
