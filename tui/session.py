@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from tui.api.client import ServiceClient
     from tui.local.config import Profile
+    from tui.local.report_copies import ReportCopies
     from tui.local.state_files import ChosenAccounts
 
 RetryNotice = Callable[[int, float, str], None]  # attempt, delay in s, reason
@@ -44,6 +45,7 @@ class Session:
         self._on_wait = on_wait
         self._client_options = client_options or {}
         self._client: ServiceClient | None = None
+        self._copies: ReportCopies | None = None
         self._cleanups: list[Callable[[], None]] = []
         self._client_lock = asyncio.Lock()
         self.account_id: int | None = self._remembered_account()
@@ -105,6 +107,17 @@ class Session:
             **options,
         )
 
+    def copies(self) -> ReportCopies:
+        """The profile's local copies of the scarce reports (tui.local.report_copies), opened on first use."""
+        if self._copies is None:
+            from tui.api.limits import limits_table
+            from tui.local.limit_store import profile_database
+            from tui.local.report_copies import ReportCopies
+
+            self._copies = ReportCopies(profile_database(self.profile.name, self.profile.environment),
+                                        limits_table(self.profile.limits))
+        return self._copies
+
     def when_closed(self, cleanup: Callable[[], None]) -> None:
         """Run `cleanup` when the session ends (e.g. stop a listener it started, freeing its port)."""
         self._cleanups.append(cleanup)
@@ -116,6 +129,9 @@ class Session:
 
     async def close(self) -> None:
         self.release()
+        if self._copies is not None:
+            self._copies.close()
+            self._copies = None
         if self._client is not None:
             await self._client.aclose()
             self._client = None
