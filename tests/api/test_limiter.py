@@ -55,6 +55,8 @@ def test_a_window_admits_its_requests_then_books_the_next_turns_in_order(store, 
     limiter = Limiter({GET_ORDER: Limit(3, 10.0)}, store, clock=clock)
     turns = [limiter.turn(GET_ORDER) for _ in range(5)]
     assert [turn.wait for turn in turns] == [0, 0, 0, 10, 10]
+    for turn in turns:
+        limiter.answered(turn)
     clock.now += 10
     assert limiter.turn(GET_ORDER).wait == 0  # the first three left the window; the 4th and 5th are in it
     assert limiter.turn(GET_ORDER).wait == pytest.approx(10)
@@ -69,6 +71,17 @@ def test_a_booking_counts_from_when_its_answer_came(store, tmp_path):
     first = limiter.turn(GET_ORDER)
     clock.now += 0.7  # a slow answer: the service may have counted it only now
     limiter.answered(first)
+    assert limiter.turn(GET_ORDER).wait == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("store", [MemoryLimitStore, "sqlite"])
+def test_a_request_still_in_flight_counts_as_arriving_now(store, tmp_path):
+    """Booked at t but still queued for a connection at t + 5: the service may count it only now."""
+    clock = Clock()
+    store = SqliteLimitStore(tmp_path / "limits.sqlite3") if store == "sqlite" else store()
+    limiter = Limiter({GET_ORDER: Limit(1, 1.0)}, store, clock=clock)
+    limiter.turn(GET_ORDER)
+    clock.now += 5
     assert limiter.turn(GET_ORDER).wait == pytest.approx(1.0)
 
 

@@ -3,9 +3,11 @@
 A sliding window per endpoint: a request gets the earliest moment at which
 no `Limit.seconds`-long window holds more than `Limit.requests` of them, and
 that moment is booked at once, so requests made side by side queue up
-instead of racing. When the answer comes the booking moves to that moment:
-the service counted the request somewhere between sending and answering, so
-counting it from the answer never undercounts, however long it travelled.
+instead of racing. The service counts a request when it arrives, somewhere
+between its sending and its answer: so a request still in flight counts as
+arriving now (it may still be queued for a connection), and when its answer
+comes its booking moves to that moment. Never an undercount, however long a
+request waited or travelled.
 A Retry-After (or a rate-limit header saying none are left) holds the
 endpoint back until the moment it names, whatever the table says.
 
@@ -42,9 +44,13 @@ class LimitStore(Protocol):
         ...
 
 
+IN_FLIGHT_FORGOTTEN = 600.0  # seconds: a booking never answered (its process died) stops counting after this
+
+
 @dataclass
 class _Window:
     bookings: dict[int, float] = field(default_factory=dict)
+    answered: set[int] = field(default_factory=set)
     held_until: float = 0.0
 
 
@@ -58,12 +64,14 @@ class MemoryLimitStore:
 
     def reserve(self, key: str, limit: Limit | None, now: float, latest: float) -> tuple[float, int | None]:
         window = self._windows.setdefault(key, _Window())
-        if limit is not None:  # bookings a window old no longer count
-            for booking, at in list(window.bookings.items()):
-                if at <= now - limit.seconds:
-                    del window.bookings[booking]
-                    del self._keys[booking]
-        at = earliest(sorted(window.bookings.values(), reverse=True), limit, now, window.held_until)
+        horizon = now - (limit.seconds if limit is not None else 0.0)
+        for booking, at in list(window.bookings.items()):  # answered a window ago, or lost: no longer counted
+            if at <= (horizon if booking in window.answered else horizon - IN_FLIGHT_FORGOTTEN):
+                del window.bookings[booking]
+                del self._keys[booking]
+                window.answered.discard(booking)
+        counted = [at if booking in window.answered else max(at, now) for booking, at in window.bookings.items()]
+        at = earliest(sorted(counted, reverse=True), limit, now, window.held_until)
         if at > latest:
             return at, None
         self._next_id += 1
@@ -74,8 +82,9 @@ class MemoryLimitStore:
     def answered(self, booking: int, at: float) -> None:
         key = self._keys.get(booking)
         if key is not None:
-            bookings = self._windows[key].bookings
-            bookings[booking] = max(bookings[booking], at)
+            window = self._windows[key]
+            window.bookings[booking] = max(window.bookings[booking], at)
+            window.answered.add(booking)
 
     def hold(self, key: str, until: float) -> None:
         window = self._windows.setdefault(key, _Window())
@@ -84,7 +93,8 @@ class MemoryLimitStore:
 
 def earliest(newest_first: list[float], limit: Limit | None, now: float, held_until: float) -> float:
     """The first moment from `now`, after any hold, at which one more request keeps `limit`,
-    given the booked moments newest first. Shared by every store, so they agree."""
+    given the counted moments newest first (one in flight counts as `now` at the earliest).
+    Shared by every store, so they agree."""
     at = max(now, held_until)
     if limit is not None and len(newest_first) >= limit.requests:
         at = max(at, newest_first[limit.requests - 1] + limit.seconds)

@@ -14,7 +14,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tui.api.limiter import Limiter, earliest
+from tui.api.limiter import IN_FLIGHT_FORGOTTEN, Limiter, earliest
 from tui.api.limits import Limit, LimitSyntaxError, limits_table
 from tui.local.fileio import data_dir, ensure_private_dir
 
@@ -22,7 +22,8 @@ if TYPE_CHECKING:
     from tui.local.config import Profile
 
 SCHEMA = """
-CREATE TABLE IF NOT EXISTS bookings (id INTEGER PRIMARY KEY, key TEXT NOT NULL, at REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS bookings (id INTEGER PRIMARY KEY, key TEXT NOT NULL, at REAL NOT NULL,
+                                     answered INTEGER NOT NULL DEFAULT 0);
 CREATE INDEX IF NOT EXISTS bookings_by_key ON bookings (key, at);
 CREATE TABLE IF NOT EXISTS holds (key TEXT PRIMARY KEY, until REAL NOT NULL);
 """
@@ -55,10 +56,13 @@ class SqliteLimitStore:
         with self._lock, self._db:
             self._db.execute("BEGIN IMMEDIATE")
             horizon = now - (limit.seconds if limit is not None else 0.0)
-            self._db.execute("DELETE FROM bookings WHERE key = ? AND at <= ?", (key, horizon))
+            self._db.execute("DELETE FROM bookings WHERE key = ? AND at <= ? - (1 - answered) * ?",
+                             (key, horizon, IN_FLIGHT_FORGOTTEN))
             count = limit.requests if limit is not None else 0
+            # A request still in flight counts as arriving now at the earliest (tui.api.limiter).
             newest = [at for (at,) in self._db.execute(
-                "SELECT at FROM bookings WHERE key = ? ORDER BY at DESC LIMIT ?", (key, count))]
+                "SELECT CASE WHEN answered THEN at ELSE max(at, ?) END AS counted FROM bookings WHERE key = ? "
+                "ORDER BY counted DESC LIMIT ?", (now, key, count))]
             held = self._db.execute("SELECT until FROM holds WHERE key = ?", (key,)).fetchone()
             at = earliest(newest, limit, now, held[0] if held else 0.0)
             if at > latest:
@@ -68,7 +72,7 @@ class SqliteLimitStore:
 
     def answered(self, booking: int, at: float) -> None:
         with self._lock, self._db:
-            self._db.execute("UPDATE bookings SET at = max(at, ?) WHERE id = ?", (at, booking))
+            self._db.execute("UPDATE bookings SET at = max(at, ?), answered = 1 WHERE id = ?", (at, booking))
 
     def hold(self, key: str, until: float) -> None:
         with self._lock, self._db:

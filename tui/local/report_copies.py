@@ -47,7 +47,7 @@ T = TypeVar("T")
 @dataclass(frozen=True)
 class Answer(Generic[T]):
     value: T
-    fetched: float  # when its oldest part came from the service (time.time)
+    fetched: float  # when it came from the service (time.time); by day: its oldest part that may still change
     from_copy: bool  # some or all of it is the local copy
     refused: RateLimitedError | None = None  # the service could not be asked now: says when it can
 
@@ -175,7 +175,7 @@ class ReportCopies:
         missing = [day for day in days if fresh or day not in stored
                    or (day >= today and now - stored[day][1] >= kept_for)]
         parts = {day: body for day, (body, _) in stored.items()}
-        fetched = [stored[day][1] for day in days if day in stored and day not in missing]
+        fetched = {day: stored[day][1] for day in days if day in stored and day not in missing}
         refused = None
         if missing:
             try:
@@ -183,7 +183,7 @@ class ReportCopies:
             except RateLimitedError as error:
                 if any(day not in stored for day in missing):
                     raise
-                refused, fetched = error, [stored[day][1] for day in days]
+                refused, fetched = error, {day: stored[day][1] for day in days}
             else:
                 if by_day is None:  # an answer that cannot be split by day is neither kept nor mixed with the copy
                     whole = wire if (missing[0], missing[-1]) == (start, end) else (await fetch(start, end))[0]
@@ -191,9 +191,11 @@ class ReportCopies:
                 now = self.clock()
                 self._write(kind, {day.isoformat(): body for day, body in by_day.items()}, now)
                 parts.update(by_day)
-                fetched.append(now)
+                fetched.update(dict.fromkeys(by_day, now))
         from_copy = refused is not None or len(missing) < len(days)
-        return parts, Answer(None, min(fetched), from_copy, refused)
+        # How fresh: as the days that may still change (a closed day's copy is as good as new).
+        open_days = [fetched[day] for day in days if day >= today]
+        return parts, Answer(None, min(open_days or fetched.values()), from_copy, refused)
 
     def _read(self, kind: str, keys: list[str]) -> dict[str, tuple[Any, float]]:
         marks = ",".join("?" * len(keys))
