@@ -24,7 +24,9 @@ from bench import (
     cpu_idle,
     demo_launch,
     orders_board,
+    receiver,
     sim_catalog,
+    team,
     watch_list,
 )
 from bench.common import ROOT, Figure, load_average
@@ -32,7 +34,8 @@ from bench.common import ROOT, Figure, load_average
 RESULTS = ROOT / "bench" / "results.md"
 # Each script with the figure numbers it measures.
 MODULES = ((demo_launch, {1}), (cli_order_show, {2}), (catalog_paging, {3, 4}), (sim_catalog, {5}), (cpu_idle, {6}),
-           (orders_board, {13}), (watch_list, {14}), (catalog_mirror, {15, 16, 17, 18}), (busy_hour, {19, 20}))
+           (orders_board, {13}), (watch_list, {14}), (catalog_mirror, {15, 16, 17, 18}), (team, {19, 20, 21}),
+           (receiver, {28, 29, 30}), (busy_hour, {31, 32}))
 
 
 def machine() -> str:

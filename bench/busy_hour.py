@@ -1,8 +1,8 @@
-"""Figures 19 and 20 (issue 27): a busy hour under the provider's limits, and the limiter's own cost.
+"""Figures 31 and 32 (issue 27): a busy hour under the provider's limits, and the limiter's own cost.
 
     .venv/bin/python -m bench.busy_hour [--quick]
 
-(19) A busy hour, compressed: every limit of the table is SCALE times faster
+(31) A busy hour, compressed: every limit of the table is SCALE times faster
 on both sides (the simulator enforces the scaled table, the client keeps it
 through GIFTDESK_LIMITS), so an hour takes 3600/SCALE seconds and every ratio
 holds. Meanwhile, on one profile: the watch list follows 200 Pending orders;
@@ -14,7 +14,7 @@ service gave (target 0), beside the requests made; the requests per endpoint
 beside what the limit allows in the hour, and each screen's staleness at the
 end (in the hour's minutes) beside its limit's spacing, are printed.
 
-(20) The limiter's cost per request: Get order through the client (its
+(32) The limiter's cost per request: Get order through the client (its
 limiter booking in the profile's SQLite file, limits far away) against a bare
 httpx.AsyncClient making the same request, on one loopback simulator
 without limits, interleaved; the ratio of the medians.
@@ -170,7 +170,7 @@ def hour_figure(quick: bool) -> Figure:
     for screen, age in sorted(ages.items()):
         print(f"  {screen:11} {age * scale / 60:6.1f} min   kept up to {kept_for[screen] / 60:.1f} min")
     summary = ", ".join(f"{endpoint} {count}" for endpoint, count in sorted(spent.items()))
-    return Figure(19, f"busy hour ({scale}x): 429 answers (requests: {summary})", refused, len(log),
+    return Figure(31, f"busy hour ({scale}x): 429 answers (requests: {summary})", refused, len(log),
                   "requests in the hour", "", 0, limit_on="value")
 
 
@@ -217,7 +217,7 @@ def cost_figure(quick: bool) -> Figure:
         bare.close()
         os.environ.pop("BENCH_SECRET")
     client_ms, memory_ms, bare_ms = (median(times[name]) * 1000 for name in ("client", "memory", "httpx"))
-    return Figure(20, f"one request through the client, its limiter in SQLite (median of {runs}; limiter in memory "
+    return Figure(32, f"one request through the client, its limiter in SQLite (median of {runs}; limiter in memory "
                       f"{memory_ms:.3f} ms: SQLite's share {client_ms - memory_ms:.3f} ms)",
                   client_ms, bare_ms, "bare httpx request", "ms")
 

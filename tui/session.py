@@ -104,6 +104,7 @@ class Session:
             resolve_secret(self.profile),
             on_retry=self._on_retry,
             on_wait=self._on_wait,
+            environment=self.profile.environment,
             **options,
         )
 

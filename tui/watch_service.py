@@ -4,14 +4,19 @@ Joins the store (`tui.local.watchlist`), the scheduler (`tui.core.watching`)
 and the session's client, for as long as the session lives (it stops with
 `session.when_closed`). Items of other profiles stay in the file, paused.
 Whoever shows things (the app) is told through `on_change` and `on_error`.
+
+In team mode the store is the team's (tui.team.watchlist): one giftdesk per
+profile leads and polls, the others follow what it records, heard through
+`shared_change` (the app's team listener); a follower tries to lead every
+few seconds, so one takes over when the leader goes.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Coroutine, Mapping
+from typing import TYPE_CHECKING, Any
 
 from tui.api.limits import limits_table
 from tui.core.endings import NEEDS_ATTENTION
@@ -30,10 +35,13 @@ from tui.local.watchlist import WatchedItem, WatchList
 
 if TYPE_CHECKING:
     from tui.api.errors import ServiceError
-    from tui.listener import CallbackAccepted
     from tui.session import Session
+    from tui.team.watchlist import TeamWatchList
 
 log = logging.getLogger("giftdesk.watch")
+
+PICK_UP_SECONDS = 2.0  # how often the file is read for items another process settled (`giftdesk listen`)
+LEAD_RETRY_SECONDS = 3.0  # how often a follower tries to take the lead (the leader's lock goes with its process)
 
 OnChange = Callable[[WatchedItem, bool], None]  # the item as stored now; True when it just went final
 OnError = Callable[[WatchedItem, "ServiceError"], None]
@@ -44,7 +52,7 @@ class WatchService:
         self,
         session: Session,
         *,
-        store: WatchList | None = None,
+        store: WatchList | TeamWatchList | None = None,
         on_change: OnChange | None = None,
         on_error: OnError | None = None,
         budget: Budget | None = None,
@@ -53,7 +61,7 @@ class WatchService:
         """`budget`: by default the one the profile's table of the provider's limits allows (tui.api.limits)."""
         self.session = session
         self.profile = session.profile.name
-        self.store = store or WatchList()
+        self.store: WatchList | TeamWatchList = store or WatchList()
         self.on_change = on_change
         self.on_error = on_error
         self.scheduler = WatchScheduler(client_fetch(session.client), self._changed, on_error=self._failed,
@@ -61,6 +69,7 @@ class WatchService:
                                         backoff=backoff, active_profile=self.profile)
         self._task: asyncio.Task[None] | None = None
         self._closed = False
+        self.leading = isinstance(self.store, WatchList)  # a local list is this process's alone
         for item in self.store.items(self.profile):
             self._follow(item)
 
@@ -75,7 +84,7 @@ class WatchService:
         return self.add(Pasted("payout", weblink_or_card_code))
 
     def add(self, pasted: Pasted) -> WatchedItem:
-        item = self.store.add(self.profile, pasted.kind, pasted.reference)
+        item = self.store.add(self.profile, pasted.kind, pasted.reference)  # NotWatched: the store would not take it
         self._follow(item)
         if self.on_change is not None:
             self.on_change(item, False)
@@ -99,17 +108,86 @@ class WatchService:
         """(items not final yet, items that ended badly): the header's `watching N · K need attention`."""
         return (0, 0) if self._closed else self.store.counts(self.profile, NEEDS_ATTENTION)
 
-    def settle_callback(self, event: CallbackAccepted) -> None:
-        """An order callback (the listener): its order ends at once and is not polled again."""
-        self.scheduler.settle("order", event.request_id, event.status, detail="from the callback")
+    # --- events (tui.inbox_work.OrderWatch) -----------------------------------------------
+
+    def watched_orders(self) -> list[str]:
+        """RequestIds of the profile's watched orders not final yet."""
+        return [] if self._closed else [i.reference for i in self.store.items(self.profile) if i.kind == "order" and not i.final]
+
+    def settle_order(self, request_id: str, status: str, detail: str) -> bool:
+        """Get order's answer after an order event: a final one ends the item at once (no more polling)."""
+        return not self._closed and self.scheduler.settle("order", request_id, status, detail=detail) is not None
+
+    def pick_up_settled(self) -> None:
+        """Items the file says are final (settled by another process's receiver) end here too."""
+        if self._closed:
+            return
+        for item in self.store.items(self.profile):
+            if item.final and item.status is not None:
+                self.scheduler.settle("payout" if item.kind == "payout" else "order", item.reference, item.status,
+                                      detail=item.detail)
 
     # --- running ------------------------------------------------------------------------
 
     def start(self) -> None:
         """In the running loop, until the session ends."""
         if self._task is None:
-            self._task = asyncio.get_running_loop().create_task(self.scheduler.run(), name=f"watch-{self.profile}")
+            work = self.scheduler.run() if self.leading else self._lead_then_poll()
+            if isinstance(self.store, WatchList):  # the team's list tells its changes itself (NOTIFY: shared_change)
+                work = self._picking_up(work)
+            self._task = asyncio.get_running_loop().create_task(work, name=f"watch-{self.profile}")
             self.session.when_closed(self.stop)
+
+    async def _picking_up(self, work: Coroutine[Any, Any, None]) -> None:
+        """`work`, and every PICK_UP_SECONDS what another process settled in the store (`pick_up_settled`)."""
+        task = asyncio.create_task(work)
+        try:
+            while not task.done():
+                await asyncio.wait([task], timeout=PICK_UP_SECONDS)
+                self.pick_up_settled()
+            await task
+        finally:
+            task.cancel()
+
+    async def _lead_then_poll(self) -> None:
+        """Team mode: follow until this process holds the profile's lead, then poll for everybody."""
+        store = self.store
+        assert not isinstance(store, WatchList)
+        while not await asyncio.to_thread(store.lead, self.profile):
+            await asyncio.sleep(LEAD_RETRY_SECONDS)
+        self.leading = True
+        log.info("watch: this giftdesk polls profile %s's shared watch list", self.profile)
+        await self.scheduler.run()
+
+    def shared_change(self, change: Mapping[str, Any]) -> None:
+        """Team mode: a giftdesk changed an item (heard through NOTIFY, the item in it): follow it as it is now."""
+        if self._closed or isinstance(self.store, WatchList):
+            return
+        item = self.store.heard(change)
+        if item is not None and item.profile == self.profile:
+            self._take_shared(item)
+
+    def resync(self) -> None:
+        """Team mode, the database back: what changed meanwhile was not heard, so read the whole list again."""
+        if self._closed:
+            return
+        items = {item.id: item for item in self.store.items(self.profile)}
+        for gone in [watched.key for watched in self.scheduler.items if watched.key not in items]:
+            self.scheduler.discard(gone)
+        for item in items.values():
+            self._take_shared(item)
+
+    def _take_shared(self, item: WatchedItem) -> None:
+        known = next((watched for watched in self.scheduler.items if watched.key == item.id), None)
+        if item.removed_at is not None:
+            self.scheduler.discard(item.id)
+        elif known is None or (known.status, known.final) != (item.status, item.final):
+            self.scheduler.discard(item.id)  # its own looks, if any, were of an older state
+            self._follow(item)
+        else:
+            return  # as this process knows it already (its own change, heard back)
+        if self.on_change is not None:
+            self.on_change(item, item.final and (known is None or not known.final))
 
     def stop(self) -> None:
         """The session ended: no more looks, and an answer still on its way is dropped."""
@@ -129,7 +207,11 @@ class WatchService:
         assert isinstance(watched.key, int)
         if self._closed:
             return
-        stored = self.store.record(watched.key, observation.status, observation.final, observation.detail)
+        try:
+            stored = self.store.record(watched.key, observation.status, observation.final, observation.detail)
+        except OSError as error:  # the team database away (said in the header): `resync` looks again when it is back
+            log.warning("watch: %s not recorded: %s", watched.reference if watched.kind == "order" else "a payout", error)
+            return
         if stored is not None:
             log.log(logging.INFO if stored.final else logging.DEBUG, "watch: %s %s is %s%s",
                     stored.kind, stored.label, stored.status, " (final)" if stored.final else "")
@@ -143,3 +225,4 @@ class WatchService:
         stored = self.store.get(watched.key)
         if stored is not None and self.on_error is not None:
             self.on_error(stored, error)
+

@@ -48,6 +48,10 @@ MIGRATIONS: tuple[str, ...] = (
 _COLUMNS = "id, profile, kind, reference, label, status, final, detail, added_at, updated_at, changed_at, removed_at"
 
 
+class NotWatched(ValueError):
+    """The watch list would not take an item (the team's: a payout, or the database away); the message says why."""
+
+
 @dataclass(frozen=True)
 class WatchedItem:
     id: int
@@ -62,6 +66,7 @@ class WatchedItem:
     updated_at: str  # last look
     changed_at: str | None  # last change of status
     removed_at: str | None
+    pinned_by: str = ""  # who pinned it (the team's watch list; "" on this machine's)
 
     def __repr__(self) -> str:  # the reference may be a secret: never in a traceback or a log
         return f"WatchedItem(id={self.id}, profile={self.profile!r}, kind={self.kind!r}, label={self.label!r}, status={self.status!r}, final={self.final})"
@@ -137,6 +142,12 @@ class WatchList:
             )
         item = self.get(item_id)
         return item if item is not None and item.removed_at is None else None
+
+    def settle_order(self, profile: str, request_id: str, status: str, detail: str = "from the callback") -> WatchedItem | None:
+        """An order's final status from outside (the receiver's callback): recorded on its item, if watched."""
+        row = self._db.execute("SELECT id FROM items WHERE profile = ? AND kind = 'order' AND reference = ? AND removed_at IS NULL",
+                               (profile, request_id.strip())).fetchone()
+        return self.record(row[0], status, True, detail) if row else None
 
     def remove(self, item_id: int) -> None:
         with transaction(self._db):

@@ -17,7 +17,7 @@ from textual.binding import Binding
 from textual.widgets import DataTable, Static
 
 from styles import STYLES
-from tui.local.storage import AuditEntry, AuditLog
+from tui.local.storage import AuditEntry, audit_log
 from tui.screens.base import BaseScreen
 from widgets.filter_bar import RowFilter
 from widgets.safe_text import safe, safe_row
@@ -70,7 +70,7 @@ class AuditScreen(BaseScreen):
 
     def __init__(self) -> None:
         super().__init__()
-        self.audit_log = AuditLog()
+        self.audit_log = audit_log()
         self.entries: list[AuditEntry] = []  # the whole log, newest first
         self.shown: list[AuditEntry] = []  # the rows on screen, after the filter
 
@@ -120,11 +120,11 @@ class AuditScreen(BaseScreen):
 
     def _show_summary(self, text: str) -> None:
         if not self.entries:
-            summary = f"No audit entries yet in {self.audit_log.path}. Redeems, test orders, notification changes and card reveals are recorded here."
+            summary = f"No audit entries yet in {self.audit_log.where}. Redeems, test orders, notification changes and card reveals are recorded here."
         elif text:
             summary = f"{len(self.shown)} of {len(self.entries)} entries match “{text}” · newest first"
         else:
-            summary = f"{len(self.entries)} entries · newest first · / filters · {self.audit_log.path}"
+            summary = f"{len(self.entries)} entries · newest first · / filters · {self.audit_log.where}"
         self.query_one("#audit-summary", Static).update(safe(summary))
 
     @on(DataTable.RowHighlighted, "#audit-table")

@@ -11,7 +11,6 @@ network failure re-sends the same one, so no second order can result.
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
-from uuid import uuid4
 
 from rich.text import Text
 from textual import on, work
@@ -24,8 +23,9 @@ from textual.widgets import Button, Input, Label, Select, Static
 from styles import STYLES
 from tui.api.errors import RefusedError, ServiceError
 from tui.api.models import Account, CatalogQuery, PlaceOrder, Product
+from tui.api.request_ids import new_request_id
 from tui.core.order_watch import DraftInvalid, order_line, plain_amount
-from tui.local.storage import TEST_ORDER, AuditLog
+from tui.local.storage import TEST_ORDER, audit_log
 from widgets.confirm import ConfirmScreen
 from widgets.money import format_money
 from widgets.safe_text import safe
@@ -51,7 +51,7 @@ class TestOrderScreen(ModalScreen[None]):
         super().__init__()
         self.product = product
         # One RequestId for the life of the form: every (re)try sends this one.
-        self.request_id = request_id or str(uuid4())
+        self.request_id = request_id or new_request_id()
         self.accounts: dict[int, Account] = {}
 
     def compose(self) -> ComposeResult:
@@ -108,9 +108,8 @@ class TestOrderScreen(ModalScreen[None]):
         except ServiceError as error:
             self._problem(f"Accounts could not be loaded: {error}")
             return
-        sandbox = not session.is_production
-        # Only what Place order accepts: active, and of this environment (SPEC accounts).
-        self.accounts = {a.id: a for a in accounts if a.is_active and a.sandbox_mode == sandbox}
+        # Only what Place order accepts: active, and of this environment (SPEC accounts; none said: the profile's).
+        self.accounts = {a.id: a for a in accounts if a.is_active and a.environment(session.environment) == session.environment}
         select = self.query_one("#account", Select)
         select.set_options((safe(f"{a.id} · {format_money(a.balance, a.currency)}"), a.id) for a in self.accounts.values())
         if session.account_id in self.accounts:
@@ -188,7 +187,7 @@ class TestOrderScreen(ModalScreen[None]):
         try:
             await (await self.app.session.client()).place_order(order)
         except RefusedError as error:
-            if error.message.strip() != "OrderAlreadyExists":
+            if error.reason != "OrderAlreadyExists":
                 self._audit(order, f"refused: {error.message}")
                 self._problem(f"Refused: {error.message}. {error.hint}")
                 return
@@ -210,6 +209,6 @@ class TestOrderScreen(ModalScreen[None]):
     def _audit(self, order: PlaceOrder, outcome: str) -> None:
         session = self.app.session
         line = order.products[0]
-        AuditLog().record(profile=session.profile.name, environment=session.environment, action=TEST_ORDER,
+        audit_log().record(profile=session.profile.name, environment=session.environment, action=TEST_ORDER,
                           subject=order.request_id, outcome=outcome,
                           detail=f"account {order.account_id}, product {line.product_id}, value {plain_amount(line.value)} x {line.quantity}")
