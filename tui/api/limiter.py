@@ -97,8 +97,14 @@ def earliest(newest_first: list[float], limit: Limit | None, now: float, held_un
     Shared by every store, so they agree."""
     at = max(now, held_until)
     if limit is not None and len(newest_first) >= limit.requests:
-        at = max(at, newest_first[limit.requests - 1] + limit.seconds)
+        at = max(at, newest_first[limit.requests - 1] + limit.seconds + margin(limit))
     return at
+
+
+def margin(limit: Limit) -> float:
+    """Kept beyond each window: requests booked a window apart do not arrive exactly so (one opens a
+    connection, the next reuses it), and the service counts arrivals. 1% of the window, 50 ms to 2 s."""
+    return min(2.0, max(0.05, limit.seconds / 100))
 
 
 @dataclass(frozen=True)
