@@ -247,7 +247,7 @@ def test_target_currency_prices(sim, snap_compare, catalog_requests):
         screen = pilot.app.screen
         await shown_in_full(pilot, "1")
         assert catalog_requests[-1].target_currency == "EUR"
-        assert pager_text(screen) == "page 1 of 1 · 1 brands   prices in EUR"
+        assert pager_text(screen) == "page 1 of 1 · 1 brand   prices in EUR"
         assert rows(brands(screen))[0][4].endswith(" EUR")
         assert all(row[3].endswith(" EUR") for row in rows(products(screen)))
         assert rows(products(screen))[0][2] == "25.00"  # face values stay in the brand's currency

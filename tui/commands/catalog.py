@@ -24,6 +24,7 @@ from tui.commands.common import (
     service_options,
 )
 from tui.commands.progress import progress
+from tui.core.words import counted
 from widgets.money import format_range
 
 MAX_PAGE_SIZE = 100  # DESIGN: the maximum is not published; cap at 100
@@ -109,9 +110,9 @@ def command(ctx: click.Context, options: Options, v1: bool, as_csv: bool, **filt
             brands, wire = page.items, to_wire(page)
             pages = math.ceil(page.count / page.page_size) if page.page_size else 1
             if page.count and page.page_index >= pages:  # nothing matching is an answer, not a mistake
-                fail(f"--page {page.page_index} is past the end: {page.count} brands match, on {pages} pages",
+                fail(f"--page {page.page_index} is past the end: {counted(page.count, 'brand')} match, on {counted(pages, 'page')}",
                      EXIT_BAD_INPUT, f"the last page is --page {pages - 1}")
-            say(f"page {page.page_index + 1} of {max(pages, 1)} (--page {page.page_index}), {page.count} brands match")
+            say(f"page {page.page_index + 1} of {max(pages, 1)} (--page {page.page_index}), {counted(page.count, 'brand')} match")
         if options.json:
             emit_json(wire)
         elif as_csv:

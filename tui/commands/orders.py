@@ -54,7 +54,7 @@ def list_orders(options: Options, start: str, end: str | None, statuses: tuple[s
     if as_csv and options.json:
         fail("use either --json or --csv, not both", EXIT_BAD_INPUT)
     try:
-        day_range = DayRange.parse(start, end, today=date.today())
+        day_range = DayRange.parse(start, end, today=date.today(), names=("--from", "--to"))
     except DateInvalid as error:
         fail(str(error), EXIT_BAD_INPUT)
     wanted = {status.lower() for status in statuses}

@@ -56,6 +56,7 @@ CATALOG_FILTERS = (
 BRAND_COLUMNS = (("Brand", 18), ("Ctry", 4), ("Cur", 3), ("Prods", 5), ("Price", 18), ("Stock", 17))
 BRAND_TABLE_COLUMNS = tuple(RowColumn(label.lower(), label, width) for label, width in BRAND_COLUMNS)
 PRODUCT_COLUMNS = ("Id", "Product", "Face value", "Client price", "Stock", "Modified")
+SHRINKS, SHRINK_LEAST = 1, 12  # the product's name gives way first (the whole name is on its row at wider sizes)
 TEXT_SECTIONS = (
     ("description", "Description"),
     ("redemption_instructions", "How to redeem"),
@@ -189,15 +190,32 @@ def catalog_query(filters: dict[str, str], page: PageState) -> CatalogQuery:
 MAX_PRODUCT_ROWS = 11  # more scroll inside the table
 
 
-def refill(table: DataTable, columns: tuple[str, ...], rows: Iterable[tuple[Text, ...]]) -> None:
+def refill(table: DataTable, columns: tuple[str, ...], rows: Iterable[tuple[Text, ...]], room: int = 0) -> None:
     """Replace every row in one go, each column as wide as its widest cell. The widths are
     given, not left to DataTable: it measures new cells when next idle, and a frame drawn
-    before that (a loaded machine) kept the labels' widths."""
+    before that (a loaded machine) kept the labels' widths.
+
+    With a `room` (cells), the product names give way (cut with …, down to SHRINK_LEAST) so
+    that the other columns (values, prices, stock, date) show whole at 80 columns.
+    """
     rows = list(rows)
+    widths = [max([cell_len(label), *(row[index].cell_len for row in rows)]) for index, label in enumerate(columns)]
+    over = sum(width + 2 for width in widths) - room  # DataTable pads each cell by 1 either side
+    if room and over > 0 and widths[SHRINKS] > SHRINK_LEAST:
+        widths[SHRINKS] = max(SHRINK_LEAST, widths[SHRINKS] - over)
+        rows = [(*row[:SHRINKS], _cut(row[SHRINKS], widths[SHRINKS]), *row[SHRINKS + 1:]) for row in rows]
     table.clear(columns=True)
-    for index, label in enumerate(columns):
-        table.add_column(label, width=max([cell_len(label), *(row[index].cell_len for row in rows)]))
+    for label, width in zip(columns, widths, strict=True):
+        table.add_column(label, width=width)
     table.add_rows(rows)
+
+
+def _cut(cell: Text, width: int) -> Text:
+    if cell.cell_len <= width:
+        return cell
+    cut = cell.copy()
+    cut.truncate(width, overflow="ellipsis")
+    return cut
 
 
 # --- the demo's first page, as its last start showed it -------------------------------
@@ -303,7 +321,7 @@ class CatalogScreen(MirrorSource):
 
     def compose_body(self) -> ComposeResult:
         yield FilterBar(CATALOG_FILTERS, id="filters")
-        yield Pager("brands", id="pager")
+        yield Pager("brand", id="pager")
         yield RowFilter(id="row-filter")
         with Container(id="catalog-body"):
             yield RowTable(BRAND_TABLE_COLUMNS, cells=brand_cells, id="brands")
@@ -472,6 +490,20 @@ class CatalogScreen(MirrorSource):
             self._show_detail_parts(detail_title(brand), [product_row(product, brand.currency_code)
                                                           for product in brand.products], brand_sections(brand))
 
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._refit_products)  # their room changed (e.g. the detail moved beside the table)
+
+    def _refit_products(self) -> None:
+        if self.detail is not None:
+            self.show_detail(self.detail)
+
+    def _products_room(self, rows: int) -> int:
+        """The cells the products table has across (0 before the first layout: no fitting then)."""
+        # The pane's scroll bar is kept room for whether it shows or not (the texts under the table decide it).
+        detail = self.query_one("#brand-detail")
+        room = detail.content_region.width - detail.styles.scrollbar_size_vertical
+        return max(0, room - (2 if rows > MAX_PRODUCT_ROWS else 0))  # the table's own scroll bar past that
+
     def _show_detail_parts(self, title: Text, product_rows: list[tuple[Text, ...]], sections: dict[str, str]) -> None:
         products = self.query_one("#products", DataTable)
         products.display = bool(product_rows)
@@ -480,7 +512,7 @@ class CatalogScreen(MirrorSource):
         if not product_rows:
             products.clear()
         else:
-            refill(products, PRODUCT_COLUMNS, product_rows)
+            refill(products, PRODUCT_COLUMNS, product_rows, self._products_room(len(product_rows)))
             # An explicit height: DataTable measures its rows on idle and does not
             # re-lay out an "auto" height, so it could stay 0 rows tall.
             # + the header, + a line for the horizontal scrollbar narrow screens need.
@@ -628,4 +660,4 @@ class CatalogScreen(MirrorSource):
         if self.from_mirror:
             self.order_live_product(product.id)
             return
-        self.app.open_test_order(product)
+        self.app.open_test_order(product, self.detail.currency_code if self.detail else None)
