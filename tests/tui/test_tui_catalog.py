@@ -278,7 +278,8 @@ async def test_payout_products_are_marked_and_empty_texts_hidden(sim):
         await settle(pilot)
         await apply_filters(pilot, brand_id="2")
         screen = pilot.app.screen
-        assert rows(products(screen))[0][1] == "Giftdesk USD Payout PAYOUT"
+        name = rows(products(screen))[0][1]  # at 80 columns the name gives way to the values, not its mark
+        assert name.startswith("Giftdesk US") and name.endswith("… PAYOUT")
         assert rows(products(screen))[0][4] == "unrestricted"
         await apply_filters(pilot, brand_id="6")  # Bäckerei Blau: every text is null, no categories
         assert screen.detail.name == "Bäckerei Blau"

@@ -578,7 +578,8 @@ def frozen(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(PayoutScreen, "clock", FrozenClock())
 
 
-def test_snapshot_form_with_a_validation_message(sim_factory, snap_compare, monkeypatch):
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)], ids=["80x24", "160x48"])
+def test_snapshot_form_with_a_validation_message(sim_factory, snap_compare, monkeypatch, size):
     frozen(monkeypatch)
     sim = sim_factory()
     (card,) = payout_cards(sim)
@@ -589,7 +590,7 @@ def test_snapshot_form_with_a_validation_message(sim_factory, snap_compare, monk
         await fill(pilot, screen, VENMO, "phone", "+1 555 123")
         assert text(screen, "#problem") == "Invalid recipient phone number."
 
-    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
 
 
 def test_snapshot_completed(sim_factory, snap_compare, monkeypatch):

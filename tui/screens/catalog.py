@@ -56,7 +56,9 @@ CATALOG_FILTERS = (
 BRAND_COLUMNS = (("Brand", 18), ("Ctry", 4), ("Cur", 3), ("Prods", 5), ("Price", 18), ("Stock", 17))
 BRAND_TABLE_COLUMNS = tuple(RowColumn(label.lower(), label, width) for label, width in BRAND_COLUMNS)
 PRODUCT_COLUMNS = ("Id", "Product", "Face value", "Client price", "Stock", "Modified")
+PAYOUT_MARK = " PAYOUT"  # after a payout product's name; kept when the name is cut
 SHRINKS, SHRINK_LEAST = 1, 12  # the product's name gives way first (the whole name is on its row at wider sizes)
+KEEP_LEAST = 4  # id, name, face value and price: never left out
 TEXT_SECTIONS = (
     ("description", "Description"),
     ("redemption_instructions", "How to redeem"),
@@ -140,7 +142,7 @@ def brand_sections(brand: Brand) -> dict[str, str]:
 def product_row(product: Product, currency: str) -> tuple[Text, ...]:
     name = safe(product.name, limit=CELL_LIMIT)
     if is_payout_product(product):
-        name.append(" PAYOUT", style="bold magenta")
+        name.append(PAYOUT_MARK, style="bold magenta")
     stock = Text(stock_words(product.count), style="bold red" if product.count == 0 else "")
     return safe_row(
         product.id,
@@ -195,27 +197,36 @@ def refill(table: DataTable, columns: tuple[str, ...], rows: Iterable[tuple[Text
     given, not left to DataTable: it measures new cells when next idle, and a frame drawn
     before that (a loaded machine) kept the labels' widths.
 
-    With a `room` (cells), the product names give way (cut with …, down to SHRINK_LEAST) so
-    that the other columns (values, prices, stock, date) show whole at 80 columns.
+    With a `room` (cells), nothing is cut but the product names: they give way (with …, down
+    to SHRINK_LEAST), then the last columns (the date, then stock) are left out whole, so that
+    the values and prices show at 80 columns.
     """
     rows = list(rows)
     widths = [max([cell_len(label), *(row[index].cell_len for row in rows)]) for index, label in enumerate(columns)]
-    over = sum(width + 2 for width in widths) - room  # DataTable pads each cell by 1 either side
-    if room and over > 0 and widths[SHRINKS] > SHRINK_LEAST:
-        widths[SHRINKS] = max(SHRINK_LEAST, widths[SHRINKS] - over)
-        rows = [(*row[:SHRINKS], _cut(row[SHRINKS], widths[SHRINKS]), *row[SHRINKS + 1:]) for row in rows]
+    keep = list(range(len(columns)))
+
+    def others() -> int:  # DataTable pads each cell by 1 either side
+        return sum(widths[index] + 2 for index in keep if index != SHRINKS) + 2
+
+    while room and len(keep) > KEEP_LEAST and others() + SHRINK_LEAST > room:
+        keep.pop()
+    if room:
+        widths[SHRINKS] = max(SHRINK_LEAST, min(widths[SHRINKS], room - others()))
     table.clear(columns=True)
-    for label, width in zip(columns, widths, strict=True):
-        table.add_column(label, width=width)
-    table.add_rows(rows)
+    for index in keep:
+        table.add_column(columns[index], width=widths[index])
+    table.add_rows([tuple(_cut(row[index], widths[index]) if index == SHRINKS else row[index] for index in keep)
+                    for row in rows])
 
 
 def _cut(cell: Text, width: int) -> Text:
+    """The cell in `width` cells, its end an ellipsis; a payout product keeps its mark whole."""
     if cell.cell_len <= width:
         return cell
-    cut = cell.copy()
-    cut.truncate(width, overflow="ellipsis")
-    return cut
+    mark = len(PAYOUT_MARK) if cell.plain.endswith(PAYOUT_MARK) else 0
+    name = cell[:len(cell.plain) - mark]
+    name.truncate(width - mark, overflow="ellipsis")
+    return name + cell[len(cell.plain) - mark:] if mark else name
 
 
 # --- the demo's first page, as its last start showed it -------------------------------
