@@ -49,6 +49,7 @@ class ConfirmScreen(ModalScreen[bool]):
     ConfirmScreen #summary { height: auto; margin-bottom: 1; }
     ConfirmScreen .private-line { height: auto; }
     ConfirmScreen .private-line > Static { width: auto; }
+    ConfirmScreen #asking { width: 100%; height: auto; }
     ConfirmScreen #phrase-problem { color: $error; height: auto; }
     ConfirmScreen #buttons { height: auto; align-horizontal: right; }
     ConfirmScreen Button { margin-left: 2; }
@@ -71,7 +72,7 @@ class ConfirmScreen(ModalScreen[bool]):
             with Vertical(id="summary"):
                 yield from _summary_widgets(self.summary)
             if self.typed_phrase is not None:
-                yield Label(self._asking())
+                yield Label(self._asking(), id="asking")
                 yield Input(id="phrase", placeholder="type it here")
                 yield Static("", id="phrase-problem")
             with Horizontal(id="buttons"):

@@ -61,6 +61,16 @@ def grown_widths(columns: Sequence[RowColumn], room: int) -> list[int]:
     return widths
 
 
+def whole_columns(widths: Sequence[int], room: int) -> int:
+    """The cells the leading columns take that fit `room` whole (padding included)."""
+    used = 0
+    for width in widths:
+        if used + width + 2 * PADDING > room:
+            break
+        used += width + 2 * PADDING
+    return used
+
+
 class RowTable(ScrollView, can_focus=True):
     DEFAULT_CSS = """
     RowTable { height: 1fr; background: $surface; }
@@ -122,12 +132,15 @@ class RowTable(ScrollView, can_focus=True):
         self._style_set: tuple[Style, Style, Style, Style] = (Style(), Style(), Style(), Style())
         self.widths = [column.width for column in self.columns]
         self._width = sum(width + 2 * PADDING for width in self.widths)
+        self._whole = self._width  # unscrolled, the cells up to the last column that shows whole
         self._header: Strip | None = None  # the titles, drawn when first shown
         self.virtual_size = Size(self._width, 1)
 
     def on_resize(self) -> None:
         # The vertical scroll bar's room is kept whether it shows or not: widths do not jump with the rows.
-        widths = grown_widths(self.columns, self.size.width - self.styles.scrollbar_size_vertical)
+        room = self.size.width - self.styles.scrollbar_size_vertical
+        widths = grown_widths(self.columns, room)
+        self._whole = whole_columns(widths, room)
         if widths != self.widths:
             self.widths = widths
             self._width = sum(width + 2 * PADDING for width in widths)
@@ -260,6 +273,8 @@ class RowTable(ScrollView, can_focus=True):
         """A line styled and cut to the view, scrolled left or right."""
         assert self._frame is not None
         _, scroll_x, width = self._frame
+        if scroll_x == 0 and strip.cell_length > self._whole:  # a column cut at the edge shows once scrolled to
+            strip = strip.crop(0, self._whole)
         if scroll_x == 0 and strip.cell_length <= width:  # not scrolled: one new line, not three
             segments = list(Segment.apply_style(strip, style))
             if strip.cell_length < width:

@@ -296,6 +296,6 @@ def test_snapshot_board(snap_compare, size):
         assert screen.table.row_count == len(FIXED_LINES)
         assert [row.request_id for row in screen.rows if row.stuck] == [FIXED_LINES[4]["clientReferenceNumber"],
                                                                          FIXED_LINES[2]["clientReferenceNumber"]]
-        assert "[bold]Brand[/] ␛]52;c;x␇" in column(screen, 3)  # outside text shown, never obeyed
+        assert "[bold]Brand[/] ␛]52;c;x␇" in column(screen, 5)  # outside text shown, never obeyed
 
     assert snap_compare(fixed_app(), terminal_size=size, run_before=show)

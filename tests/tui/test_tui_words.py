@@ -87,7 +87,7 @@ async def test_production_redeem_confirmation_shows_the_recipient_and_value_and_
         await until(pilot, lambda: screen.payout is not None and screen.payout.status == "Completed")
         # After the redeem the form no longer says it is ready to redeem.
         problem = str(screen.query_one("#problem").render())
-        assert "Ready to redeem" not in problem and "has a payout" in problem
+        assert "Ready to redeem" not in problem and "Redeemed" in problem
 
 
 @pytest.mark.parametrize(("request_fields", "phrase"), [

@@ -57,7 +57,7 @@ BRAND_COLUMNS = (("Brand", 18), ("Ctry", 4), ("Cur", 3), ("Prods", 5), ("Price",
 BRAND_TABLE_COLUMNS = tuple(RowColumn(label.lower(), label, width) for label, width in BRAND_COLUMNS)
 PRODUCT_COLUMNS = ("Id", "Product", "Face value", "Client price", "Stock", "Modified")
 PAYOUT_MARK = " PAYOUT"  # after a payout product's name; kept when the name is cut
-SHRINKS, SHRINK_LEAST = 1, 12  # the product's name gives way first (the whole name is on its row at wider sizes)
+SHRINKS, SHRINK_LEAST = 1, 16  # the product's name gives way first, to a readable width (whole at wider sizes)
 KEEP_LEAST = 4  # id, name, face value and price: never left out
 TEXT_SECTIONS = (
     ("description", "Description"),

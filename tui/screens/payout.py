@@ -181,7 +181,7 @@ class PayoutScreen(BaseScreen):
         if text:
             problem.update(safe(text))
         elif self.payout is not None and self.panel_token == self.form.token():
-            problem.update(Text("This weblink has a payout: its status is below (a redeem again makes no second one)."))
+            problem.update(Text("Redeemed: the payout's status is below."))
         else:
             problem.update(Text("✓ Ready to redeem" if self.form.is_valid else ""))
 

@@ -189,7 +189,7 @@ class TestOrderScreen(ModalScreen[None]):
         ]
         if session.is_production:  # the total, typed: proof that the amount was read
             return ConfirmScreen("Place this production order?", summary, typed_phrase=total,
-                                 phrase_prompt="the total face value shown above (the number only)", confirm_label="Place order")
+                                 phrase_prompt="the total face value (the number only)", confirm_label="Place order")
         return ConfirmScreen("Place this test order?", summary, confirm_label="Place order")
 
     async def _place(self, order: PlaceOrder) -> None:
