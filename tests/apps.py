@@ -6,17 +6,24 @@ Profiles are the demo ones (secrets in memory only): "demo-sandbox",
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import contextlib
 import dataclasses
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import TypeVar
 
+from textual.pilot import Pilot
 from textual.worker import WorkerFailed
 
 from tui.app import AppSettings, GiftdeskApp, build_app
 from tui.local.config import demo_profile
 from tui.simulator import DEMO_CREDENTIALS
+
+T = TypeVar("T")
 
 PROFILE_FOR_CREDENTIAL = {"acme-sandbox": "demo-sandbox", "acme-production": "demo-production", "other-sandbox": "demo-other"}
 
@@ -75,3 +82,66 @@ async def export_shown(pilot, fmt: str, data_dir: Path) -> Path:
     assert folder.stat().st_mode & 0o777 == 0o700 and path.stat().st_mode & 0o777 == 0o600
     assert path.suffix == f".{fmt}"
     return path
+
+
+
+# --- an app that stops answering fails the test, never hangs it (issue 26) -----------------------
+
+ANSWER_SECONDS = 20.0  # far beyond a loaded machine's slowest step; a frozen app never answers
+
+
+class Driven:
+    """An app run by Pilot on an event loop of its own thread, so a freeze fails the test.
+
+    A frozen Textual app cannot even be shut down (its screen waits for itself), so a test that
+    awaited it in its own loop would hang the suite: here a step that does not finish in time
+    raises AssertionError, and the frozen app's thread is left behind (a daemon).
+    """
+
+    def __init__(self, app: GiftdeskApp, size: tuple[int, int]) -> None:
+        self.app = app
+        self.frozen = False
+        self._size = size
+        self._loop = asyncio.new_event_loop()
+        self._started = threading.Event()
+        self._stop: asyncio.Event | None = None
+        self._pilot: Pilot | None = None
+        self._thread = threading.Thread(target=self._loop.run_until_complete, args=(self._main(),),
+                                        name=f"driven {type(app).__name__}", daemon=True)
+
+    async def _main(self) -> None:
+        self._stop = asyncio.Event()
+        async with self.app.run_test(size=self._size) as pilot:
+            self._pilot = pilot
+            self._started.set()
+            await self._stop.wait()
+
+    def __enter__(self) -> Driven:
+        self._thread.start()
+        if not self._started.wait(ANSWER_SECONDS):
+            raise AssertionError(f"the app did not start within {ANSWER_SECONDS:g} s")
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self.frozen or self._stop is None:
+            return  # left behind: it would never end
+        self._loop.call_soon_threadsafe(self._stop.set)
+        self._thread.join(ANSWER_SECONDS)
+        if self._thread.is_alive():
+            raise AssertionError("the app did not shut down: it stopped answering")
+        self._loop.close()
+
+    def run(self, step: Callable[[Pilot], Awaitable[T]], what: str = "", seconds: float = ANSWER_SECONDS) -> T:
+        """Run `step(pilot)` on the app's loop; a step that does not finish within `seconds` fails."""
+        assert self._pilot is not None
+        if self.frozen:
+            raise AssertionError("the app stopped answering earlier")
+        future = asyncio.run_coroutine_threadsafe(step(self._pilot), self._loop)
+        try:
+            return future.result(seconds)
+        except concurrent.futures.TimeoutError:
+            self.frozen = True
+            raise AssertionError(f"the app stopped answering: {what or step.__name__} did not finish within {seconds:g} s") from None
+
+    def press(self, *keys: str, seconds: float = ANSWER_SECONDS) -> None:
+        self.run(lambda pilot: pilot.press(*keys), what=" ".join(keys), seconds=seconds)

@@ -5,6 +5,8 @@ Fixtures (stable; other test modules rely on them):
 - `sim`: one SimulatorServer per test session (per xdist worker), default
   seed 1, 300 brands, "fast" timing, no faults. Its state is shared, so use
   a fresh RequestId (e.g. uuid4) per order and do not drain account 1001.
+- `demo_sim`: one SimulatorServer per test session with the settings of `giftdesk --demo`
+  (tui.demo.demo_settings: 200 orders of past, place limits); shared like `sim`.
 - `sim_factory(settings=None, **fields)`: start a server with custom
   SimulatorSettings (fields override `settings`, e.g.
   `sim_factory(faults="drop=1", timing=TIMING_PRESETS["fast"].replace(step_seconds=0.05))`);
@@ -12,6 +14,7 @@ Fixtures (stable; other test modules rely on them):
 - `isolated_dirs` (autouse): GIFTDESK_CONFIG, GIFTDESK_DATA_DIR and GIFTDESK_LOG_DIR
   point into the test's tmp_path and the GIFTDESK_* profile and folder variables are
   unset (and put back after), so no test reads or writes the real user directories.
+- `pg_cluster`, `team_url`, `own_cluster`: a real PostgreSQL (tests/pg_fixtures.py).
 - `demo_credentials`: dict name -> DemoCredential ("acme-sandbox",
   "acme-production", "other-sandbox"); `.auth` is (client_id, client_secret)
   for httpx, `.environment` is "sandbox" or "production".
@@ -28,7 +31,7 @@ import pytest
 
 from tui.simulator import DEMO_CREDENTIALS, DemoCredential, SimulatorServer, SimulatorSettings
 
-pytest_plugins = ["memory_keyring", "hostile_walk"]  # the in-memory keyring; the hostile simulator (hostile_sim, walk_data)
+pytest_plugins = ["memory_keyring", "hostile_walk", "pg_fixtures"]  # the in-memory keyring; the hostile simulator (hostile_sim, walk_data); PostgreSQL (pg_cluster, team_url, own_cluster)
 
 
 @pytest.fixture(autouse=True)
@@ -38,13 +41,23 @@ def isolated_dirs(tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("GIFTDESK_LOG_DIR", str(tmp_path / "log"))
     # The folder variables too: a demo started in a test sets them for its process (tui.local.demo_data).
     for variable in ("GIFTDESK_BASE_URL", "GIFTDESK_CLIENT_ID", "GIFTDESK_CLIENT_SECRET", "GIFTDESK_ENVIRONMENT",
-                     "GIFTDESK_EXPORT_DIR", "GIFTDESK_SCREENSHOT_DIR", "GIFTDESK_DEMO_FIRST_PAGE"):
+                     "GIFTDESK_EXPORT_DIR", "GIFTDESK_SCREENSHOT_DIR", "GIFTDESK_DEMO_FIRST_PAGE",
+                     "GIFTDESK_DATABASE_URL"):
         monkeypatch.delenv(variable, raising=False)
 
 
 @pytest.fixture(scope="session")
 def sim() -> Iterator[SimulatorServer]:
     with SimulatorServer(SimulatorSettings()) as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def demo_sim() -> Iterator[SimulatorServer]:
+    """The simulator `giftdesk --demo` runs (its past of orders, the provider's pacing), one per session."""
+    from tui.demo import demo_settings
+
+    with SimulatorServer(demo_settings()) as server:
         yield server
 
 

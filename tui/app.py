@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import gc
 import time
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from contextlib import suppress
 from dataclasses import dataclass, field
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
+from textual._context import active_message_pump
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.reactive import reactive
@@ -32,8 +33,11 @@ if TYPE_CHECKING:
     from tui.core.jump import Jump
     from tui.demo import DemoBackend
     from tui.local.config import Config, Profile, ProfileStore
+    from tui.local.notes import NoteStore
     from tui.local.watchlist import WatchedItem
     from tui.session import Session
+    from tui.team.live import Change, TeamListener
+    from tui.team.mode import TeamMode
     from tui.watch_service import WatchService
 
 
@@ -58,6 +62,8 @@ class AppSettings:
     theme: str | None = None
     palette: str = "standard"
     keymap: dict[str, str] = field(default_factory=dict)
+    user: str | None = None  # who signs notes (the config's `user`, else the OS user)
+    team: TeamMode | None = None  # team mode: the shared stores (tui.team); None: this machine's
 
 
 ERROR_SECONDS = 10.0  # an error's toast stays this long; the same error meanwhile is not repeated
@@ -65,6 +71,7 @@ WATCH_REDRAW_SECONDS = 0.3  # the watch list's changes that are not final reach 
 START_COLLECTOR_PAUSE_SECONDS = 3.0  # the command line starts the TUI with the cyclic collector off, this long at most
 WATCH_AFTER_CONTENT_SECONDS = 0.3  # how long after the start screen's first content the watch list starts
 WATCH_START_LATEST_SECONDS = 2.0  # the watch list starts after the start screen's first content, or this long after mounting
+TEAM_UNREACHABLE = "team database unreachable, retrying"
 
 
 def navigation_bindings() -> list[Binding]:
@@ -91,6 +98,8 @@ class GiftdeskApp(GiftdeskHost):
         self._watch_put_off = False  # the start's watch list waits for the start screen's first content
         self._watch_redraw_due = False
         self._errors_on_screen: dict[str, float] = {}  # message -> when its toast goes (time.monotonic)
+        self._local_notes: NoteStore | None = None
+        self.team_listener: TeamListener | None = None  # team mode: hears the team's changes (LISTEN)
         self.register_theme(SANDBOX_THEME)
         self.register_theme(PRODUCTION_THEME)
         use_palette(settings.palette)
@@ -133,8 +142,15 @@ class GiftdeskApp(GiftdeskHost):
             demo=self.settings.demo is not None,
             watching=watching,
             attention=attention,
+            team=self._team_words(),
         )
         self.theme = PRODUCTION_THEME.name if session.is_production else self.sandbox_theme
+
+    def _team_words(self) -> str | None:
+        team = self.settings.team
+        if team is None:
+            return None
+        return "team" if team.link.reachable else TEAM_UNREACHABLE
 
     @property
     def sandbox_theme(self) -> str:
@@ -165,6 +181,9 @@ class GiftdeskApp(GiftdeskHost):
 
     async def switch_profile(self, name: str) -> None:
         """Rebuild the client and every screen: nothing cached survives a switch."""
+        await self._in_app_turn(self._switch_profile, name)
+
+    async def _switch_profile(self, name: str) -> None:
         profile = self.profiles.get(name)
         if profile is None:
             self.notify(f"No profile named '{name}'. Known: {', '.join(self.profiles) or 'none'}.", severity="error")
@@ -213,8 +232,9 @@ class GiftdeskApp(GiftdeskHost):
         self._watch = None
         self._watch_put_off = False
         if self.current_session is not None:
+            store = self.settings.team.watch_list() if self.settings.team is not None else None
             try:
-                self._watch = WatchService(self.current_session, on_change=self._watch_changed, on_error=self._watch_failed)
+                self._watch = WatchService(self.current_session, store=store, on_change=self._watch_changed, on_error=self._watch_failed)
             except DatabaseError as error:
                 self.notify(str(error), title="Watch list", severity="error", timeout=10)
             else:
@@ -248,6 +268,51 @@ class GiftdeskApp(GiftdeskHost):
         if isinstance(error, AuthenticationError):
             self.report_error(error)
 
+    # --- notes and team mode ------------------------------------------------------
+
+    @property
+    def notes(self) -> NoteStore:
+        if self.settings.team is not None:
+            return self.settings.team.notes
+        if self._local_notes is None:
+            from tui.local.config import Config, team_user
+            from tui.local.notes import SqliteNotes
+
+            self._local_notes = SqliteNotes(author=team_user(Config(user=self.settings.user)))
+        return self._local_notes
+
+    def _start_team(self, team: TeamMode) -> None:
+        """Hear every change the team makes (LISTEN), and say in the header when the database is away."""
+        import asyncio
+
+        loop = asyncio.get_running_loop()
+
+        def reachable_changed(reachable: bool) -> None:  # from whichever thread saw it
+            loop.call_soon_threadsafe(self._team_reachable, reachable)
+
+        team.link.on_reachable(reachable_changed)
+        self.team_listener = team.listener(self._team_changed)
+        self.run_worker(self.team_listener.run(), name="team-listener", group="team", exit_on_error=False)
+
+    def _team_reachable(self, reachable: bool) -> None:
+        self._apply_context()
+        if reachable:  # what changed meanwhile was not heard: read it again
+            if self._watch is not None:
+                self._watch.resync()
+            self._tell_screens({"what": "all"})
+
+    def _team_changed(self, change: Change) -> None:
+        if self.current_session is None or change.get("profile") != self.current_session.profile.name:
+            return
+        if change.get("what") == "watch" and self._watch is not None and isinstance(change.get("id"), int):
+            self._watch.shared_change(change["id"])
+        self._tell_screens(change)
+
+    def _tell_screens(self, change: Change) -> None:
+        for screen in self.screen_stack:
+            if isinstance(screen, BaseScreen):
+                screen.team_changed(change)
+
     # --- navigation ------------------------------------------------------------
 
     def on_mount(self) -> None:
@@ -261,6 +326,8 @@ class GiftdeskApp(GiftdeskHost):
         if self._watch_put_off:
             self.set_timer(WATCH_START_LATEST_SECONDS, self._start_put_off_watching)
         self.push_screen(self._start_screen())
+        if self.settings.team is not None:
+            self._start_team(self.settings.team)
         theme = self.settings.theme
         if theme is not None and theme not in self.available_themes:
             known = ", ".join(sorted(name for name in self.available_themes if not name.startswith("giftdesk")))
@@ -284,13 +351,30 @@ class GiftdeskApp(GiftdeskHost):
         module, _, cls = BY_NAME[name].screen.partition(":")
         return getattr(import_module(f"tui.screens.{module}"), cls)()
 
+    async def _in_app_turn(self, change: Callable[..., Awaitable[None]], *arguments: str) -> None:
+        """Run a change of the screen stack in the app's own turn, never in a screen's.
+
+        A screen asks for one from its handlers and workers (enter on a row opens the order), and
+        the change may close that very screen: a handler that waited for it would wait for its own
+        screen's end, and the app, which waits for that end too, would answer no key any more
+        (issue 26). So a screen's request is queued and returns at once; the app's own (its keys,
+        a test's Pilot) is waited for.
+        """
+        if active_message_pump.get(self) is self:
+            await change(*arguments)
+        else:
+            self.call_later(change, *arguments)
+
     async def navigate(self, name: str, argument: str | None = None) -> None:
-        """Go to a screen: back down the stack if it is open, else open it."""
+        """Go to a screen: back down the stack if it is open, else open it (see `_in_app_turn`)."""
+        await self._in_app_turn(self._navigate, name, *([argument] if argument else []))
+
+    async def _navigate(self, name: str, argument: str | None = None) -> None:
         if self.current_session is None and name not in ("help", "profiles"):
             self.notify("No profile yet: add one on the Profiles screen (6) or start the demo.", severity="warning")
             return
         if name == "profiles" and argument:
-            await self.switch_profile(argument)
+            await self._switch_profile(argument)
             return
         target = next((s for s in reversed(self.screen_stack) if isinstance(s, BaseScreen) and s.destination == name), None)
         if target is None:
@@ -325,6 +409,9 @@ class GiftdeskApp(GiftdeskHost):
 
     async def action_back(self) -> None:
         """esc on a screen goes here (BaseScreen binds it, so the footer knows when it applies)."""
+        await self._in_app_turn(self._back)
+
+    async def _back(self) -> None:
         if len(self.screen_stack) > 2:  # the blank base and the start screen stay
             await self.pop_screen()
 
@@ -434,11 +521,28 @@ def load_settings(profile_name: str | None, *, demo: bool, readonly: bool, order
         if profile_name not in settings.profiles:
             raise ConfigError(f"no profile named {profile_name!r}; known: {', '.join(settings.profiles) or 'none'} (see `giftdesk profiles list`)")
         settings.profile_name = profile_name
+    settings.team = _team_mode(config)
     return settings
+
+
+def _team_mode(config: Config) -> TeamMode | None:
+    """Team mode when the config or GIFTDESK_DATABASE_URL names a database (a wrong setting: ConfigError)."""
+    from tui.local.config import team_settings
+
+    if team_settings(config) is None:
+        return None  # psycopg is not even imported
+    from tui.local.config import team_user
+    from tui.team import team_database
+    from tui.team.mode import TeamMode
+
+    database = team_database(config)
+    assert database is not None
+    return TeamMode(database, user=team_user(config))
 
 
 def _take_look(settings: AppSettings, config: Config) -> None:
     settings.theme, settings.palette, settings.keymap = config.theme, config.palette, dict(config.keymap)
+    settings.user = config.user
 
 
 def run_tui(profile_name: str | None = None, *, demo: bool = False, readonly: bool = False, order: str | None = None,
@@ -453,5 +557,7 @@ def run_tui(profile_name: str | None = None, *, demo: bool = False, readonly: bo
         app.run()
         return app.return_code or 0
     finally:
+        if settings.team is not None:
+            settings.team.close()
         if settings.demo is not None:
             settings.demo.stop()

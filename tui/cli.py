@@ -21,6 +21,7 @@ from tui.commands.common import (
 # name -> (module exposing `command`, one line of help shown by `giftdesk --help`)
 COMMANDS: dict[str, tuple[str, str]] = {
     "accounts": ("tui.commands.accounts", "List the settlement accounts and balances."),
+    "audit": ("tui.commands.audit", "Verify the audit log's chain of money actions."),
     "catalog": ("tui.commands.catalog", "Browse brands and products, filtered and paged."),
     "completion": ("tui.commands.completion", "Print the shell completion script (bash, zsh, fish)."),
     "orders": ("tui.commands.orders", "List the order lines of a range of days."),
@@ -33,6 +34,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "watch": ("tui.commands.watch", "Follow orders and payouts until each is final."),
     "sim": ("tui.commands.sim", "Run the service simulator on a local port."),
     "profiles": ("tui.commands.profiles", "List, add, use, remove or show profiles."),
+    "team": ("tui.commands.team", "Set up and check the team database (team mode)."),
 }
 
 

@@ -27,6 +27,7 @@ from tui.local.demo_data import enter_demo_data_dir
 
 if TYPE_CHECKING:
     from tui.local.config import Profile
+    from tui.simulator.settings import SimulatorSettings
 
 # The demo credentials giftdesk opens with, by the simulator's names.
 _DEMO_PROFILES = {"demo-sandbox": "acme-sandbox", "demo-production": "acme-production"}
@@ -121,17 +122,21 @@ class DemoBackend:
             self._child.stdout.close()
 
 
+def demo_settings() -> SimulatorSettings:
+    """The demo's simulator: its past, the provider's pacing, a catalog that changes now and then."""
+    from tui.simulator.settings import DEMO_HISTORY, SimulatorSettings
+
+    return SimulatorSettings(timing="fast", history=DEMO_HISTORY, place_limits=True,
+                             catalog_refresh_seconds=DEMO_CATALOG_REFRESH_SECONDS)
+
+
 def serve_child(listener_fd: int, stdin: IO[str], stdout: IO[str]) -> None:
     """The child: serve the demo simulator on the inherited socket until stdin closes."""
     try:
-        from tui.simulator import SimulatorServer, SimulatorSettings
+        from tui.simulator import SimulatorServer
 
         listener = socket.socket(fileno=listener_fd)
-        from tui.simulator.settings import DEMO_HISTORY
-
-        settings = SimulatorSettings(timing="fast", history=DEMO_HISTORY, place_limits=True,
-                                     catalog_refresh_seconds=DEMO_CATALOG_REFRESH_SECONDS)
-        server = SimulatorServer(settings, listener=listener, past_later=True).start()
+        server = SimulatorServer(demo_settings(), listener=listener, past_later=True).start()
     except Exception as error:  # said to the parent, which shows it when the first request waits
         stdout.write(f"{type(error).__name__}: {error}\n")
         stdout.flush()

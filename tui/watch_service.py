@@ -4,6 +4,11 @@ Joins the store (`tui.local.watchlist`), the scheduler (`tui.core.watching`)
 and the session's client, for as long as the session lives (it stops with
 `session.when_closed`). Items of other profiles stay in the file, paused.
 Whoever shows things (the app) is told through `on_change` and `on_error`.
+
+In team mode the store is the team's (tui.team.watchlist): one giftdesk per
+profile leads and polls, the others follow what it records, heard through
+`shared_change` (the app's team listener); a follower tries to lead every
+few seconds, so one takes over when the leader goes.
 """
 
 from __future__ import annotations
@@ -31,8 +36,11 @@ if TYPE_CHECKING:
     from tui.api.errors import ServiceError
     from tui.listener import CallbackAccepted
     from tui.session import Session
+    from tui.team.watchlist import TeamWatchList
 
 log = logging.getLogger("giftdesk.watch")
+
+LEAD_RETRY_SECONDS = 3.0  # how often a follower tries to take the lead (the leader's lock goes with its process)
 
 OnChange = Callable[[WatchedItem, bool], None]  # the item as stored now; True when it just went final
 OnError = Callable[[WatchedItem, "ServiceError"], None]
@@ -43,7 +51,7 @@ class WatchService:
         self,
         session: Session,
         *,
-        store: WatchList | None = None,
+        store: WatchList | TeamWatchList | None = None,
         on_change: OnChange | None = None,
         on_error: OnError | None = None,
         budget: Budget = DEFAULT_BUDGET,
@@ -51,13 +59,14 @@ class WatchService:
     ) -> None:
         self.session = session
         self.profile = session.profile.name
-        self.store = store or WatchList()
+        self.store: WatchList | TeamWatchList = store or WatchList()
         self.on_change = on_change
         self.on_error = on_error
         self.scheduler = WatchScheduler(client_fetch(session.client), self._changed, on_error=self._failed,
                                         budget=budget, backoff=backoff, active_profile=self.profile)
         self._task: asyncio.Task[None] | None = None
         self._closed = False
+        self.leading = not hasattr(self.store, "lead")  # a local list is this process's alone
         for item in self.store.items(self.profile):
             self._follow(item)
 
@@ -72,7 +81,7 @@ class WatchService:
         return self.add(Pasted("payout", weblink_or_card_code))
 
     def add(self, pasted: Pasted) -> WatchedItem:
-        item = self.store.add(self.profile, pasted.kind, pasted.reference)
+        item = self.store.add(self.profile, pasted.kind, pasted.reference)  # NotWatched: the store would not take it
         self._follow(item)
         if self.on_change is not None:
             self.on_change(item, False)
@@ -105,8 +114,47 @@ class WatchService:
     def start(self) -> None:
         """In the running loop, until the session ends."""
         if self._task is None:
-            self._task = asyncio.get_running_loop().create_task(self.scheduler.run(), name=f"watch-{self.profile}")
+            work = self.scheduler.run() if self.leading else self._lead_then_poll()
+            self._task = asyncio.get_running_loop().create_task(work, name=f"watch-{self.profile}")
             self.session.when_closed(self.stop)
+
+    async def _lead_then_poll(self) -> None:
+        """Team mode: follow until this process holds the profile's lead, then poll for everybody."""
+        store = self.store
+        assert not isinstance(store, WatchList)
+        while not await asyncio.to_thread(store.lead, self.profile):
+            await asyncio.sleep(LEAD_RETRY_SECONDS)
+        self.leading = True
+        log.info("watch: this giftdesk polls profile %s's shared watch list", self.profile)
+        await self.scheduler.run()
+
+    def shared_change(self, item_id: int) -> None:
+        """Team mode: another giftdesk changed this item (heard through NOTIFY): follow it as it is now."""
+        item = None if self._closed else self.store.get(item_id)
+        if item is not None and item.profile == self.profile:
+            self._take_shared(item)
+
+    def resync(self) -> None:
+        """Team mode, the database back: what changed meanwhile was not heard, so read the whole list again."""
+        if self._closed:
+            return
+        items = {item.id: item for item in self.store.items(self.profile)}
+        for gone in [watched.key for watched in self.scheduler.items if watched.key not in items]:
+            self.scheduler.discard(gone)
+        for item in items.values():
+            self._take_shared(item)
+
+    def _take_shared(self, item: WatchedItem) -> None:
+        known = next((watched for watched in self.scheduler.items if watched.key == item.id), None)
+        if item.removed_at is not None:
+            self.scheduler.discard(item.id)
+        elif known is None or (known.status, known.final) != (item.status, item.final):
+            self.scheduler.discard(item.id)  # its own looks, if any, were of an older state
+            self._follow(item)
+        else:
+            return  # as this process knows it already (its own change, heard back)
+        if self.on_change is not None:
+            self.on_change(item, item.final and (known is None or not known.final))
 
     def stop(self) -> None:
         """The session ended: no more looks, and an answer still on its way is dropped."""
@@ -126,7 +174,11 @@ class WatchService:
         assert isinstance(watched.key, int)
         if self._closed:
             return
-        stored = self.store.record(watched.key, observation.status, observation.final, observation.detail)
+        try:
+            stored = self.store.record(watched.key, observation.status, observation.final, observation.detail)
+        except OSError as error:  # the team database away (said in the header): `resync` looks again when it is back
+            log.warning("watch: %s not recorded: %s", watched.reference if watched.kind == "order" else "a payout", error)
+            return
         if stored is not None:
             log.log(logging.INFO if stored.final else logging.DEBUG, "watch: %s %s is %s%s",
                     stored.kind, stored.label, stored.status, " (final)" if stored.final else "")
@@ -140,3 +192,4 @@ class WatchService:
         stored = self.store.get(watched.key)
         if stored is not None and self.on_error is not None:
             self.on_error(stored, error)
+

@@ -23,6 +23,7 @@ class Context:
     demo: bool = False
     watching: int = 0  # watch list: items not final yet
     attention: int = 0  # watch list: items that ended badly
+    team: str | None = None  # team mode: "team", or "team database unreachable, retrying"; None: local
 
 
 def describe(context: Context, width: int | None = None) -> str:
@@ -50,6 +51,8 @@ def _parts(context: Context, short: int) -> list[str]:
         parts.append("READ-ONLY")
     if context.demo:
         parts.append("demo")
+    if context.team:
+        parts.append(context.team)
     if context.watching or context.attention:
         parts.append(f"watch {context.watching} · ⚑ {context.attention}" if short >= 2
                      else f"watching {context.watching} · {context.attention} need attention")

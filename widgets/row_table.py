@@ -187,6 +187,12 @@ class RowTable(ScrollView, can_focus=True):
         if changed:  # one region from the first changed line to the last (line 0 is the header)
             self.refresh_lines(changed[0] + 1, changed[-1] - changed[0] + 1)
 
+    def redraw(self) -> None:
+        """The rows' cells changed (not the rows): draw every line again, cursor and scroll kept."""
+        self._strips.clear()
+        self._drawn.clear()
+        self.refresh()
+
     # --- drawing ------------------------------------------------------------------------
 
     def _line(self, cells: Sequence[Text]) -> Strip:

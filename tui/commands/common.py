@@ -293,13 +293,13 @@ class Session:
         self._audit(action, subject, "done", fields)
 
     def _audit(self, action: str, subject: str, outcome: str, fields: dict[str, str | None]) -> None:
-        from tui.local.storage import AuditLog
+        from tui.local.storage import audit_log
 
         try:
-            AuditLog().record(profile=self.profile.name, environment=self.profile.environment, action=action,
+            audit_log().record(profile=self.profile.name, environment=self.profile.environment, action=action,
                               subject=subject, outcome=outcome, **fields)
         except OSError as error:  # the write itself happened; a full disk must not hide that
-            say(f"warning: the audit log could not be written ({error.strerror})")
+            say(f"warning: the audit log could not be written ({error.strerror or error})")
 
 
 def _say_retry(attempt: int, delay: float, reason: str) -> None:

@@ -11,6 +11,7 @@ private attribute that no dump includes and the saver refuses.
 from __future__ import annotations
 
 import dataclasses
+import getpass
 import os
 import re
 import subprocess
@@ -45,6 +46,8 @@ _SECRET_KINDS: tuple[str, ...] = ("keyring", "env", "command", "inline-demo")
 _FILE_SECRET_KINDS = _SECRET_KINDS[:3]
 _PALETTES: tuple[str, ...] = ("standard", "colour-blind")
 _LOOK_SETTINGS = ("theme", "palette", "keymap")  # top-level settings of the TUI's look and keys
+DATABASE_URL_VARIABLE = "GIFTDESK_DATABASE_URL"  # turns team mode on, like [team] database_url
+TEAM_KEYRING_USER = "team-database"  # the keyring's user name for the team database's password by default
 _NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 _ENV_VAR_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _URL_RE = re.compile(r"https?://[^\s/?#]+(/[^\s?#]*)?", re.IGNORECASE)
@@ -119,6 +122,18 @@ class Profile:
 
 
 @dataclass(frozen=True)
+class TeamSettings:
+    """[team]: the team's PostgreSQL database (team mode). Without it, everything stays on this machine.
+
+    The URL carries no password (refused when it does): `password` names where it comes from,
+    as a profile's secret does; None leaves it to libpq's own (PGPASSWORD, ~/.pgpass) or none.
+    """
+
+    database_url: str
+    password: SecretSource | None = None
+
+
+@dataclass(frozen=True)
 class Config:
     """Every stored profile, and the one used when none is named."""
 
@@ -130,6 +145,9 @@ class Config:
     theme: str | None = None
     palette: Palette = "standard"
     keymap: dict[str, str] = field(default_factory=dict)
+    # Who this engineer is in the team's audit log and notes (else the OS user); [team]: team mode.
+    user: str | None = None
+    team: TeamSettings | None = None
 
     @property
     def current_profile(self) -> Profile | None:
@@ -221,14 +239,52 @@ def _checked_profile(data: Mapping[str, Any]) -> Profile:
     return profile
 
 
+def _database_url(value: Any) -> str:
+    from urllib.parse import urlsplit
+
+    url = string(value).strip()
+    try:
+        parts = urlsplit(url)
+        password = parts.password
+    except ValueError as exc:
+        raise Problem(f"not a URL ({exc})") from None
+    if parts.scheme not in ("postgresql", "postgres") or not parts.hostname:
+        raise Problem("must be a postgresql:// URL with a host, e.g. postgresql://giftdesk@db.example.com/giftdesk")
+    if password is not None:
+        raise Problem("holds a password: remove it from the URL and name its source instead, "
+                      "e.g. password = { kind = \"env\", ref = \"GIFTDESK_DATABASE_PASSWORD\" }")
+    return url
+
+
+def _team_password(value: Any) -> SecretSource:
+    source = _secret_source(value)
+    if source.kind not in _FILE_SECRET_KINDS:
+        raise Problem(f"kind must be one of {', '.join(_FILE_SECRET_KINDS)}")
+    return source
+
+
+def _team_settings(value: Any) -> TeamSettings:
+    if not isinstance(value, dict):
+        raise Problem("[team] must be a table")
+    checked = Fields(value, ("database_url", "password"))
+    team = TeamSettings(
+        database_url=checked.take("database_url", _database_url),
+        password=checked.take("password", optional(_team_password), None),
+    )
+    checked.done()
+    return team
+
+
 def _checked_config(profiles: dict[str, Profile], settings: Mapping[str, Any]) -> Config:
-    checked = Fields(settings, ("current", *_LOOK_SETTINGS))
+    checked = Fields(settings, ("current", *_LOOK_SETTINGS, "user", "team"))
     config = Config(
         profiles=profiles,
         current=checked.take("current", optional(string), None),
         theme=checked.take("theme", optional(string), None),
         palette=checked.take("palette", one_of(*_PALETTES), "standard"),
         keymap=checked.take("keymap", table_of(string), {}),
+        user=checked.take("user", optional(string), None),
+        team=checked.take("team", optional(_team_settings), None),
     )
     checked.done()
     for key, profile in config.profiles.items():
@@ -358,24 +414,62 @@ def _fetch_secret(profile: Profile, environ: Mapping[str, str]) -> Secret:
         if source._demo_value is None:
             raise ConfigError(f"profile {profile.name!r}: a demo secret exists only in --demo mode")
         return source._demo_value
+    return _fetch_from(f"profile {profile.name!r}", source, profile.name, environ)
+
+
+def _fetch_from(whose: str, source: SecretSource, keyring_user: str, environ: Mapping[str, str]) -> Secret:
+    """The secret a (file) source names; `whose` starts every message (\"profile 'x'\", \"[team] password\")."""
     if source.kind == "env":
-        return _secret_from_env(profile.name, source.ref, environ)
+        return _secret_from_env(whose, source.ref, environ)
     if source.kind == "command":
-        return _secret_from_command(profile.name, source.ref)
-    return _secret_from_keyring(profile.name, source.ref or profile.name)
+        return _secret_from_command(whose, source.ref)
+    return _secret_from_keyring(whose, source.ref or keyring_user)
 
 
-def _secret_from_env(profile_name: str, variable: str, environ: Mapping[str, str]) -> Secret:
+# --- team mode --------------------------------------------------------------------------
+
+
+def team_settings(config: Config, environ: Mapping[str, str] = os.environ) -> TeamSettings | None:
+    """Team mode's settings: GIFTDESK_DATABASE_URL (with [team]'s password source) else [team]; None: local."""
+    url = environ.get(DATABASE_URL_VARIABLE, "").strip()
+    if not url:
+        return config.team
+    # A URL in the environment may carry its password (as libpq's do): only the file may not.
+    if not url.startswith(("postgresql://", "postgres://")):
+        raise ConfigError(f"{DATABASE_URL_VARIABLE} must be a postgresql:// URL, e.g. postgresql://giftdesk@db.example.com/giftdesk")
+    return TeamSettings(database_url=url, password=config.team.password if config.team else None)
+
+
+def resolve_team_password(team: TeamSettings, environ: Mapping[str, str] = os.environ) -> Secret | None:
+    """The team database's password from its source (registered with the redaction), or None (libpq's own)."""
+    if team.password is None:
+        return None
+    secret = _fetch_from("[team] password", team.password, TEAM_KEYRING_USER, environ)
+    register_secret(secret)
+    return secret
+
+
+def team_user(config: Config) -> str:
+    """Who this engineer is in the team's records: the config's `user`, else the OS user."""
+    if config.user:
+        return config.user
+    try:
+        return getpass.getuser()
+    except (OSError, KeyError):  # no name for this uid (a container): say so rather than guess
+        return f"uid {os.getuid()}"
+
+
+def _secret_from_env(whose: str, variable: str, environ: Mapping[str, str]) -> Secret:
     value = environ.get(variable, "")
     if not value:
         raise ConfigError(
-            f"profile {profile_name!r}: environment variable {variable} is not set; "
+            f"{whose}: environment variable {variable} is not set; "
             f"export it with the client secret"
         )
     return Secret(value)
 
 
-def _secret_from_command(profile_name: str, command: str) -> Secret:
+def _secret_from_command(whose: str, command: str) -> Secret:
     # Output is never echoed: stdout is the secret, and stderr could repeat it.
     hint = "run the command in a shell to see why, or change it with `giftdesk profiles add`"
     try:
@@ -389,21 +483,21 @@ def _secret_from_command(profile_name: str, command: str) -> Secret:
         )
     except subprocess.TimeoutExpired:
         raise ConfigError(
-            f"profile {profile_name!r}: the secret command did not finish within "
+            f"{whose}: the secret command did not finish within "
             f"{SECRET_COMMAND_TIMEOUT:g} s; {hint}"
         ) from None
     except OSError as exc:
         raise ConfigError(
-            f"profile {profile_name!r}: the secret command could not start ({exc.strerror}); {hint}"
+            f"{whose}: the secret command could not start ({exc.strerror}); {hint}"
         ) from None
     if result.returncode != 0:
         raise ConfigError(
-            f"profile {profile_name!r}: the secret command failed with exit status "
+            f"{whose}: the secret command failed with exit status "
             f"{result.returncode}; {hint}"
         )
     secret = result.stdout.strip()
     if not secret:
-        raise ConfigError(f"profile {profile_name!r}: the secret command printed nothing; {hint}")
+        raise ConfigError(f"{whose}: the secret command printed nothing; {hint}")
     return Secret(secret)
 
 
@@ -418,18 +512,18 @@ def _keyring_module() -> Any:
     return keyring
 
 
-def _secret_from_keyring(profile_name: str, username: str) -> Secret:
+def _secret_from_keyring(whose: str, username: str) -> Secret:
     keyring = _keyring_module()
     try:
         value = keyring.get_password(KEYRING_SERVICE, username)
     except keyring.errors.KeyringError as exc:
         raise ConfigError(
-            f"profile {profile_name!r}: the system keyring is unavailable "
+            f"{whose}: the system keyring is unavailable "
             f"({type(exc).__name__}); use --secret-env or --secret-command instead"
         ) from None
     if not value:
         raise ConfigError(
-            f"profile {profile_name!r}: no secret in the keyring for service "
+            f"{whose}: no secret in the keyring for service "
             f"{KEYRING_SERVICE!r}, user {username!r}; store it with "
             f"`keyring set {KEYRING_SERVICE} {username}`"
         )
@@ -549,7 +643,7 @@ class ProfileStore:
 
 
 def _from_toml(data: dict[str, Any]) -> Config:
-    unknown = set(data) - {"version", "current", "profiles", *_LOOK_SETTINGS}
+    unknown = set(data) - {"version", "current", "profiles", *_LOOK_SETTINGS, "user", "team"}
     if unknown:
         raise ValueError(f"unknown setting(s): {', '.join(sorted(unknown))}")
     version = data.get("version", CONFIG_VERSION)
@@ -573,7 +667,7 @@ def _from_toml(data: dict[str, Any]) -> Config:
             profiles[name] = _checked_profile({**table, "name": name})
         except Invalid as exc:
             raise ValueError(f"profiles.{name}: {exc}") from None
-    return _checked_config(profiles, {key: data[key] for key in ("current", *_LOOK_SETTINGS) if key in data})
+    return _checked_config(profiles, {key: data[key] for key in ("current", *_LOOK_SETTINGS, "user", "team") if key in data})
 
 
 def _to_toml(config: Config, previous: str | None = None) -> bytes:

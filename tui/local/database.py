@@ -21,19 +21,20 @@ class DatabaseError(Exception):
     """A database giftdesk cannot use; the message says which file and what to do."""
 
 
-def open_database(path: Path, migrations: Sequence[str]) -> sqlite3.Connection:
+def open_database(path: Path, migrations: Sequence[str], *, check_same_thread: bool = True) -> sqlite3.Connection:
     """Open (creating if needed) `path` and bring its schema up to `len(migrations)`.
 
     `migrations[i]` is the SQL script that takes the schema from version i to
     i + 1. A file from a newer giftdesk (a higher version) is refused, not
-    guessed at.
+    guessed at. `check_same_thread=False` lets one thread at a time other than
+    the opener's use it (the caller serialises).
     """
     ensure_private_dir(path.parent)
     if not path.exists():
         # Created private before SQLite writes anything into it.
         os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
     try:
-        connection = sqlite3.connect(path, isolation_level=None)
+        connection = sqlite3.connect(path, isolation_level=None, check_same_thread=check_same_thread)
         connection.execute("PRAGMA journal_mode=WAL")
         connection.execute("PRAGMA foreign_keys=ON")
         connection.execute("PRAGMA busy_timeout=5000")

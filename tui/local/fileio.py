@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 APP_NAME = "giftdesk"
@@ -110,3 +110,23 @@ def append_line(path: Path, line: bytes) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+TAIL_BYTES = 64 * 1024  # more than any one record: the last line is within it
+
+
+def append_chained(path: Path, make_line: Callable[[list[bytes]], bytes]) -> None:
+    """`append_line` of `make_line(the file's last lines, oldest first)`, under an exclusive lock, so
+    that two processes appending at once each see the other's line (the audit chain's previous hash)."""
+    import fcntl
+
+    ensure_private_dir(path.parent)
+    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, PRIVATE_FILE_MODE)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        size = os.fstat(fd).st_size
+        tail = os.pread(fd, min(size, TAIL_BYTES), max(0, size - TAIL_BYTES))
+        lines = tail.splitlines()[1 if size > TAIL_BYTES else 0:]  # the first may be cut by the tail's start
+        append_line(path, make_line(lines))
+    finally:
+        os.close(fd)  # and the lock with it

@@ -9,19 +9,23 @@ starts) and are named here too.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from tui.api.redact import MASK, mask_recipient, mask_text
-from tui.local.fileio import append_line, data_dir
+from tui.local.fileio import append_chained, data_dir
 from tui.local.state_files import ChosenAccounts, RecentOrder, RecentOrders, now_iso
 
 __all__ = [
     "AUDIT_ACTIONS", "CARD_COPY", "CARD_REVEAL", "NOTIFICATION_CHANGE", "REDEEM", "TEST_ORDER",
-    "AuditEntry", "AuditLog", "ChosenAccounts", "RecentOrder", "RecentOrders",
+    "AuditEntry", "AuditLog", "AuditStore", "ChosenAccounts", "RecentOrder", "RecentOrders",
+    "audit_log", "chain_hash", "first_break", "new_entry", "use_audit_store",
 ]
 
 log = logging.getLogger(__name__)
@@ -77,11 +81,82 @@ def _redacted(entry: AuditEntry) -> AuditEntry:
     return AuditEntry(**values)
 
 
+def new_entry(**fields: str | None) -> AuditEntry:
+    """An entry made now (UTC) from the record's fields, masked; the one way both audit stores make them."""
+    if not fields.get("action"):
+        raise ValueError("an audit entry needs an action")
+    return _redacted(AuditEntry(time=now_iso(), **fields))
+
+
+def entry_json(entry: AuditEntry) -> str:
+    """The entry as stored and hashed: one line of JSON, its fields in order, without empty ones."""
+    return json.dumps(entry.model_dump(exclude_none=True), ensure_ascii=False)
+
+
+# --- the chain: each entry's hash covers the one before it -------------------------------
+# An edited entry no longer matches its hash; a removed one breaks the next entry's.
+
+GENESIS = ""  # what the first entry's hash follows
+HASH_FIELD = "hash"  # in a local line, beside the entry's fields (not part of what is hashed)
+
+
+def chain_hash(previous_hash: str, entry_text: str) -> str:
+    return hashlib.sha256(f"{previous_hash}\n{entry_text}".encode()).hexdigest()
+
+
+def first_break(links: Iterable[tuple[str, str, str | None]]) -> str | None:
+    """The first broken link of (name, entry text, stored hash) in order, said for a person; None: intact.
+
+    Entries written before the chain existed (no hash, at the start) are passed over.
+    """
+    previous = GENESIS
+    for name, text, stored in links:
+        if stored is None:
+            if previous == GENESIS:
+                continue
+            return f"{name}: has no hash (added by hand, or by something other than giftdesk)"
+        if chain_hash(previous, text) != stored:
+            return f"{name}: does not match its hash (it was edited, or an entry before it was removed or changed)"
+        previous = stored
+    return None
+
+
+class AuditStore(Protocol):
+    """What screens and commands use of an audit log: the local file's, or the team database's (tui.team)."""
+
+    @property
+    def where(self) -> str:
+        """Where the entries are, for a person: a file, or the team database."""
+
+    def record(self, *, profile: str, environment: str, action: str, subject: str, outcome: str,
+               wallet: str | None = None, recipient: str | None = None, detail: str | None = None) -> AuditEntry: ...
+
+    def entries(self, filter_text: str | None = None, action: str | None = None) -> list[AuditEntry]: ...
+
+
+_installed: AuditStore | None = None
+
+
+def use_audit_store(store: AuditStore | None) -> None:
+    """Team mode: the wiring installs the team's audit log for this process (None: the local file again)."""
+    global _installed
+    _installed = store
+
+
+def audit_log() -> AuditStore:
+    """The audit log every money action writes to: the team's in team mode, else this machine's file."""
+    return _installed if _installed is not None else AuditLog()
+
+
 class AuditLog:
-    """Append-only JSON lines, one per event. A torn last line (crash mid-write) is skipped on read."""
+    """Append-only JSON lines, one per event, chained (`hash`). A torn last line (crash mid-write) is skipped on read."""
 
     def __init__(self, path: Path | str | None = None) -> None:
         self.path = Path(path) if path is not None else data_dir() / AUDIT_FILE
+
+    @property
+    def where(self) -> str:
+        return str(self.path)
 
     def record(
         self,
@@ -95,25 +170,26 @@ class AuditLog:
         recipient: str | None = None,
         detail: str | None = None,
     ) -> AuditEntry:
-        """Appends one event (time = now, UTC) and returns it as stored."""
-        if not action:
-            raise ValueError("an audit entry needs an action")
-        entry = _redacted(
-            AuditEntry(
-                time=now_iso(),
-                profile=profile,
-                environment=environment,
-                action=action,
-                subject=subject,
-                outcome=outcome,
-                wallet=wallet,
-                recipient=recipient,
-                detail=detail,
-            )
-        )
-        line = json.dumps(entry.model_dump(exclude_none=True), ensure_ascii=False) + "\n"
-        append_line(self.path, line.encode("utf-8"))
+        """Appends one event (time = now, UTC), chained to the last line, and returns it as stored."""
+        entry = new_entry(profile=profile, environment=environment, action=action, subject=subject, outcome=outcome,
+                          wallet=wallet, recipient=recipient, detail=detail)
+        text = entry_json(entry)
+
+        def chained(last_lines: list[bytes]) -> bytes:
+            stored = {**entry.model_dump(exclude_none=True), HASH_FIELD: chain_hash(_last_hash(last_lines), text)}
+            return (json.dumps(stored, ensure_ascii=False) + "\n").encode("utf-8")
+
+        append_chained(self.path, chained)
         return entry
+
+    def first_break(self) -> tuple[int, str | None]:
+        """(entries read, the first broken one said for a person or None): `giftdesk audit verify`."""
+        try:
+            raw = self.path.read_bytes()
+        except FileNotFoundError:
+            return 0, None
+        links = [_link(number, line) for number, line in enumerate(raw.splitlines(), start=1) if line.strip()]
+        return len(links), first_break(link for link in links if link is not None)
 
     def entries(self, filter_text: str | None = None, action: str | None = None) -> list[AuditEntry]:
         """Stored events, newest first; `filter_text` matches any field, case-insensitively."""
@@ -126,7 +202,7 @@ class AuditLog:
         found.reverse()
         return found
 
-    def _read(self) -> list[AuditEntry]:
+    def _read(self) -> list[AuditEntry]:  # the hash is not an entry's field: it is dropped here
         try:
             raw = self.path.read_bytes()
         except FileNotFoundError:
@@ -135,8 +211,39 @@ class AuditLog:
         for number, line in enumerate(raw.splitlines(), start=1):
             if not line.strip():
                 continue
+            data = _json_object(line)
             try:
-                entries.append(AuditEntry.model_validate(json.loads(line)))
-            except (ValueError, ValidationError):  # json's errors are ValueErrors too
+                if data is None:
+                    raise ValueError("not a JSON object")
+                data.pop(HASH_FIELD, None)
+                entries.append(AuditEntry.model_validate(data))
+            except (ValueError, ValidationError):
                 log.warning("%s: skipped unreadable line %d", self.path, number)
         return entries
+
+
+def _last_hash(lines: list[bytes]) -> str:
+    """The hash the last whole entry carries: what the next one follows (a torn line is passed over, as on read)."""
+    for line in reversed(lines):
+        data = _json_object(line)
+        if data is not None:
+            stored = data.get(HASH_FIELD)
+            return stored if isinstance(stored, str) else GENESIS
+    return GENESIS
+
+
+def _json_object(line: bytes) -> dict[str, object] | None:
+    try:
+        data = json.loads(line)
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _link(number: int, line: bytes) -> tuple[str, str, str | None] | None:
+    """A line as a link of the chain; None for a torn line (a crash mid-write), passed over as on read."""
+    data = _json_object(line)
+    if data is None:
+        return None
+    stored = data.pop(HASH_FIELD, None)
+    return f"line {number}", json.dumps(data, ensure_ascii=False), stored if isinstance(stored, str) else None

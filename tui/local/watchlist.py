@@ -48,6 +48,10 @@ MIGRATIONS: tuple[str, ...] = (
 _COLUMNS = "id, profile, kind, reference, label, status, final, detail, added_at, updated_at, changed_at, removed_at"
 
 
+class NotWatched(ValueError):
+    """The watch list would not take an item (the team's: a payout, or the database away); the message says why."""
+
+
 @dataclass(frozen=True)
 class WatchedItem:
     id: int
@@ -62,6 +66,7 @@ class WatchedItem:
     updated_at: str  # last look
     changed_at: str | None  # last change of status
     removed_at: str | None
+    pinned_by: str = ""  # who pinned it (the team's watch list; "" on this machine's)
 
     def __repr__(self) -> str:  # the reference may be a secret: never in a traceback or a log
         return f"WatchedItem(id={self.id}, profile={self.profile!r}, kind={self.kind!r}, label={self.label!r}, status={self.status!r}, final={self.final})"

@@ -18,7 +18,7 @@ from textual.widgets import DataTable, Static
 
 from styles import STYLES
 from tui.core.words import counted
-from tui.local.storage import AuditEntry, AuditLog
+from tui.local.storage import AuditEntry, audit_log
 from tui.screens.base import BaseScreen
 from widgets.filter_bar import RowFilter
 from widgets.row_table import RowColumn, grown_widths
@@ -78,7 +78,7 @@ class AuditScreen(BaseScreen):
 
     def __init__(self) -> None:
         super().__init__()
-        self.audit_log = AuditLog()
+        self.audit_log = audit_log()
         self.entries: list[AuditEntry] = []  # the whole log, newest first
         self.shown: list[AuditEntry] = []  # the rows on screen, after the filter
         self.widths: list[int] = []  # the columns' widths for the screen's width
@@ -141,11 +141,11 @@ class AuditScreen(BaseScreen):
 
     def _show_summary(self, text: str) -> None:
         if not self.entries:
-            summary = f"No audit entries yet in {self.audit_log.path}. Redeems, test orders, notification changes and card reveals are recorded here."
+            summary = f"No audit entries yet in {self.audit_log.where}. Redeems, test orders, notification changes and card reveals are recorded here."
         elif text:
             summary = f"{len(self.shown)} of {counted(len(self.entries), 'entry')} match “{text}” · newest first"
         else:
-            summary = f"{counted(len(self.entries), 'entry')} · newest first · / filters · {self.audit_log.path}"
+            summary = f"{counted(len(self.entries), 'entry')} · newest first · / filters · {self.audit_log.where}"
         self.query_one("#audit-summary", Static).update(safe(summary))
 
     @on(DataTable.RowHighlighted, "#audit-table")

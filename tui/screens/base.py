@@ -20,6 +20,8 @@ from widgets.context_bar import ContextBar
 from widgets.footer import KeysFooter
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from tui.local.exports import ExportFormat
     from tui.screens.host import GiftdeskHost
 
@@ -136,11 +138,21 @@ class BaseScreen(Screen):
 
     def pin_order(self, request_id: str) -> None:
         """Add an order to the watch list: followed until final, also after a restart."""
-        self.app.watch_list.add_order(request_id)
+        from tui.local.watchlist import NotWatched
+
+        try:
+            self.app.watch_list.add_order(request_id)
+        except NotWatched as error:
+            self.notify(str(error), title="Watch list", severity="warning")
+            return
         self.notify(f"Watching order {request_id} until it is final (9: Watch list).", title="Watch list")
 
     def accept_jump(self, argument: str) -> None:
         """Handle `:<destination> ARGUMENT`; screens that take one override this."""
+
+    def team_changed(self, change: Mapping[str, Any]) -> None:
+        """Team mode: another giftdesk changed something of this profile (`change["what"]`: "watch",
+        "note", "inbox", or "all" when the database is back); screens that show it override this."""
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state == WorkerState.ERROR and event.worker.error is not None:

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
     from tui.api.models import Product
     from tui.local.config import Profile, ProfileStore
+    from tui.local.notes import NoteStore
     from tui.session import Session
     from tui.watch_service import WatchService
 
@@ -106,6 +107,11 @@ class GiftdeskHost(App[None]):
     @abstractmethod
     def watch_list(self) -> WatchService:
         """The active session's watch list: `app.watch_list.add_order(request_id)` pins an order."""
+
+    @property
+    @abstractmethod
+    def notes(self) -> NoteStore:
+        """Notes on orders: the team's in team mode, else this machine's."""
 
     @property
     @abstractmethod

@@ -33,7 +33,7 @@ from tui.api.models import NotificationConfig, Order
 from tui.api.redact import mask_secret, register_secret
 from tui.core.order_watch import card_summary
 from tui.listener import CallbackAccepted, CallbackListener, ListenerEvent
-from tui.local.storage import NOTIFICATION_CHANGE, AuditLog
+from tui.local.storage import NOTIFICATION_CHANGE, audit_log
 from tui.screens.base import BaseScreen
 from widgets.confirm import ConfirmScreen
 from widgets.private import PRIVATE
@@ -369,7 +369,7 @@ class NotificationsScreen(BaseScreen):
 
     def _audit(self, wanted: NotificationConfig, previous: NotificationConfig | None, outcome: str) -> None:
         session = self.app.session
-        AuditLog().record(
+        audit_log().record(
             profile=session.profile.name, environment=session.environment, action=NOTIFICATION_CHANGE,
             subject="notification configuration", outcome=outcome,
             detail=(f"production URL {wanted.notification_url or '(empty: callbacks off)'}; "

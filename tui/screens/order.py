@@ -10,7 +10,9 @@ is not final, and the recent orders of this profile.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Mapping
 from datetime import datetime
+from typing import Any
 
 from rich.text import Text
 from textual import events, on, work
@@ -30,10 +32,11 @@ from tui.api.weblink import WeblinkError, is_payout_url, weblink_token
 from tui.core.order_watch import card_summary, needs_attention, readable_time
 from tui.core.payout_flow import face_values
 from tui.core.polling import Backoff
-from tui.local.storage import CARD_COPY, CARD_REVEAL, AuditLog, RecentOrders
+from tui.local.storage import CARD_COPY, CARD_REVEAL, RecentOrders, audit_log
 from tui.screens.base import BaseScreen
 from widgets.masked import MaskedValue
 from widgets.money import format_amount, format_money
+from widgets.note_dialog import NoteDialog
 from widgets.safe_text import VisibleControls, safe, safe_assemble, safe_row
 from widgets.status_badge import status_text
 
@@ -65,6 +68,7 @@ class OrderScreen(BaseScreen):
         Binding("n", "copy('pin')", "Copy PIN", id="order.copy-pin", show=False),
         Binding("y", "payout", "Payout", id="order.payout"),
         Binding("t", "new_test_order", "Test order", id="order.test-order"),
+        Binding("m", "note", "Note", id="order.note", show=False),  # in Help and the palette: the footer keeps its keys
         Binding("ctrl+r", "refresh", "Refresh now", id="order.refresh", show=False),
     ]
     # Tests make it faster; the service is not asked more than this.
@@ -93,6 +97,7 @@ class OrderScreen(BaseScreen):
                 yield Static(id="order-head")
                 yield Static(id="order-summary")
                 yield Static(id="order-checked")
+                yield Static(id="order-notes")
                 yield DataTable(id="order-items", cursor_type="none", zebra_stripes=True)
                 yield DataTable(id="order-cards", cursor_type="row")
                 with Vertical(id="card-detail"):
@@ -129,6 +134,7 @@ class OrderScreen(BaseScreen):
         self.query_one("#request-id", Input).value = request_id
         self._render_order(None)
         self.query_one("#order-views", ContentSwitcher).current = "order-view"
+        self._show_notes()
         self.query_one("#order-cards").focus()
         self._say(f"Looking up {request_id}…")
         self._look()
@@ -348,7 +354,7 @@ class OrderScreen(BaseScreen):
         """Who saw which card's secret; the secret itself is never written."""
         session = self.app.session
         subject = self.order.request_id if self.order is not None else ""  # a card is only shown with its order
-        AuditLog().record(profile=session.profile.name, environment=session.environment, action=action,
+        audit_log().record(profile=session.profile.name, environment=session.environment, action=action,
                           subject=subject, outcome=outcome, detail=f"card {card.serial_number}")
 
     async def action_payout(self) -> None:
@@ -374,6 +380,38 @@ class OrderScreen(BaseScreen):
             self.notify("Open an order first (i, then a RequestId).", severity="warning")
             return
         self.pin_order(self.request_id)
+
+    # --- notes (the team's in team mode) ---------------------------------------------------
+
+    def action_note(self) -> None:
+        if self.request_id is None:
+            self._say("Open an order first, then m adds a note to it.", problem=True)
+            return
+        request_id = self.request_id
+
+        def keep(text: str | None) -> None:
+            if text is None:
+                return
+            try:
+                self.app.notes.add(self.app.session.profile.name, request_id, text)
+            except (ValueError, OSError) as error:  # a bad note, or the team database away (said in the header)
+                self.notify(str(error), title="Note not kept", severity="warning")
+                return
+            self._show_notes()
+
+        self.app.push_screen(NoteDialog(request_id), keep)
+
+    def team_changed(self, change: Mapping[str, Any]) -> None:
+        if change.get("what") in ("note", "all") and self.request_id is not None:
+            self._show_notes()
+
+    def _show_notes(self) -> None:
+        """The order's notes, oldest first, each with its author and time; the text as it was typed (rule 8)."""
+        notes = self.app.notes.for_order(self.app.session.profile.name, self.request_id or "")
+        lines = [safe_assemble((f"{note.written_at[11:16]} {note.author}: ", "bold"), safe(note.body)) for note in notes]
+        panel = self.query_one("#order-notes", Static)
+        panel.update(Text("\n").join([Text(f"Notes ({len(notes)}, m adds one)", style="underline"), *lines]) if notes else "")
+        panel.display = bool(notes)
 
     def action_toggle_recent(self) -> None:
         views = self.query_one("#order-views", ContentSwitcher)

@@ -13,7 +13,9 @@ Every string from the service is shown literally (widgets.safe_text).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import UTC, date, datetime, timedelta
+from typing import Any
 
 from rich.text import Text
 from textual import on, work
@@ -47,10 +49,13 @@ COLUMNS = (
     RowColumn("request", "RequestId", 36),
 )
 STUCK_MARK = " ⚑ stuck"
+NOTE_MARK = " ✎"  # the order has notes (the Order screen shows them)
 
 
-def _status_cell(row: BoardRow) -> Text:
+def _status_cell(row: BoardRow, noted: bool) -> Text:
     cell = safe(row.line.status, style=status_style(row.line.status))
+    if noted:
+        cell.append(NOTE_MARK, style="bold")
     if row.stuck:
         cell.append(STUCK_MARK, style="bold red")
     return cell
@@ -64,11 +69,11 @@ def _total_cell(line: OrderHistoryLine) -> Text:
     return cell
 
 
-def row_cells(row: BoardRow) -> tuple[Text, ...]:
+def row_cells(row: BoardRow, noted: bool = False) -> tuple[Text, ...]:
     line = row.line
     when = row.placed.strftime("%m-%d %H:%M") if row.placed else (line.order_date or "")
     quantity = Text("" if line.quantity is None else str(line.quantity), justify="right")
-    return (safe(when), _status_cell(row), safe(line.order_number), _total_cell(line), quantity,
+    return (safe(when), _status_cell(row, noted), safe(line.order_number), _total_cell(line), quantity,
             safe(line.product_name or ""), safe(line.denomination or ""), safe(line.client_reference_number))
 
 
@@ -101,6 +106,7 @@ class OrdersScreen(DateRangeKeys, BaseScreen):
         self.counts: dict[str, int] = {}  # orders per status (and stuck) of the whole range
         self.orders = 0  # orders in the range
         self._detail_of: BoardRow | None = None  # the row the detail line shows
+        self.noted: dict[str, int] = {}  # RequestId -> its notes: the ✎ mark
 
     def compose_body(self) -> ComposeResult:
         yield RowFilter(id="orders-filter")
@@ -148,6 +154,7 @@ class OrdersScreen(DateRangeKeys, BaseScreen):
     def show_lines(self, lines: list[OrderHistoryLine]) -> None:
         """Rows from the service's lines; which are stuck is decided now."""
         rows = board_rows(lines, now=datetime.now(UTC).replace(tzinfo=None), stuck_after=self.stuck_after)
+        self.noted = self.app.notes.noted_orders(self.app.session.profile.name)
         self._cells = {}
         self._sort(rows)
         self.counts = status_counts(rows)
@@ -244,8 +251,14 @@ class OrdersScreen(DateRangeKeys, BaseScreen):
     def cells_of(self, row: BoardRow) -> tuple[Text, ...]:
         cells = self._cells.get(id(row))
         if cells is None:
-            cells = self._cells[id(row)] = row_cells(row)
+            cells = self._cells[id(row)] = row_cells(row, row.request_id in self.noted)
         return cells
+
+    def team_changed(self, change: Mapping[str, Any]) -> None:
+        if change.get("what") in ("note", "all"):
+            self.noted = self.app.notes.noted_orders(self.app.session.profile.name)
+            self._cells = {}
+            self.table.redraw()
 
     def highlighted_row(self) -> BoardRow | None:
         row = self.table.cursor_row

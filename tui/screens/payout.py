@@ -44,7 +44,7 @@ from tui.core.payout_flow import (
     status_advice,
 )
 from tui.core.polling import Backoff
-from tui.local.storage import REDEEM, AuditLog
+from tui.local.storage import REDEEM, audit_log
 from tui.screens.base import BaseScreen
 from widgets.confirm import ConfirmScreen, PrivateLine, SummaryLine
 from widgets.private import PRIVATE
@@ -137,7 +137,13 @@ class PayoutScreen(BaseScreen):
         if token is None:
             self.notify(self.form.weblink_problem() or "Paste a weblink first (i).", severity="warning")
             return
-        self.app.watch_list.add_payout(token)
+        from tui.local.watchlist import NotWatched
+
+        try:
+            self.app.watch_list.add_payout(token)
+        except NotWatched as error:
+            self.notify(str(error), title="Watch list", severity="warning")
+            return
         self.notify(f"Watching payout {mask_weblink(token)} until it is final (9: Watch list).", title="Watch list")
 
     # --- the form ----------------------------------------------------------------
@@ -303,7 +309,7 @@ class PayoutScreen(BaseScreen):
     def _audit(self, attempt: Attempt, outcome: str, *, detail: str | None = None) -> None:
         session = self.app.session
         try:
-            AuditLog().record(
+            audit_log().record(
                 profile=session.profile.name,
                 environment=session.environment,
                 action=REDEEM,

@@ -26,7 +26,7 @@ from styles import STYLES
 from tui.api.errors import RefusedError, ServiceError
 from tui.api.models import Account, CatalogQuery, PlaceOrder, Product
 from tui.core.order_watch import DraftInvalid, order_line, plain_amount
-from tui.local.storage import TEST_ORDER, AuditLog
+from tui.local.storage import TEST_ORDER, audit_log
 from tui.screens.accounts import account_label
 from widgets.confirm import ConfirmScreen
 from widgets.money import exact_amount, format_money
@@ -226,6 +226,6 @@ class TestOrderScreen(ModalScreen[None]):
     def _audit(self, order: PlaceOrder, outcome: str) -> None:
         session = self.app.session
         line = order.products[0]
-        AuditLog().record(profile=session.profile.name, environment=session.environment, action=TEST_ORDER,
+        audit_log().record(profile=session.profile.name, environment=session.environment, action=TEST_ORDER,
                           subject=order.request_id, outcome=outcome,
                           detail=f"account {order.account_id}, product {line.product_id}, value {plain_amount(line.value)} x {line.quantity}")

@@ -12,6 +12,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import DataTable, Static
@@ -56,7 +57,6 @@ class WatchScreen(BaseScreen):
     BINDINGS = [
         Binding("a", "paste", "Add/paste…", id="watch.paste"),
         Binding("x", "remove", "Remove", id="watch.remove"),
-        Binding("enter", "open", "Open", id="watch.open", show=False),
     ]
 
     def compose_body(self) -> ComposeResult:
@@ -105,12 +105,13 @@ class WatchScreen(BaseScreen):
     def add_all(self, pasted: list[Pasted]) -> int:
         """Add each pasted item; one that is not a weblink after all is said, the rest are added."""
         from tui.api.weblink import WeblinkError
+        from tui.local.watchlist import NotWatched
 
         added = 0
         for item in pasted:
             try:
                 self.app.watch_list.add(item)
-            except WeblinkError as error:
+            except (WeblinkError, NotWatched) as error:  # a payout's reference is not shown whole
                 self.notify(f"{item.reference[:12]}…: {error}", severity="warning")
             else:
                 added += 1
@@ -122,7 +123,9 @@ class WatchScreen(BaseScreen):
             self.app.watch_list.remove(item_id)
             self.show_items()  # at once: the header follows with the next redraw
 
-    async def action_open(self) -> None:
+    @on(DataTable.RowSelected, "#watch-table")
+    async def open_item(self) -> None:
+        """enter on a row (the table's own key): the order or the payout on its screen."""
         item_id = self._selected_id()
         item = self.app.watch_list.store.get(item_id) if item_id is not None else None
         if item is not None:

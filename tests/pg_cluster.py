@@ -1,0 +1,110 @@
+"""A throwaway PostgreSQL cluster for the tests: initdb + pg_ctl in a temporary folder, on a free port.
+
+The server refuses to run as root, so under root (CI, these sessions) every
+server command runs as the `postgres` user (`runuser -u postgres --`), which
+the distribution's server package creates. Tuned for tests, not for keeping
+data: no fsync, nothing synchronous.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+HOW_TO_GET = "install the PostgreSQL server (e.g. `apt-get install -y postgresql`; .ci/run does it on CI)"
+
+
+def server_bindir() -> Path | None:
+    """Where initdb and pg_ctl are: $PG_BINDIR, the PATH, else the newest /usr/lib/postgresql/N/bin."""
+    candidates = [os.environ.get("PG_BINDIR", "")]
+    on_path = shutil.which("initdb")
+    candidates.append(str(Path(on_path).parent) if on_path else "")
+    candidates += sorted(glob.glob("/usr/lib/postgresql/*/bin"), key=lambda path: int(Path(path).parent.name), reverse=True)
+    for folder in filter(None, candidates):
+        if (Path(folder) / "initdb").exists() and (Path(folder) / "pg_ctl").exists():
+            return Path(folder)
+    return None
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+@dataclass
+class Cluster:
+    bindir: Path
+    folder: Path
+    port: int
+
+    @property
+    def data(self) -> Path:
+        return self.folder / "data"
+
+    def url(self, database: str = "postgres") -> str:
+        return f"postgresql://postgres@127.0.0.1:{self.port}/{database}"
+
+    def _run(self, *args: str) -> None:
+        command = [str(self.bindir / args[0]), *args[1:]]
+        if os.geteuid() == 0:
+            command = ["runuser", "-u", "postgres", "--", *command]
+        result = subprocess.run(command, capture_output=True, text=True, timeout=120)
+        if result.returncode != 0:
+            raise RuntimeError(f"{' '.join(args[:2])} failed ({result.returncode}): {result.stderr or result.stdout}")
+
+    def start(self) -> None:
+        options = (f"-p {self.port} -k {self.folder} -c listen_addresses=127.0.0.1 -c fsync=off"
+                   " -c synchronous_commit=off -c full_page_writes=off -c max_connections=200")
+        self._run("pg_ctl", "start", "-w", "-t", "60", "-D", str(self.data), "-l", str(self.folder / "server.log"), "-o", options)
+
+    def stop(self) -> None:
+        self._run("pg_ctl", "stop", "-w", "-m", "immediate", "-D", str(self.data))
+
+    def running(self) -> bool:
+        return (self.data / "postmaster.pid").exists()
+
+    def create_database(self) -> str:
+        """A new empty database of its own (a test's); its URL."""
+        import psycopg
+
+        name = f"t_{uuid.uuid4().hex[:16]}"
+        with psycopg.connect(self.url(), autocommit=True) as connection:
+            connection.execute(f'CREATE DATABASE "{name}"')
+        return self.url(name)
+
+    def drop_database(self, url: str) -> None:
+        import psycopg
+
+        name = url.rsplit("/", 1)[1]
+        with psycopg.connect(self.url(), autocommit=True) as connection:
+            connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@contextmanager
+def running_cluster(bindir: Path) -> Iterator[Cluster]:
+    """initdb, start; on leaving, stop and remove everything."""
+    folder = Path(tempfile.mkdtemp(prefix="giftdesk-pg-"))
+    try:
+        if os.geteuid() == 0:
+            shutil.chown(folder, "postgres", "postgres")
+        cluster = Cluster(bindir, folder, _free_port())
+        cluster._run("initdb", "-D", str(cluster.data), "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8")
+        cluster.start()
+        try:
+            yield cluster
+        finally:
+            if cluster.running():
+                cluster.stop()
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)

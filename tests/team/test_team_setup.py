@@ -1,0 +1,94 @@
+"""`giftdesk team init | check` on a real PostgreSQL (a throwaway cluster), and team mode's settings."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import psycopg
+import pytest
+from click.testing import CliRunner
+
+from tui.cli import main
+from tui.local.config import ConfigError, ProfileStore, resolve_team_password, team_settings
+from tui.team.database import SCHEMA_VERSION
+
+
+def giftdesk(*args: str, env: dict[str, str] | None = None):
+    return CliRunner().invoke(main, list(args), env=env)
+
+
+def write_config(text: str) -> Path:
+    path = Path(os.environ["GIFTDESK_CONFIG"])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def test_init_creates_the_schema_then_check_says_reachable_and_current(team_url):
+    write_config(f'[team]\ndatabase_url = "{team_url}"\n')
+    before = giftdesk("team", "check")
+    assert before.exit_code == 3 and "schema 0, this giftdesk needs" in before.output and "team init" in before.output
+
+    first = giftdesk("team", "init")
+    assert first.exit_code == 0, first.output
+    assert f"schema 0 -> {SCHEMA_VERSION}" in first.output
+    with psycopg.connect(team_url) as connection:
+        tables = {row[0] for row in connection.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")}
+        assert {"audit", "watch_items", "notes", "giftdesk_schema"} <= tables
+    again = giftdesk("team", "init")
+    assert again.exit_code == 0 and "already current" in again.output
+    checked = giftdesk("team", "check")
+    assert checked.exit_code == 0 and f"reachable, schema {SCHEMA_VERSION} (current)" in checked.output
+
+
+def test_the_environment_variable_turns_team_mode_on(team_url):
+    result = giftdesk("team", "init", env={"GIFTDESK_DATABASE_URL": team_url})
+    assert result.exit_code == 0, result.output
+
+
+def test_a_database_of_a_newer_giftdesk_is_refused(team_url):
+    assert giftdesk("team", "init", env={"GIFTDESK_DATABASE_URL": team_url}).exit_code == 0
+    with psycopg.connect(team_url, autocommit=True) as connection:
+        connection.execute("UPDATE giftdesk_schema SET version = version + 1")
+    for command in ("check", "init"):
+        result = giftdesk("team", command, env={"GIFTDESK_DATABASE_URL": team_url})
+        assert result.exit_code == 3 and "newer giftdesk" in result.output and "upgrade giftdesk" in result.output
+
+
+def test_without_team_mode_check_says_how_to_set_it_up():
+    result = giftdesk("team", "check")
+    assert result.exit_code == 2 and "team mode is not set up" in result.output and "[team] database_url" in result.output
+
+
+def test_an_unreachable_database_is_said_with_exit_5(pg_cluster):
+    closed = f"postgresql://postgres@127.0.0.1:{pg_cluster.port + 1}/postgres"  # nothing listens there
+    result = giftdesk("team", "check", env={"GIFTDESK_DATABASE_URL": closed})
+    assert result.exit_code == 5 and "unreachable" in result.output and "Traceback" not in result.output
+
+
+def test_a_password_in_the_files_url_is_refused_and_its_source_is_used():
+    write_config('[team]\ndatabase_url = "postgresql://giftdesk:hunter2@db.example.test/giftdesk"\n')
+    result = giftdesk("team", "check")
+    assert result.exit_code == 2 and "holds a password" in result.output and "hunter2" not in result.output
+
+    write_config('user = "ana"\n[team]\ndatabase_url = "postgresql://giftdesk@db.example.test/giftdesk"\n'
+                 'password = { kind = "env", ref = "TEAM_DB_PASSWORD" }\n')
+    config = ProfileStore().load()
+    settings = team_settings(config, {})
+    assert settings is not None and config.user == "ana"
+    secret = resolve_team_password(settings, {"TEAM_DB_PASSWORD": "s3cret-pass"})
+    assert secret is not None and secret.get_secret_value() == "s3cret-pass"
+    with pytest.raises(ConfigError, match=r"\[team\] password: environment variable TEAM_DB_PASSWORD is not set"):
+        resolve_team_password(settings, {})
+
+
+def test_saving_profiles_keeps_the_team_table_and_user():
+    path = write_config('user = "ana"  # who I am in the team\n\n[team]\n# shared\ndatabase_url = "postgresql://g@db.example.test/g"\n')
+    from tui.local.config import make_profile
+
+    ProfileStore().add(make_profile(name="p", environment="sandbox", base_url="https://api.example.test",
+                                    client_id="c", secret={"kind": "env", "ref": "X"}))
+    text = path.read_text()
+    assert 'user = "ana"  # who I am in the team' in text and "# shared" in text
+    assert ProfileStore().load().team is not None

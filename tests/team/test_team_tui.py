@@ -1,0 +1,106 @@
+"""Two giftdesks on one team profile (two apps, two engineers, one PostgreSQL): a pin, a note and an
+order settled by a callback on one show on the other, heard through LISTEN/NOTIFY; the database
+going away is said in the header and survived."""
+
+from __future__ import annotations
+
+import contextlib
+
+import pytest
+from apps import app_on, notifications, rendered, until
+from watch_support import place
+
+from tui.api.models import CallbackPayload
+from tui.listener import CallbackAccepted
+from tui.local.storage import audit_log
+from tui.team.database import TeamDatabase, migrate
+from tui.team.mode import TeamMode
+
+SIZE = (100, 30)
+PROFILE = "demo-sandbox"
+
+
+@contextlib.asynccontextmanager
+async def two_giftdesks(sim, database):
+    ana, bo = TeamMode(database, user="ana", host="desk-1"), TeamMode(database, user="bo", host="desk-2")
+    first, second = app_on(sim, team=ana), app_on(sim, team=bo)
+    try:
+        async with first.run_test(size=SIZE) as pilot, second.run_test(size=SIZE) as other:
+            for app, each in ((first, pilot), (second, other)):
+                await until(each, lambda app=app: app.team_listener is not None and app.team_listener.listening.is_set())
+                app.watch_list  # noqa: B018 (asking for it starts it now)
+            yield (first, pilot), (second, other)
+    finally:
+        ana.close()
+        bo.close()
+
+
+def header(app) -> str:
+    return rendered(app.screen, "ContextBar")
+
+
+async def test_a_pin_a_note_and_a_callback_made_on_one_show_on_the_other(sim, team_database):
+    pending = place(sim, "10.14")  # stays Pending a while: only the callback settles it here
+    async with two_giftdesks(sim, team_database) as ((ana, _), (bo, bo_pilot)):
+        assert "team" in header(ana) and "team" in header(bo)
+
+        ana.watch_list.add_order(pending)
+        await until(bo_pilot, lambda: "watching 1" in header(bo), timeout=5)
+        [seen] = bo.watch_list.items()
+        assert seen.pinned_by == "ana"
+
+        await bo.navigate("order", pending)
+        ana.notes.add(PROFILE, pending, "customer called 10:42, [b]code[/b] re-sent")
+        await until(bo_pilot, lambda: "customer called 10:42" in rendered(bo.screen, "#order-notes"), timeout=5)
+        shown = rendered(bo.screen, "#order-notes")
+        assert "ana: customer called 10:42, [b]code[/b] re-sent" in shown  # literally, markup and all
+
+        event = CallbackAccepted(1, CallbackPayload(order_id=1, status="succeeded", request_id=pending))
+        ana.watch_list.settle_callback(event)
+        await until(bo_pilot, lambda: any(f"{pending} ended Succeeded" in n for n in notifications(bo)), timeout=5)
+        [settled] = bo.watch_list.items()
+        assert settled.final and settled.detail == "from the callback"
+
+
+async def test_one_giftdesk_polls_and_the_other_follows_its_results(sim, team_database):
+    order = place(sim, "10.00")  # Succeeds after a few looks
+    async with two_giftdesks(sim, team_database) as ((ana, ana_pilot), (bo, bo_pilot)):
+        await until(ana_pilot, lambda: ana.watch_list.leading or bo.watch_list.leading)
+        assert ana.watch_list.leading != bo.watch_list.leading  # exactly one leads
+        ana.watch_list.add_order(order)
+        for app, pilot in ((ana, ana_pilot), (bo, bo_pilot)):
+            await until(pilot, lambda app=app: any(f"{order} ended Succeeded" in n for n in notifications(app)), timeout=10)
+
+
+async def test_the_database_going_away_is_said_reads_fall_back_money_is_refused_and_all_resumes(sim, own_cluster):
+    database = TeamDatabase(own_cluster.create_database())
+    migrate(database)
+    pending = place(sim, "10.14")
+    team = TeamMode(database, user="ana", host="desk-1")
+    app = app_on(sim, team=team)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: app.team_listener is not None and app.team_listener.listening.is_set())
+            app.watch_list.add_order(pending)
+            await app.navigate("order", pending)
+            app.notes.add(PROFILE, pending, "customer called 10:42")
+            await until(pilot, lambda: "customer called" in rendered(app.screen, "#order-notes"), timeout=5)
+
+            own_cluster.stop()
+            await until(pilot, lambda: "team database unreachable, retrying" in header(app), timeout=10)
+            assert [item.reference for item in app.watch_list.items()] == [pending]  # what was last seen
+            assert [note.body for note in app.notes.for_order(PROFILE, pending)] == ["customer called 10:42"]
+            with pytest.raises(OSError, match="unreachable"):  # a money action's audit line: so the action is not sent
+                audit_log().record(profile=PROFILE, environment="sandbox", action="redeem", subject="S", outcome="attempt")
+            await pilot.press("w")  # pinning says why it cannot, rather than failing
+            await pilot.pause()
+            assert any("not pinned" in n and "unreachable" in n for n in notifications(app))
+
+            own_cluster.start()
+            await until(pilot, lambda: "unreachable" not in header(app), timeout=15)
+            assert "team" in header(app)
+            audit_log().record(profile=PROFILE, environment="sandbox", action="redeem", subject="S", outcome="attempt")
+            app.notes.add(PROFILE, pending, "back again")
+            await until(pilot, lambda: "back again" in rendered(app.screen, "#order-notes"), timeout=5)
+    finally:
+        team.close()

@@ -1,0 +1,76 @@
+"""The receiver's inbox in team mode: tui.local.inbox.InboxStore on PostgreSQL, one table for every profile.
+
+A delivery is committed (PostgreSQL's commit is durable) before `keep`
+returns, so the receiver's 2xx promises only what a crash cannot take back;
+the event id is kept once per profile. Each kept or processed delivery is
+announced (NOTIFY), so every giftdesk of the profile hears of a callback at
+once. What is stored is what `Delivery` holds: payloads already masked.
+No Textual.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+import psycopg
+
+from tui.local.inbox import _COLUMNS, Delivery, _delivery, _row, _time
+from tui.team.link import TeamLink
+
+
+class TeamInbox:
+    """One profile's inbox in the team database."""
+
+    def __init__(self, link: TeamLink, profile: str) -> None:
+        self.link = link
+        self.profile = profile
+
+    def close(self) -> None:
+        """The link is the team's, closed by whoever opened it."""
+
+    def __enter__(self) -> TeamInbox:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def keep(self, delivery: Delivery) -> bool:
+        return self.keep_all([delivery])[0]
+
+    def keep_all(self, deliveries: Sequence[Delivery]) -> list[bool]:
+        kept: list[bool] = []
+        marks = ", ".join(["%s"] * (1 + len(_COLUMNS.split(","))))
+        with self.link.connection() as connection, connection.transaction():
+            for delivery in deliveries:
+                cursor = connection.execute(
+                    f"INSERT INTO inbox (profile, {_COLUMNS}) VALUES ({marks}) ON CONFLICT (profile, event_id) DO NOTHING",
+                    (self.profile, *_row(delivery)))
+                kept.append(cursor.rowcount == 1)
+                if kept[-1]:
+                    self._announce(connection, delivery.event_id)
+        return kept
+
+    def mark(self, event_id: str, outcome: str) -> None:
+        with self.link.connection() as connection, connection.transaction():
+            connection.execute("UPDATE inbox SET outcome = %s, processed_at = %s WHERE profile = %s AND event_id = %s",
+                               (outcome, _time(datetime.now(UTC)), self.profile, event_id))
+            self._announce(connection, event_id)
+
+    def since(self, when: datetime | None = None) -> list[Delivery]:
+        with self.link.connection() as connection:
+            rows = connection.execute(f"SELECT {_COLUMNS} FROM inbox WHERE profile = %s AND received_at >= %s ORDER BY seq",
+                                      (self.profile, "" if when is None else _time(when))).fetchall()
+        return [_delivery(row) for row in rows]
+
+    def unprocessed(self) -> list[Delivery]:
+        with self.link.connection() as connection:
+            rows = connection.execute(
+                f"SELECT {_COLUMNS} FROM inbox WHERE profile = %s AND verdict = 'accepted' AND processed_at IS NULL ORDER BY seq",
+                (self.profile,)).fetchall()
+        return [_delivery(row) for row in rows]
+
+    def _announce(self, connection: psycopg.Connection[Any], event_id: str) -> None:
+        self.link.notify(connection, json.dumps({"what": "inbox", "profile": self.profile, "eventId": event_id}))

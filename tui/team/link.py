@@ -1,0 +1,79 @@
+"""One process's link to the team database: a pool of connections, and whether the database answers.
+
+Every store borrows its connections here. A failure to reach the database
+marks the link down (the header says "team database unreachable, retrying")
+and is raised as TeamUnreachable; while it is down, calls fail at once rather
+than each waiting out the connect timeout, and the live listener
+(tui.team.live), which retries every second, marks it up again. Stores keep
+what they last read, so reads fall back to it; writes are refused.
+No Textual.
+"""
+
+from __future__ import annotations
+
+import logging
+import socket
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import psycopg
+from psycopg_pool import ConnectionPool, PoolTimeout
+
+from tui.team.database import CHANNEL, CONNECT_TIMEOUT_SECONDS, TeamDatabase, TeamUnreachable
+
+log = logging.getLogger("giftdesk.team")
+
+POOL_SIZE = 4
+
+
+class TeamLink:
+    """The pool, who is using it (user, host), and whether the database is reachable now."""
+
+    def __init__(self, database: TeamDatabase, *, user: str, host: str | None = None) -> None:
+        self.database = database
+        self.user = user
+        self.host = host or socket.gethostname()
+        self.pool: ConnectionPool[psycopg.Connection[Any]] = ConnectionPool(
+            database.url, kwargs=database.pool_options(), min_size=1, max_size=POOL_SIZE, open=False,
+            timeout=CONNECT_TIMEOUT_SECONDS, check=ConnectionPool.check_connection, name="giftdesk-team")
+        self.pool.open(wait=False)
+        self._reachable = True
+        self._lock = threading.Lock()
+        self._watchers: list[Callable[[bool], None]] = []
+
+    @property
+    def reachable(self) -> bool:
+        return self._reachable
+
+    def on_reachable(self, watcher: Callable[[bool], None]) -> None:
+        """`watcher(reachable)` on every change (from whichever thread saw it)."""
+        self._watchers.append(watcher)
+
+    def mark(self, reachable: bool) -> None:
+        with self._lock:
+            changed, self._reachable = self._reachable != reachable, reachable
+        if changed:
+            log.warning("team database %s %s", self.database.shown, "reachable again" if reachable else "unreachable")
+            for watcher in list(self._watchers):
+                watcher(reachable)
+
+    @contextmanager
+    def connection(self) -> Iterator[psycopg.Connection[Any]]:
+        """A connection of the pool (autocommit; `with connection.transaction()` for more than one statement)."""
+        if not self._reachable:
+            raise TeamUnreachable(f"team database {self.database.shown} unreachable, retrying")
+        try:
+            with self.pool.connection() as connection:
+                yield connection
+        except (PoolTimeout, psycopg.OperationalError) as error:
+            self.mark(False)
+            raise self.database.unreachable(error) from None
+
+    def notify(self, connection: psycopg.Connection[Any], payload: str) -> None:
+        """Announce a change (in the caller's transaction: heard when it commits)."""
+        connection.execute("SELECT pg_notify(%s, %s)", (CHANNEL, payload))
+
+    def close(self) -> None:
+        self.pool.close()

@@ -1,0 +1,42 @@
+"""Team mode for one process: the link to the team database, the shared stores, and hearing changes.
+
+Opening it installs the team's audit log for every money action of the
+process (`tui.local.storage.use_audit_store`); closing it puts the local one
+back. The app (or a command) keeps one for as long as it runs. No Textual.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from tui.local.storage import use_audit_store
+from tui.team.audit import TeamAuditLog
+from tui.team.database import TeamDatabase
+from tui.team.link import TeamLink
+from tui.team.live import Change, TeamListener
+from tui.team.notes import TeamNotes
+from tui.team.watchlist import TeamWatchList
+
+
+class TeamMode:
+    def __init__(self, database: TeamDatabase, *, user: str, host: str | None = None) -> None:
+        self.link = TeamLink(database, user=user, host=host)
+        self.audit = TeamAuditLog(self.link)
+        self.notes = TeamNotes(self.link)
+        use_audit_store(self.audit)
+
+    @property
+    def database(self) -> TeamDatabase:
+        return self.link.database
+
+    def watch_list(self) -> TeamWatchList:
+        """A session's view of the shared list (its own lead, given up when the session closes it)."""
+        return TeamWatchList(self.link)
+
+    def listener(self, on_change: Callable[[Change], None]) -> TeamListener:
+        """Hears every change; the link's reachability follows the listener's connection."""
+        return TeamListener(self.database, on_change, self.link.mark)
+
+    def close(self) -> None:
+        use_audit_store(None)
+        self.link.close()

@@ -1,0 +1,50 @@
+"""The team's notes on orders: tui.local.notes.NoteStore on PostgreSQL, announced with NOTIFY. No Textual."""
+
+from __future__ import annotations
+
+import json
+
+from tui.local.notes import COLUMNS, Note, checked_body, note_from, now_iso
+from tui.team.database import TeamUnreachable
+from tui.team.link import TeamLink
+
+
+class TeamNotes:
+    """Every profile's notes, shared; signed with the link's user."""
+
+    def __init__(self, link: TeamLink) -> None:
+        self.link = link
+        self._last_read: dict[tuple[str, str], list[Note]] = {}  # what reads fall back to while the database is away
+        self._last_noted: dict[str, dict[str, int]] = {}
+
+    def close(self) -> None:
+        """The link is the team's, closed by whoever opened it."""
+
+    def add(self, profile: str, request_id: str, body: str) -> Note:
+        text = checked_body(body)
+        with self.link.connection() as connection, connection.transaction():
+            row = connection.execute(
+                f"INSERT INTO notes (profile, request_id, author, written_at, body) VALUES (%s, %s, %s, %s, %s) RETURNING {COLUMNS}",
+                (profile, request_id.strip(), self.link.user, now_iso(), text)).fetchone()
+            note = note_from(row)
+            self.link.notify(connection, json.dumps({"what": "note", "profile": profile, "id": note.id, "requestId": note.request_id}))
+        return note
+
+    def for_order(self, profile: str, request_id: str) -> list[Note]:
+        key = (profile, request_id.strip())
+        try:
+            with self.link.connection() as connection:
+                rows = connection.execute(f"SELECT {COLUMNS} FROM notes WHERE profile = %s AND request_id = %s ORDER BY id", key).fetchall()
+            self._last_read[key] = [note_from(row) for row in rows]
+        except TeamUnreachable:
+            pass
+        return self._last_read.get(key, [])
+
+    def noted_orders(self, profile: str) -> dict[str, int]:
+        try:
+            with self.link.connection() as connection:
+                rows = connection.execute("SELECT request_id, COUNT(*) FROM notes WHERE profile = %s GROUP BY request_id", (profile,)).fetchall()
+            self._last_noted[profile] = {request_id: int(count) for request_id, count in rows}
+        except TeamUnreachable:
+            pass
+        return self._last_noted.get(profile, {})

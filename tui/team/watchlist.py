@@ -1,0 +1,160 @@
+"""The team's watch list: tui.local.watchlist.WatchList's twin on PostgreSQL, one list the whole team sees.
+
+Each item says who pinned it. A final status is kept once: the first look (or
+callback) that settles an item settles it for everybody, and later looks do
+not change it. Polling is shared: of all the giftdesks on a profile, the one
+holding the profile's advisory lock (`lead`) polls; the others hear each
+change (NOTIFY, tui.team.live) and read it from here. Payout weblinks are
+secrets and never reach the database: payouts are watched on this machine
+only in team mode (`add` refuses them). No Textual.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import zlib
+from datetime import UTC, datetime
+from typing import Any
+
+import psycopg
+
+from tui.local.watchlist import NotWatched, WatchedItem, reference_and_label
+from tui.team.database import TeamDatabaseError, TeamUnreachable
+from tui.team.link import TeamLink
+
+_COLUMNS = "id, profile, kind, reference, label, status, final, detail, added_at, updated_at, changed_at, removed_at, pinned_by"
+_LEAD_LOCK_CLASS = 0x7761  # pg_try_advisory_lock(class, profile's crc32): the profile's leading watcher
+
+
+class PayoutNotShared(NotWatched):
+    """A payout's weblink is a secret: in team mode it is not put in the shared list."""
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+class TeamWatchList:
+    """The shared items of every profile; each call is its own short transaction, announced with NOTIFY."""
+
+    def __init__(self, link: TeamLink) -> None:
+        self.link = link
+        self._last_read: dict[int, WatchedItem] = {}  # what reads fall back to while the database is away
+        self._leading: psycopg.Connection[Any] | None = None
+        self._lead_lock = threading.Lock()
+
+    def close(self) -> None:
+        self.resign()
+
+    def add(self, profile: str, kind: str, pasted: str) -> WatchedItem:
+        if kind == "payout":
+            raise PayoutNotShared("in team mode payouts are not shared (their weblinks are secrets): "
+                                  "watch it with `giftdesk watch --payout` on this machine")
+        reference, label = reference_and_label(kind, pasted)
+        now = _now()
+        try:
+            return self._added(profile, kind, reference, label, now)
+        except TeamDatabaseError as error:
+            raise NotWatched(f"not pinned: {error}") from None
+
+    def _added(self, profile: str, kind: str, reference: str, label: str, now: str) -> WatchedItem:
+        with self.link.connection() as connection, connection.transaction():
+            row = connection.execute(
+                f"INSERT INTO watch_items (profile, kind, reference, label, pinned_by, added_at, updated_at)"
+                " VALUES (%s, %s, %s, %s, %s, %s, %s)"
+                " ON CONFLICT (profile, kind, reference) DO UPDATE SET removed_at = NULL,"
+                " pinned_by = CASE WHEN watch_items.removed_at IS NULL THEN watch_items.pinned_by ELSE excluded.pinned_by END,"
+                " added_at = CASE WHEN watch_items.removed_at IS NULL THEN watch_items.added_at ELSE excluded.added_at END"
+                f" RETURNING {_COLUMNS}",
+                (profile, kind, reference, label, self.link.user, now, now)).fetchone()
+            item = self._kept(row)
+            self._announce(connection, item)
+        return item
+
+    def items(self, profile: str | None = None) -> list[WatchedItem]:
+        """Items not removed, oldest first; one profile's, or every profile's (the last read while away)."""
+        try:
+            with self.link.connection() as connection:
+                rows = connection.execute(f"SELECT {_COLUMNS} FROM watch_items WHERE removed_at IS NULL ORDER BY id").fetchall()
+            self._last_read = {item.id: item for item in map(_item, rows)}
+        except TeamUnreachable:
+            pass
+        return [item for item in self._last_read.values() if item.removed_at is None and profile in (None, item.profile)]
+
+    def counts(self, profile: str, bad_statuses: frozenset[str]) -> tuple[int, int]:
+        items = self.items(profile)
+        return (sum(not item.final for item in items),
+                sum(item.final and (item.status or "").lower() in bad_statuses for item in items))
+
+    def get(self, item_id: int) -> WatchedItem | None:
+        try:
+            with self.link.connection() as connection:
+                row = connection.execute(f"SELECT {_COLUMNS} FROM watch_items WHERE id = %s", (item_id,)).fetchone()
+        except TeamUnreachable:
+            return self._last_read.get(item_id)
+        return self._kept(row) if row else None
+
+    def record(self, item_id: int, status: str, final: bool, detail: str = "") -> WatchedItem | None:
+        """A look's result, unless the item is removed or already final (it settles once). None if removed."""
+        now = _now()
+        with self.link.connection() as connection, connection.transaction():
+            row = connection.execute(
+                "UPDATE watch_items SET changed_at = CASE WHEN status IS NOT DISTINCT FROM %s AND final = %s THEN changed_at ELSE %s END,"
+                " status = %s, final = %s, detail = %s, updated_at = %s WHERE id = %s AND removed_at IS NULL AND NOT final"
+                f" RETURNING {_COLUMNS}", (status, final, now, status, final, detail, now, item_id)).fetchone()
+            if row is not None:
+                self._announce(connection, self._kept(row))
+        item = self.get(item_id)
+        return item if item is not None and item.removed_at is None else None
+
+    def remove(self, item_id: int) -> None:
+        with self.link.connection() as connection, connection.transaction():
+            row = connection.execute(f"UPDATE watch_items SET removed_at = %s WHERE id = %s AND removed_at IS NULL RETURNING {_COLUMNS}",
+                                     (_now(), item_id)).fetchone()
+            if row is not None:
+                self._announce(connection, self._kept(row))
+
+    # --- one watcher leads ---------------------------------------------------------------
+
+    def lead(self, profile: str) -> bool:
+        """Whether this process polls the profile's items: it holds the profile's lock (on a connection
+        of its own, released when this process or its connection ends); False: another giftdesk does."""
+        with self._lead_lock:
+            if self._leading is not None and not self._leading.closed and not self._leading.broken:
+                return True
+            try:
+                connection = self.link.database.connect()
+                row = connection.execute("SELECT pg_try_advisory_lock(%s, %s)", (_LEAD_LOCK_CLASS, _profile_key(profile))).fetchone()
+            except TeamUnreachable:
+                return False
+            if row and row[0]:
+                self._leading = connection
+                return True
+            connection.close()
+            return False
+
+    def resign(self) -> None:
+        with self._lead_lock:
+            if self._leading is not None:
+                self._leading.close()
+                self._leading = None
+
+    # --- inside ----------------------------------------------------------------------------
+
+    def _kept(self, row: Any) -> WatchedItem:
+        item = _item(row)
+        self._last_read[item.id] = item
+        return item
+
+    def _announce(self, connection: psycopg.Connection[Any], item: WatchedItem) -> None:
+        self.link.notify(connection, json.dumps({"what": "watch", "profile": item.profile, "id": item.id}))
+
+
+def _profile_key(profile: str) -> int:
+    return zlib.crc32(profile.encode()) - 2**31  # the lock's second key is a signed int4
+
+
+def _item(row: Any) -> WatchedItem:
+    (item_id, profile, kind, reference, label, status, final, detail, added, updated, changed, removed, pinned_by) = row
+    return WatchedItem(item_id, profile, kind, reference, label, status, bool(final), detail, added, updated, changed, removed, pinned_by)
