@@ -53,8 +53,9 @@ CATALOG_FILTERS = (
 
 # Fixed widths: a new page then only repaints the table, with no layout pass
 # (a whole-screen reflow); the detail pane holds the full name.
-BRAND_COLUMNS = (("Brand", 18), ("Ctry", 4), ("Cur", 3), ("Prods", 5), ("Price", 18), ("Stock", 17))
-BRAND_TABLE_COLUMNS = tuple(RowColumn(label.lower(), label, width) for label, width in BRAND_COLUMNS)
+# The brand's name takes what room there is: every column shows whole in 80 columns and in the wide layout's 78.
+BRAND_COLUMNS = (("Brand", 17), ("Ctry", 4), ("Cur", 3), ("Prods", 5), ("Price", 18), ("Stock", 17))
+BRAND_TABLE_COLUMNS = tuple(RowColumn(label.lower(), label, width, grow=int(label == "Brand")) for label, width in BRAND_COLUMNS)
 PRODUCT_COLUMNS = ("Id", "Product", "Face value", "Client price", "Stock", "Modified")
 PAYOUT_MARK = " PAYOUT"  # after a payout product's name; kept when the name is cut
 SHRINKS, SHRINK_LEAST = 1, 16  # the product's name gives way first, to a readable width (whole at wider sizes)
@@ -510,9 +511,9 @@ class CatalogScreen(MirrorSource):
 
     def _products_room(self, rows: int) -> int:
         """The cells the products table has across (0 before the first layout: no fitting then)."""
-        # The pane's scroll bar is kept room for whether it shows or not (the texts under the table decide it).
+        # Narrow, the pane is short and its texts nearly always scroll: its scroll bar is kept room for.
         detail = self.query_one("#brand-detail")
-        room = detail.content_region.width - detail.styles.scrollbar_size_vertical
+        room = detail.content_region.width - (0 if self.has_class("-wide") else detail.styles.scrollbar_size_vertical)
         return max(0, room - (2 if rows > MAX_PRODUCT_ROWS else 0))  # the table's own scroll bar past that
 
     def _show_detail_parts(self, title: Text, product_rows: list[tuple[Text, ...]], sections: dict[str, str]) -> None:
