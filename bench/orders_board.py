@@ -124,7 +124,7 @@ async def board_ready(pilot) -> None:
     assert isinstance(screen, OrdersScreen)
     screen.day_range = DayRange.last_days(DAYS, today=date.today())
     screen.range_changed()  # replaces (cancels) the load of today
-    while screen.table.loading or not screen.rows or screen.rows[-1].placed.date() >= date.today():
+    while screen.table.loading or not screen.rows or (screen.rows[-1].day or date.today()) >= date.today():
         await asyncio.sleep(0.05)
     await pilot.pause()
     screen.action_filter()
@@ -142,7 +142,7 @@ def board_lines(sim: SimulatorServer) -> list[dict]:
 
 
 def plain_rows(lines: list[dict]) -> list[tuple[str, ...]]:
-    return [(line["orderDate"][5:16].replace("T", " "), line["status"], line["orderNumber"], line["productName"],
+    return [(line["orderDate"][5:10], line["status"], line["orderNumber"], line["productName"],
              line["denomination"], str(line["quantity"]), f"{line['subTotal']:.2f} {line['accountCurrency']}",
              line["clientReferenceNumber"]) for line in lines]
 

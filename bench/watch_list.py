@@ -80,7 +80,7 @@ def pending_orders(base_url: str, count: int) -> list[str]:
     from tui.simulator import demo_credential
 
     auth = demo_credential("acme-sandbox").auth
-    ids = [f"BENCH-{uuid.uuid4()}" for _ in range(count)]
+    ids = [str(uuid.uuid4()) for _ in range(count)]
     with httpx.Client(base_url=base_url, auth=auth) as client:
         for request_id in ids:
             body = {"RequestId": request_id, "AccountId": 1001, "Products": [{"ProductId": 201, "Quantity": 1, "Value": 10.14}]}

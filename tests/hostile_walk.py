@@ -56,7 +56,7 @@ def hostile_sim():
 
 
 def place(sim, product: int, value: float, quantity: int = 1) -> str:
-    request_id = f"H-{uuid.uuid4()}"
+    request_id = str(uuid.uuid4())
     body = {"RequestId": request_id, "AccountId": 1001, "Products": [{"ProductId": product, "Value": value, "Quantity": quantity}]}
     response = httpx.post(sim.base_url + "/api/integration/v1.0/orders/checkout", json=body, auth=demo_credential("acme-sandbox").auth)
     assert response.status_code == 200, response.text

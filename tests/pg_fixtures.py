@@ -16,7 +16,8 @@ import os
 from collections.abc import Iterator
 
 import pytest
-from pg_cluster import HOW_TO_GET, Cluster, running_cluster, server_bindir
+
+from tui.team.cluster import HOW_TO_GET, Cluster, running_cluster, server_bindir
 
 
 def _bindir_or_skip():

@@ -17,7 +17,7 @@ CREDENTIAL = next(c for c in DEMO_CREDENTIALS if c.name == "acme-sandbox")
 
 def place(sim, value: str = "10.00", *, quantity: int = 1) -> str:
     """A new order's RequestId: value .13 ends Failed, .14 stays Pending a while, else Succeeded."""
-    request_id = f"W-{uuid.uuid4()}"
+    request_id = str(uuid.uuid4())
     body = {"RequestId": request_id, "AccountId": SANDBOX_ACCOUNT,
             "Products": [{"ProductId": PAYOUT_PRODUCT, "Value": float(value), "Quantity": quantity}]}
     response = httpx.post(sim.base_url + CHECKOUT, json=body, auth=CREDENTIAL.auth)

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from tui.local.notes import NoteStore
     from tui.local.watchlist import WatchedItem
     from tui.session import Session
+    from tui.team.database import TeamDatabase
     from tui.team.live import Change, TeamListener
     from tui.team.mode import TeamMode
     from tui.watch_service import WatchService
@@ -263,9 +264,9 @@ class GiftdeskApp(GiftdeskHost):
         self._apply_context()
 
     def _watch_failed(self, item: WatchedItem, error: ServiceError) -> None:
-        from tui.api.errors import AuthenticationError
+        from tui.api.errors import AuthenticationError, ForbiddenError
 
-        if isinstance(error, AuthenticationError):
+        if isinstance(error, (AuthenticationError, ForbiddenError)):
             self.report_error(error)
 
     # --- notes and team mode ------------------------------------------------------
@@ -304,8 +305,8 @@ class GiftdeskApp(GiftdeskHost):
     def _team_changed(self, change: Change) -> None:
         if self.current_session is None or change.get("profile") != self.current_session.profile.name:
             return
-        if change.get("what") == "watch" and self._watch is not None and isinstance(change.get("id"), int):
-            self._watch.shared_change(change["id"])
+        if change.get("what") == "watch" and self._watch is not None:
+            self._watch.shared_change(change)
         self._tell_screens(change)
 
     def _tell_screens(self, change: Change) -> None:
@@ -328,6 +329,10 @@ class GiftdeskApp(GiftdeskHost):
         self.push_screen(self._start_screen())
         if self.settings.team is not None:
             self._start_team(self.settings.team)
+            if self.settings.demo is not None:
+                shown = self.settings.team.database.shown
+                self.notify(f"Team demo on {shown}: GIFTDESK_DATABASE_URL={shown} giftdesk --demo --team joins it.",
+                            title="Team mode", timeout=15)
         theme = self.settings.theme
         if theme is not None and theme not in self.available_themes:
             known = ", ".join(sorted(name for name in self.available_themes if not name.startswith("giftdesk")))
@@ -487,7 +492,7 @@ def build_app(settings: AppSettings) -> GiftdeskApp:
 
 
 def load_settings(profile_name: str | None, *, demo: bool, readonly: bool, order: str | None,
-                  backend: DemoBackend | None = None) -> AppSettings:
+                  backend: DemoBackend | None = None, team_database: TeamDatabase | None = None) -> AppSettings:
     """Settings for a real run. A config that cannot be read is reported, not replaced.
 
     `backend`: the demo's simulator when the caller started it already (the command line does, first thing).
@@ -502,6 +507,11 @@ def load_settings(profile_name: str | None, *, demo: bool, readonly: bool, order
         settings = AppSettings(profiles=backend.profiles(), profile_name=profile_name or backend.default_profile_name, readonly=readonly, order=order, demo=backend)
         with suppress(ConfigError):  # the demo keeps the user's look and keys; its profiles are its own
             _take_look(settings, ProfileStore().load())
+        if team_database is not None:  # --demo --team
+            from tui.local.config import Config, team_user
+            from tui.team.mode import TeamMode
+
+            settings.team = TeamMode(team_database, user=team_user(Config(user=settings.user)))
         return settings
     store = ProfileStore()
     settings = AppSettings(store=store, readonly=readonly, order=order)
@@ -546,12 +556,12 @@ def _take_look(settings: AppSettings, config: Config) -> None:
 
 
 def run_tui(profile_name: str | None = None, *, demo: bool = False, readonly: bool = False, order: str | None = None,
-            debug: bool = False, backend: DemoBackend | None = None) -> int:
+            debug: bool = False, backend: DemoBackend | None = None, team_database: TeamDatabase | None = None) -> int:
     """Run the TUI; the exit status: 0, or 1 when an unexpected error stopped it."""
     from tui.local.logs import setup_logging
 
     setup_logging(debug=debug)
-    settings = load_settings(profile_name, demo=demo, readonly=readonly, order=order, backend=backend)
+    settings = load_settings(profile_name, demo=demo, readonly=readonly, order=order, backend=backend, team_database=team_database)
     try:
         app = build_app(settings)
         app.run()

@@ -28,7 +28,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "order": ("tui.commands.order", "Show an order, or place one."),
     "payout": ("tui.commands.payout", "Check a recipient, redeem a payout, show its status."),
     "notifications": ("tui.commands.notifications", "Show or set the order-callback configuration."),
-    "listen": ("tui.commands.listen", "Receive order callbacks locally and show them."),
+    "listen": ("tui.commands.listen", "Receive the service's callbacks and signed webhooks."),
+    "inbox": ("tui.commands.inbox", "List what the receiver kept, with verdicts."),
     "transactions": ("tui.commands.transactions", "List transactions: amount, balance after, order."),
     "rates": ("tui.commands.rates", "List exchange rates, for a base or a currency."),
     "watch": ("tui.commands.watch", "Follow orders and payouts until each is final."),
@@ -84,13 +85,14 @@ class LazyGroup(click.Group):
 @click.option("--profile", metavar="NAME", shell_complete=complete_profile_names,
               help="Open this stored profile (default: $GIFTDESK_PROFILE, then the current profile).")
 @click.option("--demo", is_flag=True, help="Run on the embedded simulator: no account needed.")
+@click.option("--team", is_flag=True, help="With --demo: in team mode, on a throwaway local PostgreSQL (needs its server's programs).")
 @click.option("--readonly", is_flag=True, help="Offer no action that changes anything.")
 @click.option("--order", "order", metavar="ID", shell_complete=complete_request_ids,
               help="Open the TUI straight on the order with this RequestId.")
 @click.option("--debug", is_flag=True, help="Log in detail (secrets stay masked); the log's path goes to stderr.")
 @click.version_option(package_name="giftdesk")
 @click.pass_context
-def main(ctx: click.Context, profile: str | None, demo: bool, readonly: bool, order: str | None, debug: bool) -> None:
+def main(ctx: click.Context, profile: str | None, demo: bool, team: bool, readonly: bool, order: str | None, debug: bool) -> None:
     """giftdesk: a terminal dashboard for gift-card orders and payouts.
 
     Without a command, opens the TUI. With one, runs it and exits; the
@@ -98,7 +100,7 @@ def main(ctx: click.Context, profile: str | None, demo: bool, readonly: bool, or
 
     \b
     Examples:
-      giftdesk --demo
+      giftdesk --demo --team
       giftdesk --profile sandbox --order ID
       giftdesk --debug accounts --json
     """
@@ -108,18 +110,22 @@ def main(ctx: click.Context, profile: str | None, demo: bool, readonly: bool, or
         return
     if demo and profile:
         raise click.UsageError("use either --demo or --profile, not both")
+    if team and not demo:
+        raise click.UsageError("--team goes with --demo; a team's giftdesk is in team mode by its config (docs/team.md)")
     # The start allocates a great deal and keeps nearly all of it: the collector would run ~230
     # times (a fifth of the way to the first rows) for little. The app resumes it (tui/app.py).
     gc.disable()
     try:
-        status = _run_tui(profile, demo=demo, readonly=readonly, order=order, debug=debug)
+        status = _run_tui(profile, demo=demo, team=team, readonly=readonly, order=order, debug=debug)
     finally:
         gc.enable()
     if status:  # stopped by an unexpected error: said on stderr, with where the traceback is
         ctx.exit(status)
 
 
-def _run_tui(profile: str | None, *, demo: bool, readonly: bool, order: str | None, debug: bool) -> int:
+def _run_tui(profile: str | None, *, demo: bool, team: bool, readonly: bool, order: str | None, debug: bool) -> int:
+    if team:
+        return _run_team_demo(readonly=readonly, order=order, debug=debug)
     backend = None
     if demo:  # first thing: the simulator's process starts while Textual loads (tui/demo.py)
         from tui.demo import DemoBackend
@@ -135,3 +141,23 @@ def _run_tui(profile: str | None, *, demo: bool, readonly: bool, order: str | No
         from tui.commands.common import EXIT_BAD_INPUT, fail
 
         fail(str(error), EXIT_BAD_INPUT)
+
+
+def _run_team_demo(*, readonly: bool, order: str | None, debug: bool) -> int:
+    """--demo --team: the demo with its own team database, said on stderr so a second demo can join it."""
+    from tui.commands.common import EXIT_UNAVAILABLE, fail
+    from tui.demo import DemoBackend
+    from tui.team.database import TeamDatabaseError
+    from tui.team.demo import demo_team_database
+
+    backend = DemoBackend.start()
+    try:
+        with demo_team_database() as database:
+            click.echo(f"team database: {database.shown} (GIFTDESK_DATABASE_URL={database.shown} giftdesk --demo --team joins it)",
+                       err=True)
+            from tui.app import run_tui
+
+            return run_tui(demo=True, readonly=readonly, order=order, debug=debug, backend=backend, team_database=database)
+    except TeamDatabaseError as error:
+        backend.stop()
+        fail(str(error), EXIT_UNAVAILABLE)

@@ -152,3 +152,19 @@ def serve_child(listener_fd: int, stdin: IO[str], stdout: IO[str]) -> None:
 
 if __name__ == "__main__":
     serve_child(int(sys.argv[1]), sys.stdin, sys.stdout)
+
+
+async def register_demo_webhooks(profile: Profile, url: str) -> list[str]:
+    """Point the demo simulator's webhooks for this profile at `url`, as one does in the provider's
+    portal (docs/simulator.md), and return the signing secrets it shows."""
+    import httpx
+
+    from tui.local.config import resolve_secret
+    from tui.simulator.webhooks import PORTAL_PATH
+
+    auth = (profile.client_id, resolve_secret(profile).get_secret_value())
+    async with httpx.AsyncClient(timeout=10.0) as http:
+        response = await http.post(profile.base_url.rstrip("/") + PORTAL_PATH, json={"url": url}, auth=auth)
+        response.raise_for_status()
+    secrets = response.json().get("secrets")
+    return [secret for secret in secrets if isinstance(secret, str)] if isinstance(secrets, list) else []

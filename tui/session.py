@@ -96,6 +96,7 @@ class Session:
             self.profile.client_id,
             resolve_secret(self.profile),
             on_retry=self._on_retry,
+            environment=self.profile.environment,
             **self._client_options,
         )
 

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Coroutine, Mapping
+from typing import TYPE_CHECKING, Any
 
 from tui.core.endings import NEEDS_ATTENTION
 from tui.core.polling import Backoff
@@ -34,12 +34,12 @@ from tui.local.watchlist import WatchedItem, WatchList
 
 if TYPE_CHECKING:
     from tui.api.errors import ServiceError
-    from tui.listener import CallbackAccepted
     from tui.session import Session
     from tui.team.watchlist import TeamWatchList
 
 log = logging.getLogger("giftdesk.watch")
 
+PICK_UP_SECONDS = 2.0  # how often the file is read for items another process settled (`giftdesk listen`)
 LEAD_RETRY_SECONDS = 3.0  # how often a follower tries to take the lead (the leader's lock goes with its process)
 
 OnChange = Callable[[WatchedItem, bool], None]  # the item as stored now; True when it just went final
@@ -66,7 +66,7 @@ class WatchService:
                                         budget=budget, backoff=backoff, active_profile=self.profile)
         self._task: asyncio.Task[None] | None = None
         self._closed = False
-        self.leading = not hasattr(self.store, "lead")  # a local list is this process's alone
+        self.leading = isinstance(self.store, WatchList)  # a local list is this process's alone
         for item in self.store.items(self.profile):
             self._follow(item)
 
@@ -105,9 +105,24 @@ class WatchService:
         """(items not final yet, items that ended badly): the header's `watching N · K need attention`."""
         return (0, 0) if self._closed else self.store.counts(self.profile, NEEDS_ATTENTION)
 
-    def settle_callback(self, event: CallbackAccepted) -> None:
-        """An order callback (the listener): its order ends at once and is not polled again."""
-        self.scheduler.settle("order", event.request_id, event.status, detail="from the callback")
+    # --- events (tui.inbox_work.OrderWatch) -----------------------------------------------
+
+    def watched_orders(self) -> list[str]:
+        """RequestIds of the profile's watched orders not final yet."""
+        return [] if self._closed else [i.reference for i in self.store.items(self.profile) if i.kind == "order" and not i.final]
+
+    def settle_order(self, request_id: str, status: str, detail: str) -> bool:
+        """Get order's answer after an order event: a final one ends the item at once (no more polling)."""
+        return not self._closed and self.scheduler.settle("order", request_id, status, detail=detail) is not None
+
+    def pick_up_settled(self) -> None:
+        """Items the file says are final (settled by another process's receiver) end here too."""
+        if self._closed:
+            return
+        for item in self.store.items(self.profile):
+            if item.final and item.status is not None:
+                self.scheduler.settle("payout" if item.kind == "payout" else "order", item.reference, item.status,
+                                      detail=item.detail)
 
     # --- running ------------------------------------------------------------------------
 
@@ -115,8 +130,21 @@ class WatchService:
         """In the running loop, until the session ends."""
         if self._task is None:
             work = self.scheduler.run() if self.leading else self._lead_then_poll()
+            if isinstance(self.store, WatchList):  # the team's list tells its changes itself (NOTIFY: shared_change)
+                work = self._picking_up(work)
             self._task = asyncio.get_running_loop().create_task(work, name=f"watch-{self.profile}")
             self.session.when_closed(self.stop)
+
+    async def _picking_up(self, work: Coroutine[Any, Any, None]) -> None:
+        """`work`, and every PICK_UP_SECONDS what another process settled in the store (`pick_up_settled`)."""
+        task = asyncio.create_task(work)
+        try:
+            while not task.done():
+                await asyncio.wait([task], timeout=PICK_UP_SECONDS)
+                self.pick_up_settled()
+            await task
+        finally:
+            task.cancel()
 
     async def _lead_then_poll(self) -> None:
         """Team mode: follow until this process holds the profile's lead, then poll for everybody."""
@@ -128,9 +156,11 @@ class WatchService:
         log.info("watch: this giftdesk polls profile %s's shared watch list", self.profile)
         await self.scheduler.run()
 
-    def shared_change(self, item_id: int) -> None:
-        """Team mode: another giftdesk changed this item (heard through NOTIFY): follow it as it is now."""
-        item = None if self._closed else self.store.get(item_id)
+    def shared_change(self, change: Mapping[str, Any]) -> None:
+        """Team mode: a giftdesk changed an item (heard through NOTIFY, the item in it): follow it as it is now."""
+        if self._closed or isinstance(self.store, WatchList):
+            return
+        item = self.store.heard(change)
         if item is not None and item.profile == self.profile:
             self._take_shared(item)
 

@@ -30,6 +30,7 @@ SECRET = "s3cret-client-value"
 TOKEN = "abcDEF123%3D"
 CARD_CODE = f"https://pay.example.test/payout/{TOKEN}"
 PAYPAL_ANN = RedeemRequest("PayPal", recipient_email="ann@example.com")
+REQ = "0e4f5a6b-1c2d-4e3f-8a9b-0c1d2e3f4a5b"  # a GUID: the provider takes no other RequestId
 
 ACCOUNT = {"id": 1001, "currency": "USD", "balance": 2500.5, "isActive": True, "sandboxMode": True}
 PRODUCT = {
@@ -156,13 +157,13 @@ async def test_catalog_v1(connect):
 
 
 async def test_place_order_body_and_response(connect):
-    client, service = connect(httpx.Response(200, json="req-42"))
-    order = PlaceOrder("req-42", 1001, [OrderLine(501, 2, 25.13)])
-    assert await client.place_order(order) == "req-42"
+    client, service = connect(httpx.Response(200, json=REQ))
+    order = PlaceOrder(REQ, 1001, [OrderLine(501, 2, 25.13)])
+    assert await client.place_order(order) == REQ
     assert (service.last.method, service.last.url.raw_path) == ("POST", b"/base/api/integration/v1.0/orders/checkout")
     assert_common_headers(service.last, with_body=True)
     assert json.loads(service.last.content) == {
-        "RequestId": "req-42", "AccountId": 1001, "Products": [{"ProductId": 501, "Quantity": 2, "Value": 25.13}]}
+        "RequestId": REQ, "AccountId": 1001, "Products": [{"ProductId": 501, "Quantity": 2, "Value": 25.13}]}
 
 
 async def test_get_order(connect):
@@ -252,11 +253,14 @@ async def test_every_redeem_error_row_maps_to_its_type_and_message(connect, stat
 
 async def test_refusal_text_may_also_come_as_an_object_or_plain_text(connect):
     client, _ = connect(httpx.Response(400, json={"message": "InsufficientBalance"}))
-    with pytest.raises(RefusedError, match=r"^InsufficientBalance$") as caught:
-        await client.place_order(PlaceOrder("r", 1, [OrderLine(501, 1, 25)]))
-    assert "balance" in caught.value.hint
+    with pytest.raises(RefusedError, match=r"^the account's balance is too low for this order \(InsufficientBalance\)$") as caught:
+        await client.place_order(PlaceOrder(REQ, 1, [OrderLine(501, 1, 25)]))
+    assert caught.value.reason == "InsufficientBalance" and "Fund the account" in caught.value.hint
     client, _ = connect(httpx.Response(404, text="Not Found"))
     with pytest.raises(RefusedError, match=r"^Not Found$"):
+        await client.payout_status(TOKEN)
+    client, _ = connect(httpx.Response(404, text="Not Found"))  # Get order's 404: no such order, in words
+    with pytest.raises(RefusedError, match=r"^no order with this RequestId in this environment$"):
         await client.get_order("nope")
 
 
@@ -294,7 +298,7 @@ async def test_accounts_without_the_accounts_field_is_malformed(connect):
 async def test_place_order_answer_must_be_a_string(connect):
     client, _ = connect({"requestId": "r"})
     with pytest.raises(MalformedResponseError):
-        await client.place_order(PlaceOrder("r", 1, [OrderLine(501)]))
+        await client.place_order(PlaceOrder(REQ, 1, [OrderLine(501)]))
 
 
 # --- unknown fields and statuses --------------------------------------------------------
@@ -410,11 +414,11 @@ async def test_redeem_does_not_retry_a_400_or_a_5xx(connect):
 
 
 async def test_place_order_retries_only_with_the_same_request_id(connect):
-    client, service = connect(httpx.ReadTimeout("lost"), httpx.Response(503), httpx.Response(200, json="req-7"))
-    assert await client.place_order(PlaceOrder("req-7", 1001, [OrderLine(501, 1, 25)])) == "req-7"
+    client, service = connect(httpx.ReadTimeout("lost"), httpx.Response(503), httpx.Response(200, json=REQ))
+    assert await client.place_order(PlaceOrder(REQ, 1001, [OrderLine(501, 1, 25)])) == REQ
     bodies = [json.loads(request.content) for request in service.requests]
     assert len(bodies) == 3 and all(body == bodies[0] for body in bodies)
-    assert bodies[0]["RequestId"] == "req-7"
+    assert bodies[0]["RequestId"] == REQ
 
 
 async def test_timeouts_are_configurable_and_reported(connect):

@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 from iso4217 import Currency
 
 from tui.api import wire_json
-from tui.api.money_models import Money, Transaction
+from tui.api.models import Amount
+from tui.api.money_models import Transaction
 from tui.core.ledger import reconcile
 from tui.local.exports import to_csv
 from widgets.money import format_amount, format_money, minor_units
@@ -71,8 +72,8 @@ def test_csv_keeps_a_plain_signed_number_and_defuses_formulas():
 
 
 def _transaction(amount: Decimal, after: Decimal, number: int) -> Transaction:
-    return Transaction(transaction_id=f"T{number}  ", transaction_amount=Money(value=amount, currency_code="USD"),
-                       available_balance=Money(value=after, currency_code="USD"),
+    return Transaction(transaction_id=f"T{number}  ", transaction_amount=Amount(amount, "USD"),
+                       available_balance=Amount(after, "USD"),
                        transaction_date=f"2026-11-01T00:00:{number:02d}")
 
 

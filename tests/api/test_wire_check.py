@@ -47,12 +47,14 @@ RIGHT = {  # values each check takes
     wire_check._optional_integer: [None, 0, 12],
     wire_check._amount: [25, Decimal("10.50"), Decimal("0.001")],
     wire_check._anything: [None, "x", {"a": [1]}],
+    wire_check._optional_boolean: [None, True, False],
 }
-WRONG = [None, True, "12", 1.5, Decimal("NaN"), [], {}]
+# A money object is what the model's Amount reads and the check leaves to it (issue 25).
+WRONG = [None, True, "12", 1.5, Decimal("NaN"), [], {}, {"value": Decimal("5.25"), "currencyCode": "USD"}]
 
 
 EXTRA_KEYS = ["zz", "orderNumber", "order_id", "product_id", "card_code"]
-CATALOG_EXTRA_KEYS = ["zz", "_fields_set", "page_index", "internal_id", "min_face_value"]
+CATALOG_EXTRA_KEYS = ["zz", "_fields_set", "page_index", "internal_id", "min_face_value", "pageindex", "isDeleted"]
 EXTRA_VALUES = [None, 1, "x", [1, {"a": None}], {"b": [2]}]
 
 

@@ -166,7 +166,7 @@ def test_order_table_masks_codes_unless_revealed(giftdesk, use_sim):
 
 
 def test_a_reused_request_id_is_refused(giftdesk, use_sim):
-    request_id = f"cli-{uuid.uuid4()}"
+    request_id = str(uuid.uuid4())
     place_order(giftdesk, 201, "20", "--request-id", request_id)
     result = giftdesk("order", "place", "--account", "1001", "--product", "201", "--value", "20",
                       "--request-id", request_id)

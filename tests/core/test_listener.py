@@ -1,4 +1,5 @@
-"""The callback listener over real HTTP: verification, bad input, and the simulator's callbacks."""
+"""The receiver's callback path over real HTTP: verification, bad input, and the simulator's callbacks
+(webhooks and the rest of the receiver: tests/world/test_receiver.py)."""
 
 from __future__ import annotations
 
@@ -9,10 +10,12 @@ import uuid
 import httpx
 import pytest
 
-from tui.listener import MAX_BODY_BYTES, SECRET_MISMATCH_STATUS, CallbackAccepted, CallbackListener, CallbackRejected
+from tui.listener import SECRET_MISMATCH_STATUS, Receiver, ReceiverSettings
+from tui.local.inbox import CALLBACK, REFUSED, Delivery, SqliteInbox
 
 SECRET = "listener-test-secret"
 WAIT_SECONDS = 10.0  # generous for a loaded machine; a passing test returns as soon as the event lands
+MAX_BODY_BYTES = ReceiverSettings().max_body_bytes
 
 
 def payload(**changes) -> dict:
@@ -29,9 +32,13 @@ def payload(**changes) -> dict:
     return body
 
 
+def open_inbox(tmp_path):
+    return lambda: SqliteInbox("p", tmp_path / "inbox.sqlite3", check_same_thread=False)
+
+
 @pytest.fixture
-def listener():
-    with CallbackListener(SECRET) as running:
+def listener(tmp_path):
+    with Receiver(open_inbox(tmp_path), callback_secret=SECRET) as running:
         yield running
 
 
@@ -51,22 +58,8 @@ def test_good_secret_is_accepted_and_delivered(listener, events):
     response = httpx.post(listener.url, json=payload())
     assert response.status_code == 200
     event = events.get(timeout=WAIT_SECONDS)
-    assert isinstance(event, CallbackAccepted)
-    assert (event.request_id, event.status, event.is_final) == ("req-listener-1", "Succeeded", True)
-
-
-def test_lower_case_status_is_final(listener, events):
-    assert httpx.post(listener.url, json=payload(status="succeeded")).status_code == 200
-    event = events.get(timeout=WAIT_SECONDS)
-    assert event.status == "Succeeded" and event.is_final
-    assert httpx.post(listener.url, json=payload(status="partialfailed")).status_code == 200
-    assert events.get(timeout=WAIT_SECONDS).status == "PartialFailed"
-
-
-def test_unknown_status_is_kept_and_not_final(listener, events):
-    assert httpx.post(listener.url, json=payload(status="Refunded")).status_code == 200
-    event = events.get(timeout=WAIT_SECONDS)
-    assert (event.status, event.is_final) == ("Refunded", False)
+    assert isinstance(event, Delivery) and event.accepted
+    assert (event.event_id, event.kind, event.payload["status"]) == ("callback:req-listener-1", CALLBACK, "Succeeded")
 
 
 @pytest.mark.parametrize("secret", ["wrong", "", "listener-test-secreT", "ünïcode", None], ids=repr)
@@ -77,7 +70,7 @@ def test_bad_secret_is_rejected_and_nothing_is_trusted(listener, events, secret)
     response = httpx.post(listener.url, json=body)
     assert response.status_code == SECRET_MISMATCH_STATUS
     event = events.get(timeout=WAIT_SECONDS)
-    assert isinstance(event, CallbackRejected)
+    assert event.verdict == REFUSED and event.payload is None
     assert "req-forged" not in repr(event)  # nothing from the body is carried on
 
 
@@ -86,29 +79,29 @@ def test_bad_secret_is_rejected_and_nothing_is_trusted(listener, events, secret)
     [b"", b"{not json", b"[1, 2]", b'"a string"', b"\xff\xfe", b"[" * 5000 + b"]" * 5000],
     ids=["empty", "broken", "array", "string", "not utf-8", "deep"],
 )
-def test_malformed_body_is_400_and_changes_nothing(listener, events, content):
+def test_malformed_body_is_400_and_refused(listener, events, content):
     response = httpx.post(listener.url, content=content, headers={"content-type": "application/json"})
     assert response.status_code == 400
-    assert events.empty()
+    assert events.get(timeout=WAIT_SECONDS).verdict == REFUSED
 
 
 @pytest.mark.parametrize(
     "changes",
-    [{"requestId": None}, {"requestId": "  "}, {"orderId": "abc"}, {"status": 3}, {"secretKey": 42}],
-    ids=["no requestId", "blank requestId", "orderId text", "status number", "secret number"],
+    [{"requestId": None}, {"requestId": "  "}, {"requestId": 5}, {"status": 3}],
+    ids=["no requestId", "blank requestId", "requestId number", "status number"],
 )
 def test_wrong_shape_is_400(listener, events, changes):
     body = {key: value for key, value in payload(**changes).items() if value is not None}
     assert httpx.post(listener.url, json=body).status_code == 400
-    assert events.empty()
+    assert events.get(timeout=WAIT_SECONDS).verdict == REFUSED
 
 
-def test_oversized_body_is_400_declared_or_streamed(listener, events):
+def test_oversized_body_is_413_declared_or_streamed(listener, events):
     big = payload(padding="x" * MAX_BODY_BYTES)
-    assert httpx.post(listener.url, json=big).status_code == 400
+    assert httpx.post(listener.url, json=big).status_code == 413
     chunks = iter([b'{"padding": "', b"x" * MAX_BODY_BYTES, b'"}'])  # chunked: no Content-Length
-    assert httpx.post(listener.url, content=chunks).status_code == 400
-    assert events.empty()
+    assert httpx.post(listener.url, content=chunks).status_code == 413
+    assert [events.get(timeout=WAIT_SECONDS).reason for _ in range(2)] == [f"body over {MAX_BODY_BYTES} bytes"] * 2
 
 
 def test_survives_bad_input_and_a_failing_subscriber(listener, events):
@@ -118,7 +111,7 @@ def test_survives_bad_input_and_a_failing_subscriber(listener, events):
     listener.subscribe(broken)
     httpx.post(listener.url, content=b"{")
     assert httpx.post(listener.url, json=payload()).status_code == 200
-    assert isinstance(events.get(timeout=WAIT_SECONDS), CallbackAccepted)
+    assert [events.get(timeout=WAIT_SECONDS).verdict for _ in range(2)] == [REFUSED, "accepted"]
 
 
 def test_only_post_on_the_callback_path(listener):
@@ -126,8 +119,8 @@ def test_only_post_on_the_callback_path(listener):
     assert httpx.post(listener.url.replace("/callback", "/other"), json=payload()).status_code == 404
 
 
-def test_without_a_configured_secret_it_says_it_cannot_verify():
-    with CallbackListener("") as open_listener:
+def test_without_a_configured_secret_it_says_it_cannot_verify(tmp_path):
+    with Receiver(open_inbox(tmp_path), callback_secret="") as open_listener:
         assert not open_listener.verifies
         assert httpx.post(open_listener.url, json=payload(secretKey="")).status_code == 200
 
@@ -165,7 +158,7 @@ def test_simulator_callback_reaches_the_listener_and_none_when_callbacks_are_off
     configure("https://callbacks.example.com/giftdesk")
     delivered = place_final_order(sim, auth)
     event = events.get(timeout=WAIT_SECONDS)
-    assert isinstance(event, CallbackAccepted) and event.request_id == delivered and event.status == "Succeeded"
+    assert event.accepted and event.event_id == f"callback:{delivered}" and event.payload["status"] == "succeeded"
 
     configure("")  # SPEC Events rule 2: no callbacks at all, sandbox included
     silent = place_final_order(sim, auth)

@@ -18,11 +18,9 @@ from rich.text import Text
 from tui.api.models import Account, Brand, Card, Order, Product
 from tui.commands.common import table
 from tui.core.safe_text import is_safe, json_visible, visible, visible_in_place
-from tui.listener import CallbackAccepted
 from tui.local.storage import AuditEntry
 from tui.screens import audit, catalog, notifications, order
 from tui.screens.accounts import AccountsScreen
-from tui.screens.notifications import CallbackRow
 from widgets.safe_text import VisibleControls, safe, safe_assemble, safe_row
 
 HIDDEN = ("Cc", "Cf", "Zl", "Zp", "Cs")
@@ -181,9 +179,13 @@ def test_audit_row_and_detail(action, subject, outcome, profile):
 
 @settings(max_examples=60)
 @given(OUTSIDE, OUTSIDE)
-def test_callback_row(request_id, status):
-    from tui.api.models import CallbackPayload
+def test_inbox_row(event_id, outcome):
+    from datetime import UTC, datetime
 
-    event = CallbackAccepted(3, CallbackPayload.model_validate({"orderId": 1, "status": status, "requestId": request_id}))
-    check_row(notifications.row_cells(CallbackRow(event, problem=status)), request_id)
+    from tui.local.inbox import ACCEPTED, REFUSED, Delivery
+
+    accepted = Delivery(event_id, outcome, ACCEPTED, datetime.now(UTC), "127.0.0.1", {}, outcome=outcome)
+    check_row(notifications.row_cells(accepted), event_id)
+    refused = Delivery("refused:1", "webhook", REFUSED, datetime.now(UTC), "127.0.0.1", None, reason=outcome)
+    check_row(notifications.row_cells(refused), "refused:1")
     assert safe_row("x", None, 3) == (Text("x"), Text(""), Text("3"))

@@ -15,7 +15,8 @@ from tui.api.weblink import weblink_token
 from tui.core.endings import REFUSED, ended_badly
 from tui.core.polling import Backoff
 from tui.core.watching import Budget, Observation, Watched, WatchScheduler, classify, classify_lines, client_fetch
-from tui.listener import CallbackAccepted, CallbackListener
+from tui.listener import Receiver
+from tui.local.inbox import SqliteInbox
 
 
 class VirtualTime:
@@ -113,10 +114,11 @@ async def test_items_of_a_profile_that_is_not_active_wait(sim, client):
     assert [key for key, _, final in recorder.changes if final] == ["mine", "theirs"]
 
 
-async def test_a_callback_ends_the_order_at_once_and_stops_its_polling(sim_factory):
+async def test_a_callback_ends_the_order_at_once_and_stops_its_polling(sim_factory, tmp_path):
     sim = sim_factory()
     async with ServiceClient(sim.base_url, CREDENTIAL.client_id, CREDENTIAL.client_secret) as client:
-        with CallbackListener("watch-secret-1") as listener:
+        inbox = lambda: SqliteInbox("p", tmp_path / "inbox.sqlite3", check_same_thread=False)  # noqa: E731
+        with Receiver(inbox, callback_secret="watch-secret-1") as listener:
             await client.set_notifications(NotificationConfig(notification_url=listener.url, notification_url_sandbox=listener.url,
                                                               secret_key="watch-secret-1"))
             recorder = Recorder(client)
@@ -124,9 +126,10 @@ async def test_a_callback_ends_the_order_at_once_and_stops_its_polling(sim_facto
             scheduler = WatchScheduler(recorder.look, recorder.changed, backoff=Backoff(first=60.0, cap=60.0))
             loop = asyncio.get_running_loop()
 
-            def received(event) -> None:
-                if isinstance(event, CallbackAccepted):
-                    loop.call_soon_threadsafe(lambda: scheduler.settle("order", event.request_id, event.status))
+            def received(delivery) -> None:
+                if delivery.accepted:
+                    request_id, status = delivery.payload["requestId"], delivery.payload["status"]
+                    loop.call_soon_threadsafe(lambda: scheduler.settle("order", request_id, status))
 
             listener.subscribe(received)
             request_id = place(sim)
@@ -134,7 +137,7 @@ async def test_a_callback_ends_the_order_at_once_and_stops_its_polling(sim_facto
             await asyncio.wait_for(scheduler.run(until_final=True), timeout=30)
 
     assert len(recorder.starts) == 1
-    assert recorder.changes[-1] == (1, "Succeeded", True)
+    assert recorder.changes[-1] == (1, "succeeded", True)  # as the callback said it (DESIGN: lower case)
 
 
 async def test_payouts_and_unknown_orders(sim, client):

@@ -31,7 +31,7 @@ RECIPIENT = "private.person@example.com"
 
 def place_sold(sim, product: int = 502, value: float = 20.0) -> tuple[str, dict]:
     """An order whose one card is Sold (Tea & Co cards have a PIN); returns its RequestId and that card."""
-    request_id = f"P-{uuid.uuid4()}"
+    request_id = str(uuid.uuid4())
     auth = demo_credential("acme-sandbox").auth
     with httpx.Client(base_url=sim.base_url, auth=auth) as http:
         body = {"RequestId": request_id, "AccountId": 1001, "Products": [{"ProductId": product, "Value": value, "Quantity": 1}]}

@@ -160,6 +160,8 @@ def test_path_casing_is_exact(sim, path):
 def test_accounts_per_credential(sim):
     ids = {}
     for credential in DEMO_CREDENTIALS:
+        if not credential.may_use("accounts"):
+            continue
         with http(sim, credential.name) as client:
             accounts = client.get(ACCOUNTS).json()["accounts"]
         assert all(set(a) == {"id", "currency", "balance", "isActive", "sandboxMode"} for a in accounts)
@@ -251,7 +253,7 @@ def test_catalog_target_currency_converts_prices_only(sim):
 def test_catalog_rejects_bad_parameters(sim, params):
     response = catalog(sim, **params)
     assert response.status_code == 400
-    assert isinstance(response.json(), str)
+    assert isinstance(response.json()["message"], str)
 
 
 def test_catalog_holds_every_kind_of_product(sim):
@@ -280,7 +282,9 @@ def test_catalog_v1_is_every_brand_unpaged(sim):
     with http(sim) as client:
         brands = client.get(CATALOG_V1).json()["brands"]
     assert len(brands) == 300
-    assert brands[:100] == catalog(sim).json()["items"]
+    # Version 1 brands are version 2's without `internalId` (the provider's dialect).
+    assert brands[:100] == [{k: v for k, v in b.items() if k != "internalId"} for b in catalog(sim).json()["items"]]
+    assert not any("internalId" in brand for brand in brands)
 
 
 # --- place order --------------------------------------------------------------
@@ -333,30 +337,52 @@ def test_place_order_refusals(sim, reason, order):
         response = place(client, order.get("product", FIXED_25), order.get("value", 25),
                          order.get("quantity", 1), order.get("account", USD_ACCOUNT))
     assert response.status_code == 400
-    assert response.json() == reason
+    assert response.json() == {"message": reason}
 
 
 def test_a_reused_request_id_is_refused(sim):
     with http(sim) as client:
         request_id = placed(client, (FIXED_25, 25, 1))
         response = place(client, FIXED_25, 25, request_id=request_id)
-    assert (response.status_code, response.json()) == (400, "OrderAlreadyExists")
+    assert (response.status_code, response.json()) == (400, {"message": "OrderAlreadyExists"})
+
+
+@pytest.mark.parametrize("request_id", ["not-a-guid", "3f2b8c1e5d4a4e0b9c7d1a2b3c4d5e6f", "{3f2b8c1e-5d4a-4e0b-9c7d-1a2b3c4d5e6f}"])
+def test_a_request_id_that_is_not_a_guid_is_refused_with_a_reason_code(sim, request_id):
+    with http(sim) as client:
+        response = place(client, FIXED_25, 25, request_id=request_id)
+        assert (response.status_code, response.json()) == (400, {"message": "InvalidRequestId"})
+        assert client.get(ORDER + request_id).json() == {"message": "OrderNotFound"}  # nothing was placed
 
 
 @pytest.mark.parametrize("body", [None, [], {"AccountId": 1001, "Products": []}, {"RequestId": "x"}])
 def test_a_malformed_checkout_body_is_refused(sim, body):
     with http(sim) as client:
         response = client.post(CHECKOUT, content=json.dumps(body))
-    assert response.status_code == 400 and response.json() in ("InvalidRequest", "InvalidProductIds")
+    assert response.status_code == 400 and response.json()["message"] in ("InvalidRequest", "InvalidProductIds")
 
 
 def test_unknown_and_foreign_orders_are_not_found(sim):
+    """The provider's way: 400 with the reason code OrderNotFound, not 404."""
     with http(sim) as client:
         request_id = placed(client, (FIXED_25, 25, 1))
-        assert (client.get(ORDER + "no-such-order").status_code, client.get(ORDER + "no-such-order").json()) == (
-            404, "Order not found")
+        unknown = client.get(ORDER + str(uuid.uuid4()))
+        assert (unknown.status_code, unknown.json()) == (400, {"message": "OrderNotFound"})
     with http(sim, "other-sandbox") as other:
-        assert other.get(ORDER + request_id).status_code == 404
+        foreign = other.get(ORDER + request_id)
+        assert (foreign.status_code, foreign.json()) == (400, {"message": "OrderNotFound"})
+
+
+def test_a_credential_without_access_gets_403_with_an_error_text(sim):
+    """acme-catalog-only: valid credentials that may read the catalogs and nothing else."""
+    with http(sim, "acme-catalog-only") as limited:
+        assert limited.get(CATALOG_V2).status_code == 200 and limited.get(CATALOG_V1).status_code == 200
+        for method, path in (("GET", ACCOUNTS), ("GET", ORDER + str(uuid.uuid4())), ("POST", CHECKOUT),
+                             ("GET", NOTIFICATION), ("GET", "/api/integration/v1.0/transactions"),
+                             ("GET", STATUS + "abc%3D")):
+            response = limited.request(method, path)
+            assert response.status_code == 403, path
+            assert isinstance(response.json()["error"], str) and response.json()["error"]
 
 
 # --- fulfilment: every order and card status ------------------------------------
@@ -448,7 +474,7 @@ def receiver():
 
 def test_notification_config_roundtrip_per_client(sim_factory):
     server = sim_factory(timing=QUICK)
-    empty = {"notificationUrl": "", "notificationUrlSandbox": "", "secretKey": ""}
+    empty = {"notificationUrl": None, "notificationUrlSandbox": None, "secretKey": None}  # never set: nulls
     config = {"notificationUrl": "https://hooks.example.test/live", "notificationUrlSandbox": "https://hooks.example.test/sb",
               "secretKey": "s3cret"}
     with http(server) as acme, http(server, "acme-production") as acme_live, http(server, "other-sandbox") as other:
@@ -458,7 +484,9 @@ def test_notification_config_roundtrip_per_client(sim_factory):
         assert acme_live.get(NOTIFICATION).json() == config  # one configuration per client
         assert other.get(NOTIFICATION).json() == empty
         bad = acme.post(NOTIFICATION, json={"notificationUrl": 5})
-        assert (bad.status_code, bad.json()) == (400, "InvalidRequest")
+        assert (bad.status_code, bad.json()) == (400, {"message": "InvalidRequest"})
+        only_one = {"notificationUrlSandbox": "https://hooks.example.test/sb"}  # the others never set: null
+        assert acme.post(NOTIFICATION, json=only_one).json() == {**empty, **only_one}
 
 
 def configure(client, receiver, secret="s3cret", live="/live", sandbox="/sandbox"):
@@ -750,7 +778,7 @@ def test_a_dropped_redeem_is_recorded_and_the_repeat_returns_it(sim_factory):
 
         request_id = str(uuid.uuid4())
         first = survive(lambda: place(client, PAYOUT_PRODUCT, 10, request_id=request_id))
-        assert first.status_code == 200 or first.json() == "OrderAlreadyExists"
+        assert first.status_code == 200 or first.json() == {"message": "OrderAlreadyExists"}
         order = wait_for(lambda: survive(lambda: client.get(ORDER + request_id)).json(),
                          lambda o: o["status"] == "Succeeded")
         token = order["items"][0]["cards"][0]["cardCode"].rsplit("/", 1)[1]

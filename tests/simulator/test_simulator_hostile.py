@@ -44,17 +44,20 @@ def test_the_same_seed_serves_the_same_text(sim_factory):
     assert harden({"name": "x"}, 7) == harden({"name": "x"}, 7)
 
 
+HOSTILE_ORDER = "40571e00-0000-4000-8000-000000000001"
+
+
 def test_orders_still_work_and_their_free_text_is_hostile(sim_factory):
     sim = sim_factory(brands=10, hostile=True)
-    body = {"RequestId": "hostile-order-1", "AccountId": 1001, "Products": [{"ProductId": 102, "Value": 10.13, "Quantity": 1}]}
+    body = {"RequestId": HOSTILE_ORDER, "AccountId": 1001, "Products": [{"ProductId": 102, "Value": 10.13, "Quantity": 1}]}
     placed = httpx.post(sim.base_url + "/api/integration/v1.0/orders/checkout", json=body, auth=AUTH)
-    assert placed.json() == "hostile-order-1"  # the RequestId comes back as it was sent
+    assert placed.json() == HOSTILE_ORDER  # the RequestId comes back as it was sent
     for _ in range(400):  # 20 s at most; the simulator takes 0.6 s
-        order = get(sim, "/api/integration/v1.0/orders/hostile-order-1")
+        order = get(sim, "/api/integration/v1.0/orders/" + HOSTILE_ORDER)
         if order["status"] == "Failed":
             break
         time.sleep(0.05)
-    assert order["status"] == "Failed" and order["requestId"] == "hostile-order-1"
+    assert order["status"] == "Failed" and order["requestId"] == HOSTILE_ORDER
     assert order["errorMessage"].endswith("All 1 cards failed to be issued.")
     assert order["errorMessage"].startswith(HOSTILE_STRINGS)
     assert order["items"][0]["cards"][0]["serialNumber"].startswith(HOSTILE_STRINGS)

@@ -15,6 +15,7 @@ import pytest
 TODAY = date.today().isoformat()
 TRANSACTIONS = "/api/integration/v1.0/transactions"
 RATES = "/api/integration/v1.0/exchange-rates"
+CATALOG = "/api/integration/v2.0/catalog"
 CHECKOUT = "/api/integration/v1.0/orders/checkout"
 SEEDED = {1001: Decimal("100000.00"), 1002: Decimal("50000.00"), 1003: Decimal("25.00")}
 
@@ -77,9 +78,22 @@ def test_a_converted_charge_is_price_times_the_published_rate(acme):
     [item] = t["orderItems"]
     rate = get(http, RATES, baseCurrency="GBP", currency="EUR")["rates"][0]["value"]
     assert item["clientExchangeRate"] == {"fromCurrency": "GBP", "toCurrency": "EUR", "exchangeRate": rate}
-    by_hand = (item["clientPrice"] * item["quantity"] * rate).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
+    price = get(http, CATALOG, ProductId="501")["items"][0]["products"][0]["price"]["min"]  # in GBP
+    by_hand = (price * item["quantity"] * rate).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
     assert item["clientTotal"] == by_hand == -t["transactionAmount"]["value"]
     assert item["denomination"] == {"value": Decimal("20.0"), "currencyCode": "GBP"}
+    # The provider's dialect: prices as money objects in the account's currency.
+    unit = (price * rate).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
+    assert item["clientPrice"] == item["estimatedPrice"] == {"value": unit, "currencyCode": "EUR"}
+
+
+def test_the_rate_is_not_stated_between_equal_currencies_and_on_every_third_order(acme):
+    http = acme
+    for _ in range(3):
+        assert order(http, 1002, 501, "20").status_code == 200  # GBP on EUR: orders 500001 to 500003
+    assert order(http, 1001, 101, "25").status_code == 200  # USD on USD
+    stated = [t["orderItems"][0]["clientExchangeRate"]["exchangeRate"] for t in transactions(http)]
+    assert stated[0] == stated[1] > 0 and stated[2:] == [0, 0]
 
 
 def test_the_documented_shape(acme):
@@ -90,7 +104,10 @@ def test_the_documented_shape(acme):
     [t] = answer["clients"][0]["transactions"]
     assert set(t) == {"orderId", "requestId", "productId", "orderNumber", "orderTotal", "orderTotalForSelectedProducts",
                       "orderDate", "transactionId", "transactionType", "comment", "notes", "availableBalance",
-                      "transactionAmount", "transactionDate", "orderItems"}
+                      "transactionAmount", "transactionDate", "orderItems",
+                      # and the fields the provider sends beyond its documentation
+                      "brandWithDenominationCurrency", "createdDate", "xeroCreditNoteNumber", "orderType", "currencyCode"}
+    assert t["currencyCode"] is None and t["xeroCreditNoteNumber"] is None
     assert t["transactionId"] != t["transactionId"].rstrip()  # padded, as the provider sends it
     assert t["orderNumber"].startswith("O-") and t["transactionType"] == "Order"
     assert set(t["orderItems"][0]) == {
@@ -113,10 +130,10 @@ def test_each_credential_sees_only_its_own(acme, demo_credentials):
     ({"startDate": "2026-13-01", "endDate": TODAY}, "Invalid startDate"),
     ({"startDate": TODAY, "endDate": "2000-01-01"}, "endDate is before startDate"),
 ])
-def test_bad_days_are_400_with_a_json_string(acme, params, message):
+def test_bad_days_are_400_with_a_message(acme, params, message):
     http = acme
     response = http.get(TRANSACTIONS, params=params)
-    assert (response.status_code, response.json()) == (400, message)
+    assert (response.status_code, response.json()) == (400, {"message": message})
 
 
 def test_exchange_rates_three_behaviours_and_a_refusal(acme):
@@ -128,7 +145,7 @@ def test_exchange_rates_three_behaviours_and_a_refusal(acme):
     assert get(http, RATES, baseCurrency="EUR", currency="USD") == {
         "baseCurrencyCode": "EUR", "rates": [{"currencyCode": "USD", "value": Decimal("1.086957")}]}
     refused = http.get(RATES, params={"currency": "XYZ"})
-    assert (refused.status_code, refused.json()) == (400, "Unsupported currency")
+    assert (refused.status_code, refused.json()) == (400, {"message": "Unsupported currency"})
 
 
 def test_a_seeded_past_has_its_transactions_on_the_orders_days_and_they_add_up(sim_factory, demo_credentials):

@@ -10,8 +10,6 @@ import pytest
 from apps import app_on, notifications, rendered, until
 from watch_support import place
 
-from tui.api.models import CallbackPayload
-from tui.listener import CallbackAccepted
 from tui.local.storage import audit_log
 from tui.team.database import TeamDatabase, migrate
 from tui.team.mode import TeamMode
@@ -55,11 +53,10 @@ async def test_a_pin_a_note_and_a_callback_made_on_one_show_on_the_other(sim, te
         shown = rendered(bo.screen, "#order-notes")
         assert "ana: customer called 10:42, [b]code[/b] re-sent" in shown  # literally, markup and all
 
-        event = CallbackAccepted(1, CallbackPayload(order_id=1, status="succeeded", request_id=pending))
-        ana.watch_list.settle_callback(event)
+        assert ana.watch_list.settle_order(pending, "Succeeded", "settled by event callback:1")  # an order event, processed
         await until(bo_pilot, lambda: any(f"{pending} ended Succeeded" in n for n in notifications(bo)), timeout=5)
         [settled] = bo.watch_list.items()
-        assert settled.final and settled.detail == "from the callback"
+        assert settled.final and settled.detail == "settled by event callback:1"
 
 
 async def test_one_giftdesk_polls_and_the_other_follows_its_results(sim, team_database):

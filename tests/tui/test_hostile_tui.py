@@ -83,9 +83,9 @@ async def test_callbacks_and_card_detail_show_hostile_text_literally(hostile_sim
             body = {"orderId": 7, "status": text, "requestId": text, "secretKey": SECRET, "totalCards": 1}
             assert httpx.post(screen.hub.listener.url, json=body).status_code < 300
         httpx.post(screen.hub.listener.url, json={"orderId": 7, "status": "x", "requestId": "y", "secretKey": HOSTILE_STRINGS[7]})
-        await until(pilot, lambda: screen.query_one("#callbacks", DataTable).row_count >= len(HOSTILE_STRINGS))
+        await until(pilot, lambda: screen.query_one("#inbox", DataTable).row_count >= len(HOSTILE_STRINGS))
         await settle(pilot)
-        screen.query_one("#callbacks", DataTable).focus()
+        screen.query_one("#inbox", DataTable).focus()
         await pilot.pause()
         check_drawn(app, "callbacks", expect_outside_text=True)
         assert len(markers_in(drawn(app))) >= 5

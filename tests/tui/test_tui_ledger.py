@@ -81,9 +81,25 @@ async def test_the_detail_pane_shows_price_discount_fee_and_rate(sim_factory, de
     async with app.run_test(size=WIDE) as pilot:
         screen = await open_ledger(pilot)
         detail = text_of(screen, "#ledger-detail")
-        for expected in ("2 × Tea & Co £20 (Tea & Co)", "price 20.00 GBP", "discount 0.0%", "fee 0.00 USD",
-                         "rate 1 GBP = 1.265823 USD", "total 50.63 USD", "100,000.00 USD → 99,949.37 USD"):
+        # The provider's dialect: the price as a money object in the account's currency, and the fields
+        # sent beyond the documented ones, as they came.
+        for expected in ("2 × Tea & Co £20 (Tea & Co)", "price 25.32 USD · estimated 25.32 USD", "discount 0.0%",
+                         "fee 0.00 USD", "rate 1 GBP = 1.265823 USD", "total 50.63 USD",
+                         "100,000.00 USD → 99,949.37 USD", "Also sent:", "brandWithDenominationCurrency: Tea & Co GBP 20",
+                         "orderType: Sandbox", "xeroCreditNoteNumber: —"):
             assert expected in detail
+
+
+async def test_a_rate_of_0_is_unknown_not_zero(sim_factory, demo_credentials):
+    sim = sim_factory()
+    for _ in range(3):  # the simulator states no rate (0) on every third order, as the provider may
+        await place(sim, demo_credentials, 1001, 501, "20")
+    app = app_on(sim)
+    async with app.run_test(size=WIDE) as pilot:
+        screen = await open_ledger(pilot)
+        screen.ledger.show_detail(2)
+        detail = text_of(screen, "#ledger-detail")
+        assert "rate GBP → USD at a rate not stated" in detail and "= 0" not in detail
 
 
 async def test_another_account_shows_its_own_transactions(sim_factory, demo_credentials):

@@ -198,8 +198,8 @@ async def test_read_only_offers_no_save(own_sim, demo_credentials):
 # --- listener panel: the demo path ---------------------------------------------------------
 
 
-def callback_rows(screen) -> list[list[str]]:
-    table = screen.query_one("#callbacks", DataTable)
+def inbox_rows(screen) -> list[list[str]]:
+    table = screen.query_one("#inbox", DataTable)
     return [[str(cell) for cell in table.get_row_at(index)] for index in range(table.row_count)]
 
 
@@ -212,7 +212,7 @@ async def test_place_order_callback_arrives_and_order_is_shown_final(own_sim, de
         await until(pilot, lambda: screen.hub.running)
         url = screen.hub.listener.url
         assert url in text_of(screen, "#listener-state")
-        assert "public HTTPS endpoint" in text_of(screen, "#listener-state")
+        assert "HTTPS reverse proxy" in text_of(screen, "#listener-state")
         await pilot.press("ctrl+n")
         assert screen.query_one("#sandbox-url", Input).value == url
         await pilot.press("ctrl+s")
@@ -224,12 +224,14 @@ async def test_place_order_callback_arrives_and_order_is_shown_final(own_sim, de
         await client.place_order(PlaceOrder(request_id, SANDBOX_ACCOUNT, [OrderLine(FIXED_PRODUCT, 2, FIXED_VALUE)]))
         httpx.post(url, json={"orderId": 1, "status": "Succeeded", "requestId": "forged", "secretKey": "guess"})
 
-        await until(pilot, lambda: any(row[1] == request_id and row[3] == "Succeeded" for row in callback_rows(screen)))
-        rows = callback_rows(screen)
-        [good] = [row for row in rows if row[1] == request_id]
-        assert good[2:] == ["✓ Succeeded", "Succeeded", "2 of 2 cards sold"]  # the simulator says "succeeded"
-        [forged] = [row for row in rows if "secret mismatch" in row[1]]
-        assert "forged" not in " ".join(forged)
+        def settled(kind: str) -> list[str] | None:
+            return next((row for row in inbox_rows(screen) if row[1] == kind and "Succeeded" in row[4]), None)
+
+        await until(pilot, lambda: settled("callback") and settled("ordercompleted.v1"))  # both kinds, the demo's webhooks too
+        good = settled("callback")
+        assert good[2:] == [f"callback:{request_id}", "✓ accepted", f"order {request_id} Succeeded"]
+        [forged] = [row for row in inbox_rows(screen) if "refused" in row[3]]
+        assert "secretKey does not match" in forged[3] and "forged" not in " ".join(forged)
     with pytest.raises(httpx.TransportError):  # the app stopped the listener on exit
         httpx.get(url, timeout=1)
 
@@ -244,7 +246,7 @@ async def test_listener_survives_leaving_the_screen_and_stops_with_the_app(own_s
         url = screen.hub.listener.url
         await pilot.press("1")  # catalog is below: the Notifications screen is popped
         await pilot.pause()
-        assert httpx.get(url).status_code == 405  # still answering (only POST is a callback)
+        assert httpx.get(url).status_code == 405  # still answering (only POST is a delivery)
         await pilot.press("5")
         await pilot.pause()
         assert url in text_of(pilot.app.screen, "#listener-state")  # the new screen shows the same listener

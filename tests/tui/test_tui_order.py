@@ -70,7 +70,7 @@ def frozen_sim_clock(monkeypatch):
 def place(sim, *lines: tuple[int, str, int], request_id: str | None = None,
           credential: str = "acme-sandbox", account: int = 1001) -> str:
     """Place an order over plain HTTP: lines are (product id, face value, quantity)."""
-    request_id = request_id or f"T-{uuid.uuid4()}"
+    request_id = request_id or str(uuid.uuid4())
     body = {"RequestId": request_id, "AccountId": account,
             "Products": [{"ProductId": p, "Value": float(v), "Quantity": q} for p, v, q in lines]}
     response = httpx.post(sim.base_url + CHECKOUT, json=body, auth=demo_credential(credential).auth)
@@ -460,7 +460,7 @@ async def test_form_offers_only_active_accounts_of_the_environment(sim):
 )
 async def test_form_validation_stops_before_anything_is_sent(sim, fields, problem):
     app = app_on(sim)
-    request_id = f"FORM-{uuid.uuid4()}"
+    request_id = str(uuid.uuid4())
     async with app.run_test(size=SIZE) as pilot:
         form = await open_form(pilot, product_102(), request_id=request_id)
         await fill(pilot, form, **fields)
@@ -473,7 +473,7 @@ async def test_form_validation_stops_before_anything_is_sent(sim, fields, proble
 
 async def test_sandbox_test_order_is_confirmed_placed_audited_and_followed(sim):
     app = app_on(sim)
-    request_id = f"FORM-{uuid.uuid4()}"
+    request_id = str(uuid.uuid4())
     async with app.run_test(size=SIZE) as pilot:
         form = await open_form(pilot, request_id=request_id)
         await fill(pilot, form, product_id="102", face_value="12.50", quantity="2")
@@ -495,7 +495,7 @@ async def test_sandbox_test_order_is_confirmed_placed_audited_and_followed(sim):
 
 async def test_production_needs_the_typed_phrase_and_nothing_is_placed_without_it(sim):
     app = app_on(sim, profile="demo-production")
-    request_id = f"PROD-{uuid.uuid4()}"
+    request_id = str(uuid.uuid4())
     async with app.run_test(size=SIZE) as pilot:
         form = await open_form(pilot, product_102(), request_id=request_id)
         assert form.has_class("-production") and list(form.accounts) == [2001, 2002, 2003]
@@ -550,7 +550,7 @@ async def test_a_network_failure_keeps_the_request_id_and_the_retry_resends_it(s
 
     monkeypatch.setattr(ServiceClient, "place_order", flaky_place)
     app = app_on(sim)
-    request_id = f"FORM-{uuid.uuid4()}"
+    request_id = str(uuid.uuid4())
     async with app.run_test(size=SIZE) as pilot:
         form = await open_form(pilot, product_102(), request_id=request_id)
         await fill(pilot, form, face_value="10")
@@ -584,14 +584,14 @@ def showing(request_id: str, status: str):
 @pytest.mark.parametrize("size", [(80, 24), (160, 48)], ids=["80x24", "160x48"])
 def test_snapshot_partial_failure(snap_compare, sim_factory, frozen_sim_clock, size):
     sim = sim_factory()
-    request_id = place(sim, (102, "10.00", 3), (502, "5.13", 1), request_id="SNAP-PARTIAL")
+    request_id = place(sim, (102, "10.00", 3), (502, "5.13", 1), request_id="5a0b0000-0000-4000-8000-000000000001")
     wait_final(sim, request_id)
     assert snap_compare(app_on(sim), terminal_size=size, run_before=showing(request_id, "PartialFailed"))
 
 
 def test_snapshot_pending_with_a_paused_card(snap_compare, sim_factory, frozen_sim_clock):
     sim = sim_factory(timing=LONG_PAUSE)
-    request_id = place(sim, (102, "10.00", 1), (102, "10.14", 1), request_id="SNAP-PAUSED")
+    request_id = place(sim, (102, "10.00", 1), (102, "10.14", 1), request_id="5a0b0000-0000-4000-8000-000000000002")
 
     async def run_before(pilot) -> None:
         screen = await open_order(pilot, request_id)
@@ -603,7 +603,7 @@ def test_snapshot_pending_with_a_paused_card(snap_compare, sim_factory, frozen_s
 
 def test_snapshot_payout_card(snap_compare, sim_factory, frozen_sim_clock):
     sim = sim_factory()
-    request_id = place(sim, (201, "25.00", 1), request_id="SNAP-PAYOUT")
+    request_id = place(sim, (201, "25.00", 1), request_id="5a0b0000-0000-4000-8000-000000000003")
     wait_final(sim, request_id)
     assert snap_compare(app_on(sim), terminal_size=SIZE, run_before=showing(request_id, "Succeeded"))
 

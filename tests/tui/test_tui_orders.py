@@ -70,6 +70,11 @@ def column(screen: OrdersScreen, index: int) -> list[str]:
     return [str(getattr(table.get_row_at(row)[index], "plain", table.get_row_at(row)[index])) for row in range(table.row_count)]
 
 
+def created_date(sim, demo_credentials, line: dict) -> datetime:
+    order = httpx.get(f"{sim.base_url}{HISTORY}/{line['clientReferenceNumber']}", auth=demo_credentials["acme-sandbox"].auth)
+    return datetime.fromisoformat(order.json()["createdDate"])
+
+
 def summary(screen: OrdersScreen) -> str:
     return str(screen.query_one("#orders-summary").render())
 
@@ -87,9 +92,12 @@ async def test_the_board_opens_on_today_with_counts_and_stuck_orders(seeded, dem
         orders = {line["orderNumber"]: line["status"] for line in lines}
         for status, count in Counter(orders.values()).items():
             assert f"{count} {status}" in summary(screen)
+        # The report dates orders; the board asks Get order for the time of the not-final ones it needs.
+        await until(pilot, lambda: not any(row.time_unknown for row in screen.rows))
+        await settle(pilot)
         now = datetime.now(UTC).replace(tzinfo=None)
         stuck = {line["clientReferenceNumber"] for line in lines if line["status"] == "Pending"
-                 and now - datetime.fromisoformat(line["orderDate"]) > timedelta(minutes=DEFAULT_STUCK_MINUTES)}
+                 and now - created_date(seeded, demo_credentials, line) > timedelta(minutes=DEFAULT_STUCK_MINUTES)}
         flagged = {row.request_id for row in screen.rows if row.stuck}
         assert flagged == stuck and stuck
         assert all(cell.endswith(STUCK_MARK.strip()) for cell in column(screen, 1) if "Pending" in cell)
@@ -255,7 +263,7 @@ FIXED_DAY = date(2026, 11, 2)
 
 def fixed_line(number: int, minute: int, status: str, product: str, denomination: str, quantity: int, sub_total: float) -> dict:
     return {
-        "clientName": "Acme", "orderNumber": f"O-0676{number:04d}", "orderDate": f"2026-11-02T09:{minute:02d}:10.000",
+        "clientName": "Acme", "orderNumber": f"O-0676{number:04d}", "orderDate": "2026-11-02T00:00:00",  # a day
         "clientReferenceNumber": f"6f1c0a55-0000-4000-8000-00000000{number:04d}", "channel": "Sandbox",
         "productName": product, "denomination": denomination, "quantity": quantity, "unitPrice": sub_total / quantity,
         "subTotal": sub_total, "total": sub_total, "accountCurrency": "USD", "status": status,
@@ -299,3 +307,69 @@ def test_snapshot_board(snap_compare, size):
         assert "[bold]Brand[/] ␛]52;c;x␇" in column(screen, 5)  # outside text shown, never obeyed
 
     assert snap_compare(fixed_app(), terminal_size=size, run_before=show)
+
+
+# --- dates that date, times that time (issue 25) ----------------------------------------------------------
+
+
+def todays_service(asked: list[str], *, answer_orders: bool):
+    """Today's history in the provider's form (orderDate: the day at midnight); Get order times the orders."""
+    midnight = f"{datetime.now(UTC):%Y-%m-%d}T00:00:00"
+    lines = [{**line, "orderDate": midnight} for line in FIXED_LINES]
+
+    def service(request: httpx.Request) -> httpx.Response:
+        if request.url.path == HISTORY:
+            return httpx.Response(200, json=lines)
+        if request.url.path.startswith(HISTORY + "/"):
+            request_id = request.url.path.rsplit("/", 1)[1]
+            asked.append(request_id)
+            if not answer_orders:
+                return httpx.Response(503)
+            created = datetime.now(UTC).replace(tzinfo=None) - timedelta(hours=2 if request_id.endswith("3") else 0)
+            return httpx.Response(200, json={"orderId": 1, "requestId": request_id, "status": "Pending", "total": 1,
+                                             "createdDate": created.isoformat(timespec="milliseconds")})
+        return fixed_service(request)
+
+    return service
+
+
+def app_answering(service):
+    return build_app(AppSettings(profiles=demo_profiles("http://svc.test"), profile_name="demo-sandbox",
+                                 client_options={"transport": httpx.MockTransport(service)}))
+
+
+async def test_stuck_comes_from_get_orders_time_asked_only_for_the_not_final_rows():
+    asked: list[str] = []
+    app = app_answering(todays_service(asked, answer_orders=True))
+    async with app.run_test(size=WIDE) as pilot:
+        screen = await open_board(pilot)
+        await until(pilot, lambda: not any(row.time_unknown for row in screen.rows))
+        await settle(pilot)
+        not_final = {line["clientReferenceNumber"] for line in FIXED_LINES if line["status"] in ("Pending", "Processing")}
+        assert sorted(asked) == sorted(not_final)  # once each, and never for a final order
+        # Placed 2 hours ago: stuck; placed just now: not (the day alone flagged both before).
+        assert [row.request_id for row in screen.rows if row.stuck] == [FIXED_LINES[2]["clientReferenceNumber"]]
+        await pilot.press("r")
+        await until(pilot, lambda: not screen.table.loading)
+        await settle(pilot)
+        assert sorted(asked) == sorted(not_final)  # the times are kept for the session: not asked again
+
+
+async def test_a_row_whose_time_is_not_known_says_so():
+    asked: list[str] = []
+    app = app_answering(todays_service(asked, answer_orders=False))
+    async with app.run_test(size=WIDE) as pilot:
+        screen = await open_board(pilot)
+        await until(pilot, lambda: len(asked) >= 2)
+        await settle(pilot)
+        unknown = [row for row in screen.rows if row.time_unknown]
+        assert {row.request_id for row in unknown} == {line["clientReferenceNumber"] for line in FIXED_LINES
+                                                        if line["status"] in ("Pending", "Processing")}
+        assert not any(row.stuck for row in screen.rows)  # not guessed from the day
+        times = dict(zip(column(screen, 7), column(screen, 0), strict=True))
+        assert all(times[row.request_id].endswith("--:--") for row in unknown)
+        assert all("? time" in cell for cell in column(screen, 1) if "Pending" in cell or "Processing" in cell)
+        for _ in range([row.request_id for row in screen.shown].index(unknown[0].request_id)):
+            await pilot.press("down")
+        await settle(pilot)
+        assert "time not yet known" in str(screen.query_one("#orders-detail").render())

@@ -22,7 +22,7 @@ SIZE = (80, 24)
 @pytest.fixture
 def placed(sim) -> str:
     """A real order at the simulator, and in the sandbox profile's Recent list."""
-    request_id = f"P-{uuid.uuid4()}"
+    request_id = str(uuid.uuid4())
     body = {"RequestId": request_id, "AccountId": 1001, "Products": [{"ProductId": 201, "Value": 10.0, "Quantity": 1}]}
     response = httpx.post(sim.base_url + CHECKOUT, json=body, auth=demo_credential("acme-sandbox").auth)
     assert response.status_code == 200, response.text

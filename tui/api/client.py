@@ -27,7 +27,9 @@ import httpx
 from tui.api import wire_json
 from tui.api.errors import (
     AuthenticationError,
+    ForbiddenError,
     MalformedResponseError,
+    OrderNotFoundError,
     RateLimitedError,
     RefusedError,
     ServerError,
@@ -37,6 +39,7 @@ from tui.api.errors import (
 from tui.api.pacing import PlacePacer
 from tui.api.payout_rules import validate_redeem
 from tui.api.redact import Secret, mask_text, register_secret
+from tui.api.request_ids import check_request_id
 from tui.api.weblink import weblink_token
 from tui.api.wire_check import CATALOG_PAGE, ORDER
 
@@ -167,11 +170,13 @@ class ServiceClient:
         sleep: Sleep = event_loop_sleep,
         rand: Callable[[], float] = random.random,
         pacer: PlacePacer | None = None,
+        environment: str | None = None,
     ) -> None:
         secret = client_secret if isinstance(client_secret, str) else client_secret.get_secret_value()
         register_secret(secret)
         self.base_url = base_url.rstrip("/")
         self.client_id = client_id
+        self.environment = environment  # "sandbox" / "production": named in "no order with this RequestId in ..."
         self.retry = retry
         self.on_retry = on_retry
         self._sleep = sleep
@@ -231,8 +236,10 @@ class ServiceClient:
     async def place_order(self, order: PlaceOrder) -> str:
         """Place an order; returns the RequestId the service echoes. Retries reuse `order.request_id`.
 
-        Paced to the provider's limits first (tui/api/pacing.py): this may wait.
+        Paced to the provider's limits first (tui/api/pacing.py): this may wait. A RequestId that
+        is not a GUID is refused before anything is sent (RequestIdInvalid): the provider takes only GUIDs.
         """
+        check_request_id(order.request_id)
         products = [line.product_id for line in order.products]
         delay = self._pacer.reserve(products)
         if delay > 0:
@@ -250,13 +257,13 @@ class ServiceClient:
         from tui.api.models import Order
 
         path = _order_path(request_id)
-        return _parse(Order, await self._get_json(path), path)
+        return _parse(Order, await self._get_order_json(path), path)
 
     async def get_order_wire(self, request_id: str) -> dict[str, Any]:
         """The order as the service sent it, as `to_wire(await get_order(...))` gives it, checked as
         get_order checks it; the model (and pydantic) is asked only when the answer is unusual."""
         path = _order_path(request_id)
-        data = await self._get_json(path)
+        data = await self._get_order_json(path)
         wire = ORDER.arranged(data)
         if wire is not None:
             return wire
@@ -319,6 +326,15 @@ class ServiceClient:
 
     # --- transport, errors and retries ---------------------------------------
 
+    async def _get_order_json(self, path: str) -> Any:
+        """Get order's answer; an unknown RequestId (404, or the provider's 400 OrderNotFound) is OrderNotFoundError."""
+        try:
+            return await self._get_json(path)
+        except RefusedError as error:
+            if error.status == 404 or error.reason == "OrderNotFound":
+                raise OrderNotFoundError(self.environment, status=error.status or 404, context=error.context) from None
+            raise
+
     async def _get_json(self, path: str, params: dict[str, str] | None = None) -> Any:
         response = await self._send("GET", path, params=params, retry_on=RetryOn.READ)
         return _json(response, path)
@@ -369,6 +385,9 @@ class ServiceClient:
             return _Failure(ServerError(f"{where}: server error {status}", status=status), RetryOn.SERVER, f"HTTP {status}")
         if status == 401:
             raise AuthenticationError(f"{where}: authentication failed (401)", status=401)
+        if status == 403:
+            text = _service_message(response)
+            raise ForbiddenError(f"{where}: these credentials have no access to this resource (403): {text}", status=403)
         if status >= 400:
             raise RefusedError(_service_message(response), status=status, context=f"{where} -> {status}")
         raise MalformedResponseError(f"{where}: unexpected HTTP {status}", status=status)
@@ -383,7 +402,8 @@ class _Failure:
 
 
 def _service_message(response: httpx.Response) -> str:
-    """The service's refusal text: 4xx bodies are JSON strings (SPEC Errors)."""
+    """The service's refusal text: a JSON string (SPEC Errors), or an object's `message` (a reason code)
+    or `error` (403)."""
     try:
         data = response.json()
     except ValueError:

@@ -6,9 +6,35 @@ are passed through `mask_text`, and weblinks in paths are masked.
 
 from __future__ import annotations
 
+import re
+
 from tui.api.redact import mask_text
 
-# Hints for refusals whose text the spec or DESIGN names.
+# The provider's 400 reason codes (DESIGN.md "What the real provider sends"): what happened, and what to do.
+# The message says the first with the code after it, the hint the second; an unknown code is shown as it came.
+REASONS: dict[str, tuple[str, str]] = {
+    "OrderAlreadyExists": ("an order with this RequestId exists already",
+                           "Look it up with `giftdesk order show ID`; for another order, use a new RequestId."),
+    "OrderNotFound": ("no order with this RequestId",
+                      "Check the id, and that the profile's environment (sandbox/production) is the one it was placed in."),
+    "WrongAccount": ("the account cannot be used with these credentials in this environment",
+                     "Choose an active account of this environment: `giftdesk accounts` lists them."),
+    "InsufficientBalance": ("the account's balance is too low for this order",
+                            "Fund the account, order less, or choose another account."),
+    "InvalidProductIds": ("a product id is not in the catalog for this account",
+                          "Check the product id in `giftdesk catalog --product-id N`."),
+    "InvalidDenomination": ("the value is not one the product allows",
+                            "Give a value within the product's min and max face value (the catalog shows them)."),
+    "ProductIsOutOfStock": ("the product is out of stock",
+                            "Check the product's count in the catalog, order fewer cards, or try later."),
+    "CardsLimitExceeded": ("the order asks for more cards than the provider allows",
+                           "At most 500 cards per order: split it into several orders."),
+}
+
+# A reason code: one word in CamelCase, as the provider's 400 bodies carry them.
+REASON_CODE = re.compile(r"[A-Z][A-Za-z]+")
+
+# Hints for refusals whose text the spec names (the payout endpoints' exact texts).
 REFUSAL_HINTS: dict[str, str] = {
     "Request body is required.": "Send a wallet and one recipient.",
     "A valid wallet (PayPal or Venmo) is required.": "Use wallet PayPal or Venmo, spelled exactly so.",
@@ -24,13 +50,6 @@ REFUSAL_HINTS: dict[str, str] = {
         "Check the order's card status and the profile (sandbox/production)."
     ),
     "Recipient ID does not match": "An earlier attempt used a different recipient: re-submit with that recipient.",
-    "OrderAlreadyExists": "This RequestId was used before: look it up with `giftdesk order show`, or use a new one.",
-    "WrongAccount": "The account does not match these credentials or this environment (sandbox/production).",
-    "InsufficientBalance": "The account's balance is too low for this order.",
-    "InvalidProductIds": "A product id is not in the catalog for this account.",
-    "InvalidDenomination": "The value must lie within the product's min and max face value.",
-    "ProductIsOutOfStock": "The product is out of stock; check the catalog's count.",
-    "CardsLimitExceeded": "At most 500 cards per order.",
 }
 
 NOT_FOUND_HINT = "Check the id, and that the profile's environment (sandbox/production) is the one it was made in."
@@ -60,15 +79,39 @@ class RateLimitedError(ServiceError):
         self.retry_after = retry_after
 
 
+class ForbiddenError(ServiceError):
+    """403: the credentials are valid but have no access to that resource (exit 4, as a 401).
+    The message ends with the service's own `error` text."""
+
+    default_hint = "Ask the provider to give these credentials access to it, or use a profile whose credentials have it."
+
+
 class RefusedError(ServiceError):
-    """A 4xx other than 401/429: `.message` is the service's own text."""
+    """A 4xx other than 401/403/429: `.message` is the service's own text, in words when it is a reason code.
+
+    `.reason` is the provider's reason code (e.g. "OrderAlreadyExists") when the text was one, else None.
+    """
 
     default_hint = "The service refused the request; its message says why."
 
     def __init__(self, message: str, *, status: int, hint: str | None = None, context: str = "") -> None:
-        hint = hint or REFUSAL_HINTS.get(message.strip()) or (NOT_FOUND_HINT if status == 404 else None)
+        text = message.strip()
+        self.reason = text if REASON_CODE.fullmatch(text) else None
+        if text in REASONS:
+            what, to_do = REASONS[text]
+            message, hint = f"{what} ({text})", hint or to_do
+        hint = hint or REFUSAL_HINTS.get(text) or (NOT_FOUND_HINT if status == 404 else None)
         super().__init__(message, status=status, hint=hint)
         self.context = mask_text(context)  # e.g. "POST /api/... -> 400"
+
+
+class OrderNotFoundError(RefusedError):
+    """Get order of a RequestId the service does not know: 404, or 400 `OrderNotFound` (the provider's way)."""
+
+    def __init__(self, environment: str | None, *, status: int, context: str = "") -> None:
+        super().__init__("OrderNotFound", status=status, context=context)
+        self.message = f"no order with this RequestId in {environment or 'this environment'}"
+        self.args = (self.message,)
 
 
 class UnreachableError(ServiceError):

@@ -13,11 +13,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from decimal import Decimal
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, GetCoreSchemaHandler, field_validator
 from pydantic.alias_generators import to_camel
+from pydantic_core import PydanticCustomError, core_schema
 
 
 class WireModel(BaseModel):
@@ -36,28 +37,96 @@ def to_wire(model: BaseModel) -> dict[str, Any]:
     return model.model_dump(mode="python", by_alias=True, exclude_unset=True)
 
 
+class Amount(Decimal):
+    """An amount of money as the service sent it: a JSON number, or `{"value", "currencyCode"}`
+    (DESIGN.md "What the real provider sends"). The one place that decides how a money field is read.
+
+    It is a Decimal (sums, comparisons and formatting as before), `.value` is the plain Decimal,
+    `.currency_code` the currency when the object named one, and it is written back in the form
+    it came in (`to_wire`, `--json`).
+    """
+
+    __slots__ = ("currency_code", "sent")
+    currency_code: str | None
+    sent: dict[str, Any] | None  # the object it came as, or None for a plain number
+
+    def __new__(cls, value: object, currency_code: str | None = None, sent: dict[str, Any] | None = None) -> Amount:
+        amount = super().__new__(cls, value)  # type: ignore[arg-type]
+        amount.currency_code = currency_code
+        amount.sent = sent
+        return amount
+
+    @property
+    def value(self) -> Decimal:
+        return Decimal(self)
+
+    @classmethod
+    def read(cls, data: Any) -> Amount:
+        if isinstance(data, Amount):
+            return data
+        if isinstance(data, dict):
+            currency = data.get("currencyCode")
+            if "value" not in data or not (currency is None or isinstance(currency, str)):
+                raise PydanticCustomError("money_object", "a money object is {value, currencyCode}")
+            return cls(_number(data["value"]), currency, data)
+        return cls(_number(data))
+
+    def as_sent(self) -> Any:
+        return self.sent if self.sent is not None else Decimal(self)
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> core_schema.CoreSchema:
+        return core_schema.no_info_plain_validator_function(
+            cls.read, serialization=core_schema.plain_serializer_function_ser_schema(cls.as_sent))
+
+
+def _number(data: Any) -> Decimal:
+    """A finite JSON number (as pydantic reads a Decimal: an int, a Decimal, a float, or numeric text)."""
+    if isinstance(data, bool) or not isinstance(data, (int, float, Decimal, str)):
+        raise PydanticCustomError("amount_type", "an amount is a number or a money object")
+    try:
+        number = Decimal(str(data).strip()) if isinstance(data, (float, str)) else Decimal(data)
+    except InvalidOperation:
+        raise PydanticCustomError("amount_parsing", "an amount is a number") from None
+    if not number.is_finite():
+        raise PydanticCustomError("finite_number", "an amount is a finite number")
+    return number
+
+
+def _null_as_empty(value: Any) -> Any:
+    return "" if value is None else value
+
+
 class Account(WireModel):
     id: int
     currency: str
-    balance: Decimal
+    balance: Amount
     is_active: bool
-    sandbox_mode: bool
+    sandbox_mode: bool | None = None  # some accounts come without it: take the profile's environment
+
+    def environment(self, profile_environment: str) -> str:
+        """"sandbox" or "production": the account's own flag, or the profile's when it has none."""
+        if self.sandbox_mode is None:
+            return profile_environment
+        return "sandbox" if self.sandbox_mode else "production"
 
 
 class Price(WireModel):
-    min: Decimal
-    max: Decimal
+    min: Amount
+    max: Amount
     currency_code: str
 
 
 class Product(WireModel):
     id: int
     name: str
-    min_face_value: Decimal
-    max_face_value: Decimal
+    min_face_value: Amount
+    max_face_value: Amount
     count: int | None = None  # None: unrestricted; 0: out of stock
     price: Price
     modified_date: str | None = None
+    status: str | None = None  # e.g. "Active", "Inactive"
+    is_deleted: bool | None = None
 
     @property
     def is_fixed_value(self) -> bool:
@@ -67,6 +136,11 @@ class Product(WireModel):
     def in_stock(self) -> bool:
         return self.count is None or self.count > 0
 
+    @property
+    def orderable(self) -> bool:
+        """Not deleted, and active (or no status said): a deleted or inactive product cannot be ordered."""
+        return not self.is_deleted and (self.status is None or self.status.strip().lower() == "active")
+
 
 class Category(WireModel):
     id: int
@@ -75,7 +149,7 @@ class Category(WireModel):
 
 
 class Brand(WireModel):
-    internal_id: str
+    internal_id: str | None = None  # catalog version 1 brands have none
     name: str
     country_code: str
     currency_code: str
@@ -90,7 +164,7 @@ class Brand(WireModel):
 
 
 class CatalogPage(WireModel):
-    page_index: int
+    page_index: int = Field(validation_alias=AliasChoices("pageIndex", "pageindex", "page_index"))
     page_size: int
     count: int
     items: list[Brand]
@@ -107,13 +181,14 @@ class Card(WireModel):
 
 class OrderItem(WireModel):
     product_id: int
-    product_face_value: Decimal
+    product_face_value: Amount
     quantity: int
     country_code: str | None = None
     currency_code: str | None = None
     cards: list[Card] = []
     brand_code: Any = None
     picture_url: Any = None
+    status: str | None = None  # the item's own status, when the service gives one
 
 
 class Order(WireModel):
@@ -122,7 +197,7 @@ class Order(WireModel):
     items: list[OrderItem] = []
     status: str
     created_date: str | None = None
-    total: Decimal
+    total: Amount
     error_message: str | None = None
     order_type: str | None = None
     currency: str | None = None
@@ -146,17 +221,22 @@ class OrderHistoryLine(WireModel):
     product_name: str | None = None
     denomination: str | None = None  # e.g. "USD 10"
     quantity: int | None = None
-    unit_price: Decimal | None = None
-    sub_total: Decimal | None = None
-    total: Decimal | None = None
+    unit_price: Amount | None = None
+    sub_total: Amount | None = None
+    total: Amount | None = None
     account_currency: str | None = None
     status: str
 
 
 class NotificationConfig(WireModel):
+    """The service answers null for a field never set: read as empty (not set), as SPEC's empty string."""
+
     notification_url: str = ""  # empty disables callbacks
     notification_url_sandbox: str = ""
     secret_key: str = secret_field("")
+
+    _null_as_empty = field_validator("notification_url", "notification_url_sandbox", "secret_key", mode="before")(
+        _null_as_empty)
 
 
 class CallbackPayload(WireModel):

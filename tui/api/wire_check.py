@@ -45,7 +45,12 @@ def _optional_integer(value: Any) -> bool:
     return value is None or _integer(value)
 
 
+def _optional_boolean(value: Any) -> bool:
+    return value is None or isinstance(value, bool)
+
+
 def _amount(value: Any) -> bool:
+    """A plain number; a money object (`{value, currencyCode}`) is left to the model's Amount."""
     return _integer(value) or (isinstance(value, Decimal) and value.is_finite())
 
 
@@ -125,7 +130,7 @@ class Shape:
             if isinstance(field.check, Shape):
                 value = field.check._construct(value) if not field.many else [field.check._construct(item) for item in value]
             elif field.check is _amount:
-                value = Decimal(value)  # the model's Decimal: an int becomes one, a Decimal stays as it is
+                value = models.Amount(value)  # the model's Amount, from a plain number
             values[field.name] = value
         fields_set = {*values, *arranged}  # what validation records: the fields given, and the unknown ones
         built = getattr(models, self.model).model_construct(fields_set, **values)
@@ -151,6 +156,7 @@ ORDER_ITEM = Shape("OrderItem", (
     WireField("cards", CARD),
     WireField("brand_code", _anything),
     WireField("picture_url", _anything),
+    WireField("status", _optional_text),
 ))
 
 ORDER = Shape("Order", (
@@ -180,6 +186,8 @@ PRODUCT = Shape("Product", (
     WireField("count", _optional_integer),
     WireField("price", PRICE, required=True, many=False),
     WireField("modified_date", _optional_text),
+    WireField("status", _optional_text),
+    WireField("is_deleted", _optional_boolean),
 ))
 
 CATEGORY = Shape("Category", (
@@ -189,7 +197,7 @@ CATEGORY = Shape("Category", (
 ))
 
 BRAND = Shape("Brand", (
-    WireField("internal_id", _text, required=True),
+    WireField("internal_id", _optional_text),
     WireField("name", _text, required=True),
     WireField("country_code", _text, required=True),
     WireField("currency_code", _text, required=True),

@@ -45,7 +45,7 @@ def command(options: Options, as_csv: bool) -> None:
             return
         rows = [
             [a.id, visible(a.currency), (exact_amount if as_csv else format_amount)(a.balance, a.currency),
-             "yes" if a.is_active else "no", "sandbox" if a.sandbox_mode else "production"]
+             "yes" if a.is_active else "no", a.environment(session.profile.environment)]
             for a in accounts
         ]
         (print_csv if as_csv else print_table)(["ID", "CURRENCY", "BALANCE", "ACTIVE", "ENVIRONMENT"], rows)

@@ -197,12 +197,13 @@ def exit_code_for(error: BaseException) -> int:
     """The contract's exit code for an error raised while running a command."""
     from tui.api import errors
     from tui.api.payout_rules import RecipientInvalid
+    from tui.api.request_ids import RequestIdInvalid
     from tui.api.weblink import WeblinkError
     from tui.local.config import ConfigError
 
-    if isinstance(error, (RecipientInvalid, WeblinkError, ConfigError, click.UsageError)):
+    if isinstance(error, (RecipientInvalid, RequestIdInvalid, WeblinkError, ConfigError, click.UsageError)):
         return EXIT_BAD_INPUT
-    if isinstance(error, errors.AuthenticationError):
+    if isinstance(error, (errors.AuthenticationError, errors.ForbiddenError)):
         return EXIT_AUTH
     if isinstance(error, errors.RefusedError):
         return EXIT_REFUSED
@@ -212,10 +213,11 @@ def exit_code_for(error: BaseException) -> int:
 def _handled_errors() -> tuple[type[BaseException], ...]:
     from tui.api.errors import ServiceError
     from tui.api.payout_rules import RecipientInvalid
+    from tui.api.request_ids import RequestIdInvalid
     from tui.api.weblink import WeblinkError
     from tui.local.config import ConfigError
 
-    return ServiceError, RecipientInvalid, WeblinkError, ConfigError
+    return ServiceError, RecipientInvalid, RequestIdInvalid, WeblinkError, ConfigError
 
 
 # --- profile and session -----------------------------------------------------------------
@@ -323,7 +325,7 @@ def build_client(profile: Profile, *, concurrent: bool = False, **client_options
         client_options.setdefault("transport", InlineTransport(verify=verify))
         client_options.setdefault("sleep", blocking_sleep)
     return ServiceClient(profile.base_url, profile.client_id, resolve_secret(profile), on_retry=_say_retry,
-                         **client_options)
+                         environment=profile.environment, **client_options)
 
 
 def run(options: Options, work: Callable[[Session], Awaitable[None]], *, concurrent: bool = False) -> None:
@@ -375,6 +377,13 @@ def emit_json(data: Any) -> None:
     from tui.api.wire_json import dumps
 
     click.echo(json_visible(dumps(data)))
+
+
+def emit_json_line(data: Any) -> None:
+    """One JSON object on one line (NDJSON), as `emit_json` writes it otherwise."""
+    from tui.api.wire_json import dumps
+
+    click.echo(json_visible(dumps(data, indent=None)))
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:

@@ -1,72 +1,143 @@
-"""`giftdesk listen`: receive order callbacks on this machine, verify them, show each order's final state.
+"""`giftdesk listen`: the receiver the service calls: order callbacks and signed webhooks (docs/receiver.md).
 
-The expected secret is the one the service has stored: it is read with
-GET notification when the listener starts (the payload carries the
-configured secret, SPEC Events rule 3). `--secret-env VAR` expects another
-value instead, e.g. a secret about to be configured. Progress and warnings
-go to stderr; each callback's outcome goes to stdout (a JSON object per
-callback with --json). Card codes are never printed: a card summary is.
+Each delivery is kept in the profile's inbox before it is answered
+(`tui.listener`), then acted on from the inbox (`tui.inbox_work`): order events
+settle watched orders (with Get order), product events sync the catalog mirror.
+The callback secret expected is the one the service has stored (read with GET
+notification at start; `--secret-env VAR` expects another). Webhook secrets come
+from environment variables (`--webhook-secret-env`, once per secret: two during a
+rotation). Progress, warnings and the access log (one JSON object per request)
+go to stderr; each delivery and what was done with it go to stdout (NDJSON with
+--json).
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
+import sys
 
 import click
 
-from tui.commands.common import EXIT_BAD_INPUT, Options, Session, emit_json, fail, run, say, service_options
+from tui.commands.common import EXIT_BAD_INPUT, Options, Session, emit_json_line, fail, run, say, service_options
 from tui.core.safe_text import visible
 
-DEFAULT_PORT = 8787  # fixed, so the configured sandbox URL stays valid from one run to the next
+DEFAULT_PORT = 8787  # fixed, so the configured URLs stay valid from one run to the next
 
 
 @click.command("listen")
+@click.option("--host", default="127.0.0.1", show_default=True, metavar="H",
+              help="Address to listen on. Anything but loopback is reachable from the network: put it behind "
+                   "a TLS-terminating proxy (docs/receiver.md).")
 @click.option("--port", type=click.IntRange(0, 65535), default=DEFAULT_PORT, show_default=True, metavar="N",
-              help="Loopback port to listen on (0: any free port).")
+              help="Port to listen on (0: any free port).")
+@click.option("--webhook-secret-env", "webhook_secret_envs", multiple=True, metavar="VAR",
+              help="Environment variable holding a webhook signing secret (whsec_...). Repeat it during a "
+                   "rotation: a webhook signed with any of them is accepted.")
 @click.option("--secret-env", metavar="VAR",
-              help="Expect the secret in this environment variable instead of the one stored at the service.")
+              help="Expect the callback secret in this environment variable instead of the one stored at the service.")
+@click.option("--rate-limit", type=click.FloatRange(min=0.1), default=50.0, show_default=True, metavar="N",
+              help="Requests per second allowed from one address (bursts of 4 s worth); beyond it: 429.")
 @service_options
-def command(options: Options, port: int, secret_env: str | None) -> None:
-    """Receive order callbacks locally and show them.
+def command(options: Options, host: str, port: int, webhook_secret_envs: tuple[str, ...], secret_env: str | None,
+            rate_limit: float) -> None:
+    """Receive the service's callbacks (/callback) and signed webhooks (/webhooks).
 
-    Listens on 127.0.0.1, checks each callback's secret, then shows the
-    order's final state. Set the printed URL as the sandbox notification URL. Production callbacks
-    need a public HTTPS endpoint that forwards to it. Stop with Ctrl+C.
+    Every delivery is written to the profile's inbox before it is answered
+    (see `giftdesk inbox`); order events then settle watched orders, product
+    events sync the catalog mirror. GET /health answers 200 while the inbox
+    can be written. Listens on 127.0.0.1 unless --host says otherwise; for
+    the service to reach it, run it behind an HTTPS reverse proxy and set
+    the URLs there (docs/receiver.md). Stop with Ctrl+C or SIGTERM:
+    deliveries in flight finish first.
 
     \b
     Examples:
       giftdesk listen
-      giftdesk listen --port N --json
+      giftdesk listen --webhook-secret-env GIFTDESK_WEBHOOK_SECRET --json
+      giftdesk listen --host 0.0.0.0 --port N --webhook-secret-env OLD --webhook-secret-env NEW
     """
-    expected_override = _secret_from_env(secret_env)
+    callback_override = _variable(secret_env)
+    webhook_secrets = [_webhook_secret(variable) for variable in webhook_secret_envs]
 
     async def work(session: Session) -> None:
         from tui.api.redact import register_secret
-        from tui.listener import CallbackListener
+        from tui.listener import Receiver, ReceiverSettings
 
-        expected = expected_override
-        if expected is None:
-            expected = (await session.client.get_notifications()).secret_key
-        register_secret(expected)
+        callback_secret = callback_override
+        if callback_secret is None:
+            callback_secret = (await session.client.get_notifications()).secret_key
+        for secret in (callback_secret, *webhook_secrets):
+            register_secret(secret)
+        settings = ReceiverSettings(host=host, port=port, rate_per_second=rate_limit, rate_burst=max(1, int(rate_limit * 4)))
+        profile = session.profile.name
+        team = None if session.profile.is_demo else _team_mode()
         try:
-            listener = CallbackListener(expected, port=port)
+            receiver = Receiver(lambda: team.inbox(profile) if team is not None else _open_inbox(profile), callback_secret=callback_secret,
+                                webhook_secrets=webhook_secrets, settings=settings)
         except OSError as error:
-            fail(f"cannot listen on 127.0.0.1:{port}: {error.strerror or error}", EXIT_BAD_INPUT,
-                 "choose another port with --port")
-        _introduce(listener.url, listener.verifies)
-        events: asyncio.Queue = asyncio.Queue()
-        listener.subscribe(events.put_nowait)  # serve() runs in this loop: no thread hand-over
-        shower = asyncio.create_task(_show_events(session, events))
+            fail(f"cannot listen on {host}:{port}: {error.strerror or error}", EXIT_BAD_INPUT,
+                 "choose another port with --port, or an address of this machine with --host")
+        if session.profile.is_demo:  # the demo's simulator sends its webhooks here, as its portal would be told
+            from tui.demo import register_demo_webhooks
+
+            receiver.webhook_secrets = tuple(await register_demo_webhooks(session.profile, receiver.webhook_url))
+        _start_access_log()
+        _introduce(receiver, settings, bool(receiver.webhook_secrets))
         try:
-            await listener.serve()
+            await _serve(session, receiver, team)
         finally:
-            shower.cancel()
+            if team is not None:
+                team.close()
 
     run(options, work, concurrent=True)
 
 
-def _secret_from_env(variable: str | None) -> str | None:
+def _open_inbox(profile: str):
+    from tui.local.inbox import SqliteInbox
+
+    return SqliteInbox(profile, check_same_thread=False)
+
+
+def _team_mode():  # -> TeamMode | None
+    """Team mode (docs/team.md): the inbox and the watch list the receiver settles are the team's."""
+    from tui.team import open_team_mode
+
+    return open_team_mode()
+
+
+async def _serve(session: Session, receiver, team) -> None:
+    """The receiver and the work on its inbox, in this loop, until the receiver stops; in team mode
+    (`team`, a TeamMode) the inbox and the watch list it settles are the team's."""
+    from tui.inbox_work import InboxWork, StoredWatch, mirror_syncer
+    from tui.local.inbox import SqliteInbox
+    from tui.local.watchlist import WatchList
+
+    async def client():
+        return session.client
+
+    profile = session.profile
+    with team.inbox(profile.name) if team is not None else SqliteInbox(profile.name) as inbox:
+        watch = StoredWatch(team.watch_list() if team is not None else WatchList(), profile.name)
+        work = InboxWork(inbox, client, watch, mirror_syncer(profile.name, profile.environment, client),
+                         on_done=lambda event_id, outcome: _show_outcome(session.options, event_id, outcome))
+
+        def kept(delivery) -> None:
+            _show_delivery(session.options, delivery)
+            work.wake()
+
+        receiver.subscribe(kept)  # serve() runs in this loop: no thread hand-over
+        worker = asyncio.create_task(work.run(), name="giftdesk-inbox-work")
+        try:
+            await receiver.serve()
+        finally:
+            worker.cancel()
+            await asyncio.gather(worker, return_exceptions=True)
+            watch.store.close()
+
+
+def _variable(variable: str | None) -> str | None:
     if variable is None:
         return None
     value = os.environ.get(variable)
@@ -75,50 +146,61 @@ def _secret_from_env(variable: str | None) -> str | None:
     return value
 
 
-def _introduce(url: str, verifies: bool) -> None:
-    say(f"Listening for order callbacks on {url}")
-    say(f"Set it as the sandbox notification URL:  giftdesk notifications set --sandbox-url {url}")
-    say("Production callbacks need a public HTTPS endpoint that forwards to this URL.")
-    if not verifies:
-        say("warning: no callback secret is configured, so callbacks cannot be verified")
-    say("Waiting for callbacks (Ctrl+C to stop).")
+def _webhook_secret(variable: str) -> str:
+    """The secret in `variable`, checked to be one the verifying library takes."""
+    from standardwebhooks import Webhook
 
-
-async def _show_events(session: Session, events: asyncio.Queue) -> None:
-    from tui.listener import CallbackRejected
-
-    while True:
-        event = await events.get()
-        if isinstance(event, CallbackRejected):
-            say(f"warning: callback #{event.sequence} rejected: {event.reason}; nothing in it was used")
-            _emit(session.options, {"sequence": event.sequence, "verified": False, "reason": event.reason})
-            continue
-        say(f"callback #{event.sequence}: order {event.request_id} {event.status}; fetching it")
-        await _show_order(session, event)
-
-
-async def _show_order(session: Session, event) -> None:
-    """Get order is the source of truth (SPEC Events rule 4); a failure is shown and listening goes on."""
-    from tui.api.errors import ServiceError
-    from tui.core.order_watch import card_summary
-
-    record = {"sequence": event.sequence, "verified": True, "requestId": event.request_id,
-              "callbackStatus": event.status}
+    value = _variable(variable) or ""
     try:
-        order = await session.client.get_order(event.request_id)
-    except ServiceError as error:
-        say(f"warning: could not fetch order {event.request_id}: {error}")
-        _emit(session.options, {**record, "error": str(error)})
-        return
-    summary = card_summary(card.status for card in order.cards)
-    if session.options.json:
-        emit_json({**record, "orderStatus": order.status, "cards": summary, "total": order.total,
-                   "errorMessage": order.error_message})
-        return
-    line = f"order {order.request_id}: {order.status}, {summary}, total {order.total:,.2f}"
-    click.echo(visible(line + (f" ({order.error_message})" if order.error_message else "")))
+        Webhook(value)
+    except Exception:  # the library raises several kinds for a value that is not base64 or is empty
+        fail(f"{variable} does not hold a webhook signing secret", EXIT_BAD_INPUT,
+             "copy the endpoint's secret (whsec_...) from the provider's webhook portal")
+    return value
 
 
-def _emit(options: Options, record: dict) -> None:
+def _start_access_log() -> None:
+    """One JSON object per request on stderr, masked like every log line (the redaction filter)."""
+    from tui.api.redact import RedactionFilter
+
+    handler = logging.StreamHandler(sys.stderr)
+    handler.addFilter(RedactionFilter())
+    handler.setFormatter(logging.Formatter("%(message)s"))
+    for name, level in (("giftdesk.receiver.access", logging.INFO), ("giftdesk.receiver", logging.WARNING)):
+        logger = logging.getLogger(name)
+        logger.addHandler(handler)
+        logger.setLevel(min(logger.level or level, level))
+    logging.getLogger("giftdesk.receiver.access").propagate = False
+
+
+def _introduce(receiver, settings, verifies_webhooks: bool) -> None:
+    if not settings.loopback_only:
+        say("!" * 72)
+        say(f"WARNING: listening on {settings.host}: reachable from the network, not only this machine.")
+        say("Serve it to the provider only through a TLS-terminating reverse proxy (docs/receiver.md).")
+        say("!" * 72)
+    say(f"Listening for order callbacks on {receiver.url} and webhooks on {receiver.webhook_url}")
+    say(f"Health: {receiver.base_url}/health")
+    say("The service needs public HTTPS URLs: put a reverse proxy in front and set them with "
+        "`giftdesk notifications set` and in the provider's webhook portal (docs/receiver.md).")
+    if not receiver.verifies:
+        say("warning: no callback secret is configured, so callbacks cannot be verified")
+    if not verifies_webhooks:
+        say("warning: no --webhook-secret-env: every webhook will be refused")
+    say("Waiting for deliveries (Ctrl+C to stop).")
+
+
+def _show_delivery(options: Options, delivery) -> None:
     if options.json:
-        emit_json(record)
+        emit_json_line({"eventId": delivery.event_id, "kind": delivery.kind, "verdict": delivery.verdict,
+                   "reason": delivery.reason or None, "at": delivery.received_at.isoformat()})
+        return
+    line = f"{delivery.received_at:%H:%M:%S} {delivery.kind} {delivery.event_id}: {delivery.verdict}"
+    click.echo(visible(line + (f" ({delivery.reason})" if delivery.reason else "")))
+
+
+def _show_outcome(options: Options, event_id: str, outcome: str) -> None:
+    if options.json:
+        emit_json_line({"eventId": event_id, "outcome": outcome})
+    else:
+        click.echo(visible(f"  {event_id}: {outcome}"))

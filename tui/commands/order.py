@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import uuid
 from collections import Counter
 
 import click
@@ -120,6 +119,16 @@ def _print_order(order, reveal: bool) -> None:
         click.echo("No cards yet.")
 
 
+def _guid(request_id: str | None) -> str | None:
+    """A given RequestId must be a GUID: refused here (exit 2), before anything is sent."""
+    from tui.api.request_ids import RequestIdInvalid, check_request_id
+
+    try:
+        return None if request_id is None else check_request_id(request_id)
+    except RequestIdInvalid as error:
+        raise click.BadParameter(f"{error}. {error.hint}") from None
+
+
 def _code_and_pin(card, reveal: bool) -> tuple[str, str]:
     from tui.api.redact import mask_card_code, mask_pin
     from tui.api.statuses import card_code_releasable
@@ -141,8 +150,8 @@ def _code_and_pin(card, reveal: bool) -> tuple[str, str]:
               help="Face value of each card, within the product's min and max face value.")
 @click.option("--quantity", type=click.IntRange(1, 500), default=1, show_default=True, metavar="N",
               help="Number of cards, 1 to 500.")
-@click.option("--request-id", metavar="ID",
-              help="Your RequestId for this order (default: a new UUID). Reusing one is refused by the service.")
+@click.option("--request-id", metavar="ID", callback=lambda ctx, param, value: _guid(value),
+              help="Your RequestId for this order, a GUID (default: a new one). Reusing one is refused by the service.")
 @yes_option
 @write_service_options
 def place(options: Options, account: int | None, product: int, value: float, quantity: int,
@@ -158,7 +167,9 @@ def place(options: Options, account: int | None, product: int, value: float, qua
       giftdesk order place --account ID --product ID --value N
       giftdesk order place --account ID --product ID --value N --quantity N --request-id ID
     """
-    request_id = request_id or str(uuid.uuid4())
+    from tui.api.request_ids import new_request_id
+
+    request_id = request_id or new_request_id()
 
     async def work(session: Session) -> None:
         from tui.api.models import OrderLine, PlaceOrder

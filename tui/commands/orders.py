@@ -38,9 +38,10 @@ def command() -> None:
 def list_orders(options: Options, start: str, end: str | None, statuses: tuple[str, ...], as_csv: bool) -> None:
     """List order lines of the days from --from to --to (both included).
 
-    One line per order line: time, order number, RequestId (open it with
-    `giftdesk order show ID`), product, denomination, quantity, total and
-    status. Days are the service's (UTC). --json prints the service's JSON
+    One line per order line: day, order number, RequestId (open it with
+    `giftdesk order show ID`; it has the time), product, denomination,
+    quantity, total and status. The history dates orders, it does not time
+    them; days are the service's (UTC). --json prints the service's JSON
     as it came (filtered by --status when given).
 
     \b
@@ -68,7 +69,7 @@ def list_orders(options: Options, start: str, end: str | None, statuses: tuple[s
         if options.json:
             emit_json([to_wire(line) for line in lines])
         elif as_csv:
-            _print_csv([to_wire(line) for line in lines])
+            _print_csv(lines)
         else:
             _print_lines(lines, day_range)
 
@@ -90,11 +91,20 @@ def _check_statuses(wanted: tuple[str, ...], seen: set[str]) -> None:
                  f"use one of {', '.join(known)} (any case)")
 
 
-def _print_csv(records: list[dict]) -> None:
+def _print_csv(lines) -> None:
+    from tui.api.models import Amount, OrderHistoryLine
     from tui.core.safe_text import visible
     from tui.local.exports import to_csv
 
-    rows = [["" if record.get(name) is None else visible(record[name]) for name in CSV_FIELDS] for record in records]
+    attribute = {info.alias: name for name, info in OrderHistoryLine.model_fields.items()}
+
+    def cell(line, field: str) -> str:
+        value = getattr(line, attribute[field])
+        if isinstance(value, Amount):
+            return str(value.value)  # a plain number, whichever form it came in
+        return "" if value is None else visible(value)
+
+    rows = [[cell(line, field) for field in CSV_FIELDS] for line in lines]
     click.echo(to_csv(CSV_FIELDS, rows), nl=False)
 
 
@@ -105,9 +115,9 @@ def _print_lines(lines, day_range) -> None:
         click.echo(f"No order lines from {day_range}.", err=True)
         return
     print_table(
-        ["TIME (UTC)", "ORDER", "REQUEST ID", "PRODUCT", "DENOMINATION", "QTY", "TOTAL", "STATUS"],
+        ["DAY (UTC)", "ORDER", "REQUEST ID", "PRODUCT", "DENOMINATION", "QTY", "TOTAL", "STATUS"],
         [
-            [visible((line.order_date or "").replace("T", " ")[:19]), visible(line.order_number),
+            [visible((line.order_date or "")[:10]), visible(line.order_number),
              visible(line.client_reference_number), visible(line.product_name or ""),
              visible(line.denomination or ""), line.quantity,
              money(line.sub_total, visible(line.account_currency or "")), visible(line.status)]

@@ -38,6 +38,7 @@ def command(port: int, seed: int, brands: int, faults: str | None, history: int,
       giftdesk sim --history 500 --seed 7 --hostile
     """
     from tui.simulator import DEMO_CREDENTIALS, SimulatorServer, SimulatorSettings
+    from tui.simulator.webhooks import PORTAL_PATH, initial_secret
 
     try:
         server = SimulatorServer(SimulatorSettings(seed=seed, brands=brands, faults=faults, port=port,
@@ -50,6 +51,8 @@ def command(port: int, seed: int, brands: int, faults: str | None, history: int,
         for credential in DEMO_CREDENTIALS:
             click.echo(f"\n# {credential.name}")
             click.echo(credential.export_line(sim.base_url))
+            click.echo(f"export GIFTDESK_WEBHOOK_SECRET={initial_secret(seed, credential.name)}  "
+                       f"# webhooks: set the URL with POST {sim.base_url}{PORTAL_PATH}")
 
     try:
         server.serve_foreground(announce)

@@ -59,7 +59,7 @@ def command(options: Options, start: str, end: str | None, account_id: int | Non
         from tui.core.ledger import UnknownAccount, account_by_id
 
         report = await session.client.transactions(day_range.start, day_range.end)
-        currencies = sorted({t.available_balance.currency_code for t in report.transactions})
+        currencies = sorted({t.currency for t in report.transactions})
         if account_id is not None:
             try:
                 currency = account_by_id(await session.client.accounts(), account_id).currency
@@ -67,8 +67,7 @@ def command(options: Options, start: str, end: str | None, account_id: int | Non
                 fail(str(error), EXIT_BAD_INPUT)
             currencies = [currency]
             for client in report.clients:
-                client.transactions = [t for t in client.transactions
-                                       if t.available_balance.currency_code.upper() == currency.upper()]
+                client.transactions = [t for t in client.transactions if t.currency.upper() == currency.upper()]
         if options.json:
             emit_json(to_wire(report))
             return
@@ -88,14 +87,11 @@ def _print(report, currencies: list[str], as_csv: bool) -> None:
         say(visible(f"{currency}: {reconciliation.summary(format_money)}"))
         for line in reconciliation.lines:
             t = line.transaction
-            amount, after = t.transaction_amount, t.available_balance
-            if as_csv:
-                money = [str(amount.value), str(after.value)]
-            else:
-                money = [format_money(amount.value, amount.currency_code), format_money(after.value, after.currency_code)]
+            amounts = (t.transaction_amount.value, t.available_balance.value)
+            money = [str(value) if as_csv else format_money(value, t.currency) for value in amounts]
             rows.append([visible(cell) for cell in (
                 (t.transaction_date or "").replace("T", " ")[:19], t.transaction_type or "", *money,
-                after.currency_code, t.order_number or "", t.request_id or "", t.reference,
+                t.currency, t.order_number or "", t.request_id or "", t.reference,
             )])
     if as_csv:
         print_csv(HEADERS, rows)

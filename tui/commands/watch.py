@@ -84,7 +84,7 @@ def command(options: Options, request_ids: tuple[str, ...], payouts: tuple[str, 
 
 
 async def _watch_all(session: Session, wanted: list[Pasted], *, json_lines: bool) -> dict[str, bool]:
-    from tui.api.errors import AuthenticationError
+    from tui.api.errors import AuthenticationError, ForbiddenError
     from tui.api.redact import mask_weblink
     from tui.core.endings import REFUSED
     from tui.core.watching import Watched, WatchScheduler, client_fetch
@@ -107,7 +107,7 @@ async def _watch_all(session: Session, wanted: list[Pasted], *, json_lines: bool
             click.echo(_change_line(item, observation, labels[item.key]))
 
     def failed(item: Watched, error: ServiceError) -> None:
-        if isinstance(error, AuthenticationError):
+        if isinstance(error, (AuthenticationError, ForbiddenError)):  # asking again will not help
             scheduler.stop(error)
             return
         say(f"{labels[item.key]}: {error} (will look again)")

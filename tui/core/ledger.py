@@ -34,7 +34,7 @@ def account_by_id(accounts: Iterable[Account], account_id: int) -> Account:
 def of_currency(report: TransactionsReport, currency: str) -> list[Transaction]:
     """The transactions whose balance is in `currency`, oldest first (the service's order kept for ties)."""
     wanted = currency.upper()
-    found = [t for t in report.transactions if t.available_balance.currency_code.upper() == wanted]
+    found = [t for t in report.transactions if t.currency.upper() == wanted]
     return sorted(found, key=lambda t: t.transaction_date or "")
 
 
@@ -71,7 +71,7 @@ class Reconciliation:
         if not self.lines:
             return "No transactions in this range."
         first, last = self.lines[0], self.lines[-1]
-        currency = last.transaction.available_balance.currency_code
+        currency = last.transaction.currency
         moved = last.transaction.available_balance.value - first.before
         sign = "+" if moved >= 0 else "−"
         head = (f"{counted(len(self.lines), 'transaction')}, balance {money(first.before, currency)} → "
@@ -90,7 +90,7 @@ def reconcile(transactions: Sequence[Transaction]) -> Reconciliation:
     for transaction in transactions:
         amount, after = transaction.transaction_amount, transaction.available_balance
         problems: list[str] = []
-        if amount.currency_code.upper() != after.currency_code.upper():
+        if amount.currency_code and after.currency_code and amount.currency_code.upper() != after.currency_code.upper():
             problems.append(f"amount in {amount.currency_code}, balance in {after.currency_code}")
         before = after.value - amount.value if previous_after is None else previous_after
         if previous_after is not None and before + amount.value != after.value:

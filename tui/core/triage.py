@@ -4,14 +4,20 @@ No Textual: the Orders screen draws what this decides, and the benchmark and
 tests use it directly. A line is stuck when its order is not final (DESIGN
 rule 5: an unknown status is not final) and older than the profile's
 threshold (default 15 minutes).
+
+The report's `orderDate` is the order's day at midnight: it dates an order,
+it does not time it (DESIGN.md "What the real provider sends"). The time
+comes from Get order's `createdDate`, asked only for the rows that need it
+(`rows_needing_time`: not final, and the day alone cannot tell whether they
+are stuck); until it is known such a row says so (`time_unknown`).
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from tui.api.models import OrderHistoryLine
@@ -24,9 +30,11 @@ STUCK = "stuck"  # the status filter word for stuck lines
 @dataclass(frozen=True)
 class BoardRow:
     line: OrderHistoryLine
-    placed: datetime | None  # naive UTC; None when the service's date is unreadable
+    day: date | None  # the report's orderDate (UTC day); None when unreadable
+    placed: datetime | None  # naive UTC, from Get order's createdDate; None until known
     stuck: bool
     haystack: str  # every shown field, lower case: what `/` searches
+    time_unknown: bool = False  # not final, and whether it is stuck waits for its time
 
     @property
     def request_id(self) -> str:
@@ -34,7 +42,7 @@ class BoardRow:
 
 
 def order_time(text: str | None) -> datetime | None:
-    """The service's orderDate as naive UTC (it sends no zone; one that has a zone is converted)."""
+    """A service timestamp as naive UTC (it sends no zone; one that has a zone is converted)."""
     if not text:
         return None
     try:
@@ -44,16 +52,34 @@ def order_time(text: str | None) -> datetime | None:
     return moment.astimezone(UTC).replace(tzinfo=None) if moment.tzinfo else moment
 
 
-def board_rows(lines: Iterable[OrderHistoryLine], *, now: datetime, stuck_after: timedelta) -> list[BoardRow]:
-    """`now` is naive UTC, like the service's dates."""
+def board_rows(lines: Iterable[OrderHistoryLine], *, now: datetime, stuck_after: timedelta,
+               created: Mapping[str, datetime] | None = None) -> list[BoardRow]:
+    """`now` is naive UTC, like the service's dates; `created`: the orders' times known so far (by RequestId)."""
+    created = created or {}
     rows = []
     for line in lines:
-        placed = order_time(line.order_date)
-        stuck = not is_order_final(line.status) and placed is not None and now - placed > stuck_after
+        moment = order_time(line.order_date)
+        day = moment.date() if moment else None
+        placed = created.get(line.client_reference_number)
+        stuck, time_unknown = False, False
+        if not is_order_final(line.status):
+            if placed is not None:
+                stuck = now - placed > stuck_after
+            elif day is not None and now - datetime.combine(day + timedelta(days=1), datetime.min.time()) > stuck_after:
+                stuck = True  # placed before the day ended, and that was long enough ago
+            elif day is not None and now - datetime.combine(day, datetime.min.time()) <= stuck_after:
+                stuck = False  # the day began too recently for anything of it to be stuck
+            else:
+                time_unknown = True
         fields = (line.order_number, line.client_reference_number, line.product_name, line.denomination, line.status,
-                  line.order_date)
-        rows.append(BoardRow(line, placed, stuck, " ".join(f or "" for f in fields).lower()))
+                  day.isoformat() if day else line.order_date)
+        rows.append(BoardRow(line, day, placed, stuck, " ".join(f or "" for f in fields).lower(), time_unknown))
     return rows
+
+
+def rows_needing_time(rows: Iterable[BoardRow]) -> list[str]:
+    """The RequestIds whose time (Get order's createdDate) would decide whether they are stuck, once each."""
+    return list(dict.fromkeys(row.request_id for row in rows if row.time_unknown))
 
 
 def order_count(rows: Iterable[BoardRow]) -> int:
@@ -146,7 +172,7 @@ class Narrowing:
 
 # Sort keys by column id; None sorts first.
 SORT_KEYS: dict[str, Callable[[BoardRow], Any]] = {
-    "time": lambda row: row.placed or datetime.min,
+    "time": lambda row: (row.day or date.min, row.placed or datetime.min, row.line.order_number),  # numbers grow with time
     "order": lambda row: row.line.order_number,
     "request": lambda row: row.request_id,
     "product": lambda row: (row.line.product_name or "").lower(),

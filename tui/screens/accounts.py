@@ -33,14 +33,10 @@ from widgets.safe_text import safe, safe_row
 ACCOUNT_COLUMNS = ("", "Id", "Currency", "Balance", "Active", "Environment", "Note")
 
 
-def account_environment(account: Account) -> str:
-    return "sandbox" if account.sandbox_mode else "production"
-
-
 def why_not_choosable(account: Account, environment: str) -> str | None:
     """None when the account can settle orders on a profile of `environment`,
     else the short reason shown in the table."""
-    if account_environment(account) != environment:
+    if account.environment(environment) != environment:
         return "wrong environment"
     if not account.is_active:
         return "inactive"
@@ -50,7 +46,7 @@ def why_not_choosable(account: Account, environment: str) -> str | None:
 def refusal(account: Account, environment: str, problem: str) -> str:
     """The whole sentence, for the notification when someone tries anyway."""
     if problem == "wrong environment":
-        return f"Account {account.id} is a {account_environment(account)} account and this profile is {environment}: orders would be refused."
+        return f"Account {account.id} is a {account.environment(environment)} account and this profile is {environment}: orders would be refused."
     return f"Account {account.id} is inactive: the service does not accept orders on it."
 
 
@@ -172,7 +168,7 @@ class AccountsScreen(DateRangeKeys, BaseScreen):
             account.currency,
             balance,
             "yes" if account.is_active else Text("no", style="dim"),
-            Text(account_environment(account), style=style),
+            Text(account.environment(environment), style=style),
             Text(problem or "", style=style),
         )
 

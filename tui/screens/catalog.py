@@ -127,7 +127,7 @@ def brand_row(brand: Brand) -> tuple[Text, ...]:
 
 def detail_title(brand: Brand) -> Text:
     title = safe(brand.name, style="bold")  # the whole line's style: the dim part is bold too
-    title.append_text(safe(f"  id {brand.internal_id} · {brand.country_code} · face values in {brand.currency_code}", style="dim"))
+    title.append_text(safe(f"  id {brand.internal_id or '(none: v1)'} · {brand.country_code} · face values in {brand.currency_code}", style="dim"))
     if not brand.products:
         title.append(" · no products", style="italic")
     return title
@@ -160,7 +160,7 @@ def row_matches(brand: Brand, needle: str) -> bool:
     needle = needle.strip().lower()
     if not needle:
         return True
-    haystack = [brand.name, brand.internal_id, brand.country_code, brand.currency_code]
+    haystack = [brand.name, brand.internal_id or "", brand.country_code, brand.currency_code]
     haystack += [f"{p.id} {p.name}" for p in brand.products]
     return any(needle in text.lower() for text in haystack)
 
@@ -640,7 +640,7 @@ class CatalogScreen(MirrorSource):
         product = self._selected_product() if self.focused is self.query_one("#products") else None
         if product is not None:
             what, value = f"product {product.name}", str(product.id)
-        elif self.detail is not None:
+        elif self.detail is not None and self.detail.internal_id is not None:  # a v1 brand has no id
             what, value = f"brand {self.detail.name}", self.detail.internal_id
         else:
             self._say_if_still_loading()

@@ -18,7 +18,8 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Sparkline, Static
 
-from tui.api.money_models import Transaction, TransactionItem
+from tui.api.models import WireModel
+from tui.api.money_models import ExchangeRateUsed, Transaction, TransactionItem
 from tui.core.dates import DayRange
 from tui.core.ledger import LedgerLine, Reconciliation, balance_series
 from widgets.money import format_money
@@ -93,8 +94,8 @@ def _row(line: LedgerLine) -> tuple[Text, ...]:
     return (
         check,
         safe(_when(t)[:16]),
-        safe(format_money(amount.value, amount.currency_code), style="red" if amount.value < 0 else "green"),
-        safe(format_money(after.value, after.currency_code)),
+        safe(format_money(amount.value, t.currency), style="red" if amount.value < 0 else "green"),
+        safe(format_money(after.value, t.currency)),
         safe(t.transaction_type or ""),
         safe(t.order_number or ""),
         safe(t.request_id or ""),
@@ -106,8 +107,10 @@ def _when(t: Transaction) -> str:
 
 
 def _money_text(value: Decimal | None, currency: str | None) -> str:
+    """An amount in its own currency when it came with one (an Amount object), else in `currency`."""
     if value is None:
         return "—"
+    currency = getattr(value, "currency_code", None) or currency
     return format_money(value, currency) if currency else str(value)
 
 
@@ -120,27 +123,38 @@ def _rule(value: Decimal | None, kind: str | None, currency: str) -> str:
     return _money_text(value, currency) if (kind or "").lower() == "fixed" else f"{value} {kind or ''}".strip()
 
 
+def _rate_text(rate: ExchangeRateUsed) -> str:
+    """`1 EUR = 0.87 USD`; a rate of 0 is the provider's "not stated": unknown, not zero."""
+    if rate.known_rate is None:
+        return f"{rate.from_currency or '?'} → {rate.to_currency or '?'} at a rate not stated"
+    return f"1 {rate.from_currency} = {rate.known_rate} {rate.to_currency}"
+
+
+def _also_sent(model: WireModel, indent: str) -> list[str]:
+    """The fields the provider sent that giftdesk does not read, as they came (shown, never obeyed)."""
+    return [f"{indent}{name}: {'—' if value is None else value}" for name, value in (model.model_extra or {}).items()]
+
+
 def _item_lines(item: TransactionItem, account_currency: str) -> list[str]:
     brand_currency = item.brand_currency_code or ""
     rate = item.client_exchange_rate
     discount = _rule(item.client_discount_value, item.client_discount_type, brand_currency)
     fee = _rule(item.client_transaction_fee_value, item.client_transaction_fee_type, account_currency)
-    face = _money_text(item.denomination.value, item.denomination.currency_code) if item.denomination else "—"
     lines = [
         f"{item.quantity or 0} × {item.product_name or '?'} ({item.brand_name or '?'})",
-        f"  face {face}",
-        f"  price {_money_text(item.client_price, brand_currency)}",
+        f"  face {_money_text(item.denomination, brand_currency)}",
+        f"  price {_money_text(item.client_price, brand_currency)} · estimated {_money_text(item.estimated_price, account_currency)}",
         f"  discount {discount} · fee {fee}",
     ]
     if rate is not None:
-        lines.append(f"  rate 1 {rate.from_currency} = {rate.exchange_rate} {rate.to_currency}")
+        lines.append(f"  rate {_rate_text(rate)}")
     lines.append(f"  total {_money_text(item.client_total, account_currency)}")
-    return lines
+    return lines + _also_sent(item, "  ")
 
 
 def _detail(line: LedgerLine) -> Text:
     t = line.transaction
-    currency = t.available_balance.currency_code
+    currency = t.currency
     lines = [
         f"Transaction {t.reference} ({t.transaction_type or '?'})",
         f"at {_when(t)}",
@@ -148,6 +162,9 @@ def _detail(line: LedgerLine) -> Text:
     ]
     for item in t.order_items:
         lines.extend(_item_lines(item, currency))
+    extra = _also_sent(t, "  ")
+    if extra:
+        lines.extend(["Also sent:", *extra])
     if not line.adds_up:
         lines.extend(f"✗ {problem}" for problem in line.problems)
     return safe("\n".join(lines), multiline=True)

@@ -6,9 +6,11 @@ empty production URL turns callbacks off, said plainly before saving), asks
 for confirmation (typed in production), then POSTs and reads back with GET:
 the read-back is shown, and a difference is an error (SPEC Events rule 6).
 
-Listener: a loopback receiver (tui.listener) owned by the session, not the
-screen, so it keeps receiving while the person places an order elsewhere.
-Each verified callback is followed by Get order (SPEC Events rule 4).
+Listener: a loopback receiver (tui.listener: callbacks and signed webhooks)
+owned by the session, not the screen, so it keeps receiving while the person
+places an order elsewhere. What it keeps goes to the profile's inbox, shown
+live below it (also what `giftdesk listen` keeps); order events settle watched
+orders after Get order (SPEC Events rule 4), product events sync the mirror.
 """
 
 from __future__ import annotations
@@ -16,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import secrets
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
@@ -29,16 +30,17 @@ from textual.widgets import Button, DataTable, Input, Label, Static, TabbedConte
 
 from styles import STYLES
 from tui.api.errors import ServiceError
-from tui.api.models import NotificationConfig, Order
+from tui.api.models import NotificationConfig
 from tui.api.redact import mask_secret, register_secret
-from tui.core.order_watch import card_summary
-from tui.listener import CallbackAccepted, CallbackListener, ListenerEvent
+from tui.demo import register_demo_webhooks
+from tui.inbox_work import InboxWork, is_order_event, mirror_syncer
+from tui.listener import Receiver, webhook_secrets_from_env
+from tui.local.inbox import Delivery, SqliteInbox
 from tui.local.storage import NOTIFICATION_CHANGE, audit_log
 from tui.screens.base import BaseScreen
 from widgets.confirm import ConfirmScreen
 from widgets.private import PRIVATE
 from widgets.safe_text import VisibleControls, safe, safe_row
-from widgets.status_badge import status_text
 
 if TYPE_CHECKING:
     from tui.screens.host import GiftdeskHost
@@ -94,26 +96,25 @@ def save_summary(wanted: NotificationConfig, previous: NotificationConfig | None
     return lines
 
 
-# --- the listener, kept by the session -------------------------------------------------------
+# --- the receiver, kept by the session -------------------------------------------------------
 
-
-@dataclass
-class CallbackRow:
-    event: ListenerEvent
-    order: Order | None = None
-    problem: str | None = None  # why Get order failed
+INBOX_ROWS = 200  # the newest deliveries shown
+INBOX_REFRESH_SECONDS = 2.0  # the inbox is read again this often: another process (`giftdesk listen`) may write to it
 
 
 class ListenerHub:
-    """The session's listener and everything it received. Events arrive on the listener's
-    thread and are handed to the app's loop without waiting (stopping never deadlocks)."""
+    """The session's receiver (callbacks and webhooks, tui.listener), the work on its inbox
+    (tui.inbox_work), and the inbox as shown. Deliveries arrive on the receiver's thread and
+    are handed to the app's loop without waiting (stopping never deadlocks)."""
 
     def __init__(self, app: GiftdeskHost, session: Session) -> None:
         self.app = app
         self.session = session
-        self.listener: CallbackListener | None = None
-        self.rows: list[CallbackRow] = []
+        self.listener: Receiver | None = None
         self.on_change: Callable[[], None] | None = None  # the mounted panel's refresh, if any
+        self._inbox: SqliteInbox | None = None
+        self._work: InboxWork | None = None
+        self._work_task: asyncio.Task[None] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
 
     @classmethod
@@ -122,65 +123,86 @@ class ListenerHub:
         hub = session.cache.get(LISTENER_CACHE_KEY)
         if hub is None:
             hub = session.cache[LISTENER_CACHE_KEY] = cls(app, session)
-            session.when_closed(hub.stop_now)  # the listener ends with the session, freeing its port
+            session.when_closed(hub.stop_now)  # the receiver ends with the session, freeing its port
         return hub
 
     @property
     def running(self) -> bool:
         return self.listener is not None
 
+    @property
+    def inbox(self) -> SqliteInbox:
+        """The profile's inbox, opened on first use (on the app's thread)."""
+        if self._inbox is None:
+            self._inbox = SqliteInbox(self.session.profile.name)
+        return self._inbox
+
+    def deliveries(self) -> list[Delivery]:
+        """The newest deliveries first."""
+        return list(reversed(self.inbox.since()[-INBOX_ROWS:]))
+
     async def start(self) -> None:
         """Expect the secret the service has stored: callbacks carry it (SPEC Events rule 3)."""
-        secret = (await (await self.session.client()).get_notifications()).secret_key
+        client = await self.session.client()
+        secret = (await client.get_notifications()).secret_key
         register_secret(secret)
         self._loop = asyncio.get_running_loop()
+        profile = self.session.profile
         # Kept before it starts: a cancelled start must still leave it to stop.
-        self.listener = CallbackListener(secret)
+        self.listener = Receiver(lambda: SqliteInbox(profile.name, check_same_thread=False), callback_secret=secret,
+                                 webhook_secrets=webhook_secrets_from_env())
         self.listener.subscribe(self._from_listener_thread)
         await asyncio.to_thread(self.listener.start)
+        if profile.is_demo:  # the demo's simulator is told where to send its webhooks, as its portal would be
+            self.listener.webhook_secrets = tuple(await register_demo_webhooks(profile, self.listener.webhook_url))
+        self._work = InboxWork(self.inbox, self.session.client, self.app.watch_list,
+                               mirror_syncer(profile.name, profile.environment, self.session.client),
+                               on_done=lambda _event_id, _outcome: self._changed())
+        self._work_task = asyncio.get_running_loop().create_task(self._work.run(), name="giftdesk-inbox-work")
         self._changed()
 
     async def stop(self) -> None:
-        listener, self.listener = self.listener, None
+        listener = self._stop_work()
         self._changed()
         if listener is not None:
-            await asyncio.to_thread(listener.stop)  # joins the listener's thread: not on the app's loop
+            await asyncio.to_thread(listener.stop)  # joins the receiver's thread: not on the app's loop
 
     def stop_now(self) -> None:
         """Stop at once, from the app's thread (the session is ending; nothing awaits this)."""
-        listener, self.listener = self.listener, None
+        listener = self._stop_work()
         if listener is not None:
             listener.stop()
+        if self._inbox is not None:
+            self._inbox.close()
+            self._inbox = None
+
+    def _stop_work(self) -> Receiver | None:
+        listener, self.listener = self.listener, None
+        if self._work_task is not None:
+            self._work_task.cancel()
+            self._work_task = self._work = None
+        return listener
 
     def expect_secret(self, secret: str) -> None:
         """After a save, callbacks carry the new secret."""
         if self.listener is not None:
             register_secret(secret)
-            self.listener.expected_secret = secret
+            self.listener.callback_secret = secret
             self._changed()
 
-    def _from_listener_thread(self, event: ListenerEvent) -> None:
-        if self._loop is not None:  # set before the listener starts, so always
-            self._loop.call_soon_threadsafe(self._received, event)
+    def _from_listener_thread(self, delivery: Delivery) -> None:
+        if self._loop is not None:  # set before the receiver starts, so always
+            self._loop.call_soon_threadsafe(self._received, delivery)
 
-    def _received(self, event: ListenerEvent) -> None:
-        row = CallbackRow(event)
-        self.rows.append(row)
-        if isinstance(event, CallbackAccepted):
-            self.app.watch_list.settle_callback(event)  # a watched order ends now; its polling stops
-            self.app.notify(f"Callback #{event.sequence}: order {event.request_id} {event.status}.", title="Callback")
-            self.app.run_worker(self._fetch_order(row, event.request_id), group="callback-orders", exit_on_error=False)
+    def _received(self, delivery: Delivery) -> None:
+        if self._work is not None:
+            self._work.wake()
+        if delivery.accepted:
+            if is_order_event(delivery.kind):  # product events come by the dozen: the table shows them
+                self.app.notify(f"Order event {delivery.event_id} kept; settling its order.", title="Delivery")
         else:
-            self.app.notify(f"Callback #{event.sequence} rejected: {event.reason}. Nothing in it was used.",
-                            title="Callback rejected", severity="warning")
-        self._changed()
-
-    async def _fetch_order(self, row: CallbackRow, request_id: str) -> None:
-        """Get order is the source of truth (SPEC Events rule 4); a failure is shown on the row."""
-        try:
-            row.order = await (await self.session.client()).get_order(request_id)
-        except ServiceError as error:
-            row.problem = str(error)
+            self.app.notify(f"A {delivery.kind} delivery was refused: {delivery.reason}. Nothing in it was used.",
+                            title="Delivery refused", severity="warning")
         self._changed()
 
     def _changed(self) -> None:
@@ -188,21 +210,16 @@ class ListenerHub:
             self.on_change()
 
 
-CALLBACK_COLUMNS = ("#", "RequestId", "Callback", "Order (Get order)", "Cards")
+INBOX_COLUMNS = ("Received", "Kind", "Event id", "Verdict", "Outcome")
 
 
-def row_cells(row: CallbackRow) -> tuple[Text, ...]:
-    event = row.event
-    if not isinstance(event, CallbackAccepted):
-        return safe_row(event.sequence, Text("✗ secret mismatch: not trusted", style="bold yellow"), "", "", "")
-    if row.problem:
-        order_cell, cards = safe(row.problem, style="red"), ""
-    elif row.order is None:
-        order_cell, cards = Text("fetching…", style="dim"), ""
-    else:
-        order_cell, cards = status_text(row.order.status), card_summary(card.status for card in row.order.cards)
-    callback = Text.assemble(("✓ ", "green"), status_text(event.status))
-    return safe_row(event.sequence, event.request_id, callback, order_cell, cards)
+def row_cells(delivery: Delivery) -> tuple[Text, ...]:
+    received = f"{delivery.received_at.astimezone():%H:%M:%S}"
+    if not delivery.accepted:
+        verdict = Text.assemble(("✗ refused: ", "bold yellow"), safe(delivery.reason, style="yellow"))
+        return (*safe_row(received, delivery.kind, delivery.event_id), verdict, Text("nothing in it was used", style="dim"))
+    outcome = safe(delivery.outcome) if delivery.outcome else Text("processing…", style="dim")
+    return (*safe_row(received, delivery.kind, delivery.event_id), Text("✓ accepted", style="green"), outcome)
 
 
 # --- the screen ------------------------------------------------------------------------------
@@ -253,14 +270,16 @@ class NotificationsScreen(BaseScreen):
                     yield Button("Start listener", id="listener-toggle")
                     if not readonly:
                         yield Button("Use as sandbox URL", id="use-url")
-                yield DataTable(id="callbacks", cursor_type="row")
+                yield DataTable(id="inbox", cursor_type="row")
 
     def on_mount(self) -> None:
-        table = self.query_one("#callbacks", DataTable)
-        table.add_columns(*CALLBACK_COLUMNS)
+        table = self.query_one("#inbox", DataTable)
+        table.add_columns(*INBOX_COLUMNS)
+        self._shown: list[tuple[str, str | None]] = []
         self.hub = ListenerHub.of(self.app)
         self.hub.on_change = self.show_listener
         self.show_listener()
+        self.set_interval(INBOX_REFRESH_SECONDS, self.show_inbox)  # live, whoever writes the inbox
         self.load()
 
     def on_unmount(self) -> None:
@@ -406,18 +425,31 @@ class NotificationsScreen(BaseScreen):
         listener = hub.listener
         state = self.query_one("#listener-state", Static)
         if listener is not None:
-            lines = [f"Listening on {listener.url}",
-                     "Set it as the sandbox URL. Production needs a public HTTPS endpoint that forwards to it."]
+            lines = [f"Callbacks: {listener.url}   Webhooks: {listener.webhook_url}",
+                     "Set the callback URL as the sandbox URL. For the service to reach it from outside, run "
+                     "`giftdesk listen` behind an HTTPS reverse proxy (docs/receiver.md)."]
             if not listener.verifies:
-                lines.append("No secret is configured: callbacks cannot be verified.")
+                lines.append("No callback secret is configured: callbacks cannot be verified.")
+            if not listener.webhook_secrets:
+                lines.append("No webhook secret (GIFTDESK_WEBHOOK_SECRET): webhooks are refused.")
             state.update(safe("\n".join(lines), multiline=True))
         else:
-            state.update("The listener is stopped. Start it to receive callbacks on 127.0.0.1.")
+            state.update("The receiver is stopped. Start it to receive callbacks and webhooks on 127.0.0.1. "
+                         "The inbox below shows what was kept.")
         self.query_one("#listener-toggle", Button).label = "Stop listener" if hub.running else "Start listener"
-        table = self.query_one("#callbacks", DataTable)
+        self.show_inbox()
+
+    def show_inbox(self) -> None:
+        """The inbox, newest first; redrawn only when something in it changed."""
+        deliveries = self.hub.deliveries()
+        shown = [(d.event_id, d.outcome) for d in deliveries]
+        if shown == self._shown:
+            return
+        self._shown = shown
+        table = self.query_one("#inbox", DataTable)
         table.clear()
-        for row in reversed(hub.rows):  # newest first
-            table.add_row(*row_cells(row))
+        for delivery in deliveries:
+            table.add_row(*row_cells(delivery))
 
     @on(Button.Pressed)
     async def button_pressed(self, event: Button.Pressed) -> None:

@@ -24,7 +24,7 @@ from textual.timer import Timer
 from textual.widgets import ContentSwitcher, DataTable, Input, Label, Static
 
 from styles import STYLES
-from tui.api.errors import AuthenticationError, RefusedError, ServiceError
+from tui.api.errors import AuthenticationError, ForbiddenError, OrderNotFoundError, RefusedError, ServiceError
 from tui.api.models import Card, Order, OrderItem
 from tui.api.redact import mask_card_code, mask_pin
 from tui.api.statuses import card_code_releasable, is_order_final, order_status_meaning
@@ -174,11 +174,13 @@ class OrderScreen(BaseScreen):
     def _look_failed(self, request_id: str, error: ServiceError) -> None:
         """Say what went wrong in words; keep looking only when trying again can help."""
         profile = self.app.session.profile
-        if isinstance(error, RefusedError) and error.status == 404:
+        if isinstance(error, OrderNotFoundError):  # 404, or the provider's 400 OrderNotFound
             message = (f"No order with RequestId {request_id} for profile {profile.name} ({profile.environment}). "
                        "Check the id, and that it was placed in this environment.")
         elif isinstance(error, AuthenticationError):
             message = f"Authentication failed (401): check profile {profile.name}'s client id and secret."
+        elif isinstance(error, ForbiddenError):
+            message = f"{error.message}. {error.hint}"
         elif isinstance(error, RefusedError):
             message = f"The service refused the lookup: {error.message}. {error.hint}"
         else:  # unreachable, 5xx, 429: it may come back, so a watch goes on

@@ -4,7 +4,11 @@ Opens on today; `t` `d` `k` `R` choose the days (widgets.date_range). One row
 per order line of the order history (time, status, order number, product,
 denomination, quantity, total, RequestId); the summary counts orders per
 status. A line whose order is not final and older than the profile's
-threshold (`stuck_after_minutes`, default 15) is flagged stuck. `/` filters
+threshold (`stuck_after_minutes`, default 15) is flagged stuck. The history
+dates orders (its orderDate is the day); the time of a not-final order of
+the last day or so is asked of Get order (its createdDate), once per order
+and kept for the session, and until it comes the row says its time is not
+yet known (tui.core.triage). `/` filters
 by text and by status (`status:pending`, `status:stuck`); `f` steps through
 the statuses; `s` sorts by the next column (`S` reverses; a click on a
 header sorts by it); enter opens the order inspector on the row's RequestId.
@@ -24,9 +28,23 @@ from textual.binding import Binding
 from textual.widgets import Static
 
 from styles import STYLES
+from tui.api.errors import ServiceError
 from tui.api.models import OrderHistoryLine
 from tui.core.dates import DayRange
-from tui.core.triage import DEFAULT_STUCK_MINUTES, NEWEST_FIRST, STUCK, BoardRow, Narrowing, RowQuery, board_rows, order_count, sorted_rows, status_counts
+from tui.core.triage import (
+    DEFAULT_STUCK_MINUTES,
+    NEWEST_FIRST,
+    STUCK,
+    BoardRow,
+    Narrowing,
+    RowQuery,
+    board_rows,
+    order_count,
+    order_time,
+    rows_needing_time,
+    sorted_rows,
+    status_counts,
+)
 from tui.core.words import counted
 from tui.screens.base import BaseScreen
 from widgets.date_range import RANGE_BINDINGS, DateRangeKeys
@@ -49,6 +67,8 @@ COLUMNS = (
     RowColumn("request", "RequestId", 36),
 )
 STUCK_MARK = " ⚑ stuck"
+TIME_UNKNOWN_MARK = " ? time"
+CREATED_CACHE = "orders.created"  # session.cache key: RequestId -> Get order's createdDate (naive UTC)
 NOTE_MARK = " ✎"  # the order has notes (the Order screen shows them)
 
 
@@ -58,6 +78,8 @@ def _status_cell(row: BoardRow, noted: bool) -> Text:
         cell.append(NOTE_MARK, style="bold")
     if row.stuck:
         cell.append(STUCK_MARK, style="bold red")
+    elif row.time_unknown:
+        cell.append(TIME_UNKNOWN_MARK, style="dim")
     return cell
 
 
@@ -71,7 +93,10 @@ def _total_cell(line: OrderHistoryLine) -> Text:
 
 def row_cells(row: BoardRow, noted: bool = False) -> tuple[Text, ...]:
     line = row.line
-    when = row.placed.strftime("%m-%d %H:%M") if row.placed else (line.order_date or "")
+    if row.placed:
+        when = row.placed.strftime("%m-%d %H:%M")
+    else:  # the history dates an order; its time is known only from Get order
+        when = f"{row.day:%m-%d}" + (" --:--" if row.time_unknown else "") if row.day else (line.order_date or "")
     quantity = Text("" if line.quantity is None else str(line.quantity), justify="right")
     return (safe(when), _status_cell(row, noted), safe(line.order_number), _total_cell(line), quantity,
             safe(line.product_name or ""), safe(line.denomination or ""), safe(line.client_reference_number))
@@ -106,6 +131,8 @@ class OrdersScreen(DateRangeKeys, BaseScreen):
         self.counts: dict[str, int] = {}  # orders per status (and stuck) of the whole range
         self.orders = 0  # orders in the range
         self._detail_of: BoardRow | None = None  # the row the detail line shows
+        self.lines: list[OrderHistoryLine] = []  # the last answer, for re-deciding rows as times come
+        self._asked: set[str] = set()  # RequestIds whose time was asked since the last reload: once each
         self.noted: dict[str, int] = {}  # RequestId -> its notes: the ✎ mark
 
     def compose_body(self) -> ComposeResult:
@@ -133,6 +160,7 @@ class OrdersScreen(DateRangeKeys, BaseScreen):
         self.action_reload()
 
     def action_reload(self) -> None:
+        self._asked = set()
         self.table.loading = True
         self.load()
 
@@ -152,14 +180,42 @@ class OrdersScreen(DateRangeKeys, BaseScreen):
         self.show_lines(lines)
 
     def show_lines(self, lines: list[OrderHistoryLine]) -> None:
-        """Rows from the service's lines; which are stuck is decided now."""
-        rows = board_rows(lines, now=datetime.now(UTC).replace(tzinfo=None), stuck_after=self.stuck_after)
+        """Rows from the service's lines; which are stuck is decided now, with the times known so far."""
+        self.lines = lines
+        rows = board_rows(lines, now=datetime.now(UTC).replace(tzinfo=None), stuck_after=self.stuck_after,
+                          created=self._created)
         self.noted = self.app.notes.noted_orders(self.app.session.profile.name)
         self._cells = {}
         self._sort(rows)
         self.counts = status_counts(rows)
         self.orders = order_count(rows)
         self._show_rows()
+        wanted = [request_id for request_id in rows_needing_time(rows) if request_id not in self._asked]
+        if wanted:
+            self._asked.update(wanted)
+            self.fetch_times(wanted)
+
+    @property
+    def _created(self) -> dict[str, datetime]:
+        created: dict[str, datetime] = self.app.session.cache.setdefault(CREATED_CACHE, {})
+        return created
+
+    @work(exclusive=True, group="orders-times", exit_on_error=False)
+    async def fetch_times(self, request_ids: list[str]) -> None:
+        """Get order for each order whose time decides whether it is stuck: one request each, one at a time."""
+        client = await self.app.session.client()
+        created, found = self._created, 0
+        for request_id in request_ids:
+            try:
+                order = await client.get_order(request_id)
+            except ServiceError:
+                continue  # the row keeps saying its time is not known; the next reload asks again
+            moment = order_time(order.created_date)
+            if moment is not None:
+                created[request_id] = moment
+                found += 1
+        if found:
+            self.show_lines(self.lines)
 
     # --- filter and sort -----------------------------------------------------------
 
@@ -285,7 +341,12 @@ class OrdersScreen(DateRangeKeys, BaseScreen):
         detail = Text("")
         if row is not None:
             line = row.line
-            placed = f"{row.placed:%Y-%m-%d %H:%M:%S} UTC" if row.placed else "time unknown"
+            if row.placed:
+                placed = f"placed {row.placed:%Y-%m-%d %H:%M:%S} UTC"
+            elif row.time_unknown:
+                placed = f"{row.day} (UTC): time not yet known, asking the order"
+            else:
+                placed = f"{row.day} (UTC)" if row.day else "date unknown"
             parts = [line.order_number, f"RequestId {line.client_reference_number}", placed,
                      line.client_name or "", line.channel or "",
                      "" if line.total is None else f"order total {format_money(line.total, line.account_currency or '')}"]

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from decimal import Decimal
 from typing import TYPE_CHECKING
-from uuid import uuid4
 
 from rich.text import Text
 from textual import on, work
@@ -25,6 +24,7 @@ from textual.widgets import Button, Input, Label, Select, Static
 from styles import STYLES
 from tui.api.errors import RefusedError, ServiceError
 from tui.api.models import Account, CatalogQuery, PlaceOrder, Product
+from tui.api.request_ids import new_request_id
 from tui.core.order_watch import DraftInvalid, order_line, plain_amount
 from tui.local.storage import TEST_ORDER, audit_log
 from tui.screens.accounts import account_label
@@ -58,7 +58,7 @@ class TestOrderScreen(ModalScreen[None]):
         self.product = product
         self.currency = currency  # the product's face values' (its brand's): None until known
         # One RequestId for the life of the form: every (re)try sends this one.
-        self.request_id = request_id or str(uuid4())
+        self.request_id = request_id or new_request_id()
         self.accounts: dict[int, Account] = {}
 
     def compose(self) -> ComposeResult:
@@ -115,9 +115,8 @@ class TestOrderScreen(ModalScreen[None]):
         except ServiceError as error:
             self._problem(f"Accounts could not be loaded: {error}")
             return
-        sandbox = not session.is_production
-        # Only what Place order accepts: active, and of this environment (SPEC accounts).
-        self.accounts = {a.id: a for a in accounts if a.is_active and a.sandbox_mode == sandbox}
+        # Only what Place order accepts: active, and of this environment (SPEC accounts; none said: the profile's).
+        self.accounts = {a.id: a for a in accounts if a.is_active and a.environment(session.environment) == session.environment}
         select = self.query_one("#account", Select)
         select.set_options((safe(f"{a.id} · {format_money(a.balance, a.currency)}"), a.id) for a in self.accounts.values())
         if session.account_id in self.accounts:
@@ -198,7 +197,7 @@ class TestOrderScreen(ModalScreen[None]):
         try:
             await (await self.app.session.client()).place_order(order)
         except RefusedError as error:
-            if error.message.strip() != "OrderAlreadyExists":
+            if error.reason != "OrderAlreadyExists":
                 self._audit(order, f"refused: {error.message}")
                 self._problem(f"Refused: {error.message}. {error.hint}")
                 return

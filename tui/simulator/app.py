@@ -24,11 +24,12 @@ from .orders import OrderBook, OrderRejected
 from .pacing import PlaceOrderLimits
 from .payouts import PayoutDesk, RedeemRefused, parse_redeem_body
 from .settings import Timing
+from .webhooks import WebhookSender, portal_handlers
 
 REDEEM_PREFIX = "/api/Integration/v2/payout/redeem/"
 STATUS_PREFIX = "/api/Integration/v2/payout/status/"
-ORDER_NOT_FOUND = "Order not found"
 PAYOUT_NOT_FOUND = "Payout not found"
+NO_ACCESS = "The client does not have access to this resource."
 
 
 class SimulatorState:
@@ -40,6 +41,7 @@ class SimulatorState:
         self.orders = OrderBook(catalog, timing, seed)
         self.payouts = PayoutDesk(self.orders, timing, seed)
         self.notifier = Notifier(timing)
+        self.webhooks = WebhookSender(timing, seed)  # signed webhooks (Svix), docs/simulator.md
         self.credentials = {c.client_id: c for c in DEMO_CREDENTIALS}
         self.place_limits: PlaceOrderLimits | None = None  # SimulatorSettings.place_limits
         # Set once the seeded past exists (SimulatorServer.seed_past); only the catalog answers before.
@@ -53,8 +55,13 @@ Handler = Callable[[Request, DemoCredential], Awaitable[Response]]
 
 
 def text(status: int, message: str) -> JSONResponse:
-    """Error bodies are JSON strings."""
+    """The payout endpoints' error bodies are JSON strings (SPEC Errors)."""
     return JSONResponse(message, status_code=status)
+
+
+def reason(message: str) -> JSONResponse:
+    """The other endpoints' 400 bodies are objects whose message is a reason code (the provider's dialect)."""
+    return JSONResponse({"message": message}, status_code=400)
 
 
 def authenticate(state: SimulatorState, request: Request) -> DemoCredential | None:
@@ -83,11 +90,13 @@ async def json_body(request: Request) -> object:
 
 
 def build_app(state: SimulatorState) -> Starlette:
-    def endpoint(handler: Handler, *, needs_past: bool = True):
+    def endpoint(handler: Handler, resource: str, *, needs_past: bool = True):
         async def run(request: Request) -> Response:
             credential = authenticate(state, request)
             if credential is None:
                 return Response(status_code=401, headers={"WWW-Authenticate": 'Basic realm="giftdesk-sim"'})
+            if not credential.may_use(resource):
+                return JSONResponse({"error": NO_ACCESS}, status_code=403)
             if needs_past and not state.past.is_set():  # e.g. Get order of a seeded order, asked early
                 state.past_wanted.set()
                 await asyncio.to_thread(state.past.wait)
@@ -108,7 +117,7 @@ def build_app(state: SimulatorState) -> Starlette:
         try:
             query = CatalogQuery.from_params(dict(request.query_params))
         except CatalogQueryError as error:
-            return text(400, str(error))
+            return reason(str(error))
         return JSONResponse(state.catalog.page(query))
 
     async def checkout(request, credential):
@@ -118,13 +127,14 @@ def build_app(state: SimulatorState) -> Starlette:
         try:
             order = state.orders.place(credential, body)
         except OrderRejected as rejected:
-            return text(400, str(rejected))
+            return reason(str(rejected))
         state.notifier.schedule(order)
+        state.webhooks.order_placed(order)
         return JSONResponse(order.request_id)
 
     async def get_order(request, credential):
         order = state.orders.get(credential, request.path_params["request_id"])
-        return JSONResponse(order.to_json()) if order else text(404, ORDER_NOT_FOUND)
+        return JSONResponse(order.to_json()) if order else reason("OrderNotFound")  # the provider's way: 400
 
     async def notification(request, credential):
         if request.method == "GET":
@@ -132,7 +142,7 @@ def build_app(state: SimulatorState) -> Starlette:
         try:
             return JSONResponse(state.notifier.set(credential.client, await json_body(request)))
         except NotificationConfigInvalid as error:
-            return text(400, str(error))
+            return reason(str(error))
 
     async def redeem(request, credential):
         token = raw_token(request, REDEEM_PREFIX) or ""
@@ -158,16 +168,19 @@ def build_app(state: SimulatorState) -> Starlette:
         return JSONResponse(payout.status_json()) if payout else text(404, PAYOUT_NOT_FOUND)
 
     routes = [
-        Route("/api/integration/v1.0/accounts", endpoint(accounts), methods=["GET"]),
-        Route("/api/integration/v1.0/catalog", endpoint(catalog_v1, needs_past=False), methods=["GET"]),
-        Route("/api/integration/v2.0/catalog", endpoint(catalog_v2, needs_past=False), methods=["GET"]),
-        Route("/api/integration/v1.0/orders/checkout", endpoint(checkout), methods=["POST"]),
-        Route(HISTORY_PATH, endpoint(history_endpoint(state.orders)), methods=["GET"]),
-        Route("/api/integration/v1.0/orders/{request_id}", endpoint(get_order), methods=["GET"]),
-        Route("/api/integration/v1.0/transactions", endpoint(transactions(state.orders.ledger)), methods=["GET"]),
-        Route("/api/integration/v1.0/exchange-rates", endpoint(exchange_rates), methods=["GET"]),
-        Route("/api/Integration/v1/notification", endpoint(notification), methods=["GET", "POST"]),
-        Route(REDEEM_PREFIX + "{weblink:path}", endpoint(redeem), methods=["POST"]),
-        Route(STATUS_PREFIX + "{weblink:path}", endpoint(payout_status), methods=["GET"]),
+        Route("/api/integration/v1.0/accounts", endpoint(accounts, "accounts"), methods=["GET"]),
+        Route("/api/integration/v1.0/catalog", endpoint(catalog_v1, "catalog", needs_past=False), methods=["GET"]),
+        Route("/api/integration/v2.0/catalog", endpoint(catalog_v2, "catalog", needs_past=False), methods=["GET"]),
+        Route("/api/integration/v1.0/orders/checkout", endpoint(checkout, "orders"), methods=["POST"]),
+        Route(HISTORY_PATH, endpoint(history_endpoint(state.orders), "orders"), methods=["GET"]),
+        Route("/api/integration/v1.0/orders/{request_id}", endpoint(get_order, "orders"), methods=["GET"]),
+        Route("/api/integration/v1.0/transactions", endpoint(transactions(state.orders.ledger), "transactions"),
+              methods=["GET"]),
+        Route("/api/integration/v1.0/exchange-rates", endpoint(exchange_rates, "rates"), methods=["GET"]),
+        Route("/api/Integration/v1/notification", endpoint(notification, "notifications"), methods=["GET", "POST"]),
+        Route(REDEEM_PREFIX + "{weblink:path}", endpoint(redeem, "payouts"), methods=["POST"]),
+        Route(STATUS_PREFIX + "{weblink:path}", endpoint(payout_status, "payouts"), methods=["GET"]),
+        *(Route(path, endpoint(handler, "webhooks", needs_past=False), methods=["GET", "POST"])
+          for path, handler in portal_handlers(state.webhooks).items()),
     ]
     return Starlette(routes=routes)

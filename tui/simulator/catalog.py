@@ -282,8 +282,9 @@ class Catalog:
         return {"pageIndex": query.page_index, "pageSize": query.page_size, "count": len(positions), "items": items}
 
     def all_brands(self) -> dict:
-        """Catalog v1: every brand, no filters, no paging."""
-        return {"brands": [self._brand_json(brand, CatalogQuery()) for brand in self.brands]}
+        """Catalog v1: every brand, no filters, no paging, and no `internalId` (as the provider's version 1)."""
+        brands = [self._brand_json(brand, CatalogQuery()) for brand in self.brands]
+        return {"brands": [{key: value for key, value in brand.items() if key != "internalId"} for brand in brands]}
 
     def _matching_positions(self, query: CatalogQuery) -> list[int]:
         # Start from the narrowest index, then check only what that index does not guarantee.

@@ -9,6 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 
+# The resources a credential may be given access to; app.py names each route's.
+RESOURCES = frozenset({"accounts", "catalog", "orders", "transactions", "rates", "notifications", "payouts", "webhooks"})
+
 
 @dataclass(frozen=True)
 class DemoCredential:
@@ -17,6 +20,10 @@ class DemoCredential:
     client_id: str
     client_secret: str
     environment: str  # "sandbox" | "production"
+    access: frozenset[str] = RESOURCES  # any other resource answers 403 (valid credentials, no access)
+
+    def may_use(self, resource: str) -> bool:
+        return resource in self.access
 
     @property
     def auth(self) -> tuple[str, str]:
@@ -34,6 +41,9 @@ DEMO_CREDENTIALS: tuple[DemoCredential, ...] = (
     DemoCredential("acme-sandbox", "acme", "acme-sandbox-client", "sim-acme-sandbox-secret", "sandbox"),
     DemoCredential("acme-production", "acme", "acme-live-client", "sim-acme-live-secret", "production"),
     DemoCredential("other-sandbox", "other", "other-sandbox-client", "sim-other-sandbox-secret", "sandbox"),
+    # Valid credentials with access to the catalog only: everything else answers 403.
+    DemoCredential("acme-catalog-only", "acme", "acme-catalog-client", "sim-acme-catalog-secret", "sandbox",
+                   access=frozenset({"catalog"})),
 )
 
 
@@ -75,4 +85,5 @@ ACCOUNT_SEEDS: dict[str, tuple[AccountSeed, ...]] = {
         AccountSeed(3001, "USD", Decimal("10000.00"), True, True),
         AccountSeed(3002, "AUD", Decimal("2000.00"), False, True),
     ),
+    "acme-catalog-only": (),
 }

@@ -23,7 +23,7 @@ from starlette.responses import JSONResponse, Response
 
 from .catalog import Product, price_of
 from .credentials import DemoCredential, demo_credential
-from .orders import Order, OrderBook, OrderLine, OrderRejected, wire_time
+from .orders import Order, OrderBook, OrderLine, OrderRejected
 from .rates import convert
 
 HISTORY_PATH = "/api/integration/v1.0/orders"
@@ -69,7 +69,7 @@ def line_json(order: Order, line: OrderLine, status: str) -> dict:
     return {
         "clientName": order.credential.client.title(),
         "orderNumber": f"O-{order.order_id:08d}",
-        "orderDate": wire_time(order.created_wall),
+        "orderDate": order_day(order),
         "clientReferenceNumber": order.request_id,
         "channel": "Sandbox" if order.credential.environment == "sandbox" else "API",
         "productName": line.product.name,
@@ -83,6 +83,11 @@ def line_json(order: Order, line: OrderLine, status: str) -> dict:
     }
 
 
+def order_day(order: Order) -> str:
+    """The report dates an order, it does not time it: the day at midnight (`2024-05-15T00:00:00`)."""
+    return datetime.combine(order.created_wall.date(), datetime.min.time()).isoformat(timespec="seconds")
+
+
 def denomination(value: Decimal) -> str:
     """`10` for a whole amount, `12.50` otherwise (the SDK shows `USD 10`)."""
     return f"{value:.0f}" if value == value.to_integral_value() else f"{value:.2f}"
@@ -93,7 +98,7 @@ def history_endpoint(book: OrderBook) -> Callable[[Request, DemoCredential], Awa
         try:
             first, last = parse_range(dict(request.query_params))
         except HistoryQueryInvalid as error:
-            return JSONResponse(str(error), status_code=400)
+            return JSONResponse({"message": str(error)}, status_code=400)
         return JSONResponse(history_json(book, credential, first, last))
 
     return history

@@ -75,7 +75,13 @@ class Transaction:
             "availableBalance": money(self.balance_after, currency),
             "transactionAmount": money(self.amount, currency),
             "transactionDate": wire_time(self.at),
-            "orderItems": [_item_json(line, currency) for line in order.lines],
+            "orderItems": [_item_json(line, currency, order.order_id) for line in order.lines],
+            # Sent by the provider besides the documented fields (DESIGN.md "What the real provider sends").
+            "brandWithDenominationCurrency": _brand_with_denomination(order.lines[0]),
+            "createdDate": wire_time(self.at),
+            "xeroCreditNoteNumber": None,
+            "orderType": "Sandbox" if order.credential.environment == "sandbox" else "Production",
+            "currencyCode": None,
         }
 
 
@@ -84,9 +90,21 @@ def line_charge(product: Product, value: Decimal, quantity: int, brand_currency:
     return convert(price_of(product, value) * quantity, brand_currency, account_currency)
 
 
-def _item_json(line: OrderLine, currency: str) -> dict:
+def _brand_with_denomination(line: OrderLine) -> str:
+    return f"{line.brand.name} {line.brand.currency} {line.value.normalize():f}"
+
+
+def stated_rate(brand_currency: str, currency: str, order_id: int) -> Decimal:
+    """The rate the provider states on an item: 0 (not stated) between equal currencies, and
+    between different ones for every third order (ids 500003, 500006, ...), as its sandbox answers show."""
+    if brand_currency == currency or order_id % 3 == 2:
+        return Decimal(0)
+    return rate(brand_currency, currency)
+
+
+def _item_json(line: OrderLine, currency: str, order_id: int) -> dict:
     brand_currency = line.brand.currency
-    client_price = price_of(line.product, line.value)
+    client_price = convert(price_of(line.product, line.value), brand_currency, currency)  # in the account's currency
     return {
         "productName": line.product.name,
         "brandName": line.brand.name,
@@ -96,14 +114,14 @@ def _item_json(line: OrderLine, currency: str) -> dict:
         "clientDiscountValue": float(line.product.discount * 100),
         "clientTransactionFeeType": FEE_TYPE,
         "clientTransactionFeeValue": 0.0,
-        "clientPrice": float(client_price),
-        "estimatedPrice": float(convert(client_price, brand_currency, currency)),
+        "clientPrice": money(client_price, currency),
+        "estimatedPrice": money(client_price, currency),
         "quantity": line.quantity,
         "clientTotal": float(line_charge(line.product, line.value, line.quantity, brand_currency, currency)),
         "clientExchangeRate": {
             "fromCurrency": brand_currency,
             "toCurrency": currency,
-            "exchangeRate": float(rate(brand_currency, currency)),
+            "exchangeRate": float(stated_rate(brand_currency, currency, order_id)),
         },
     }
 

@@ -1,7 +1,7 @@
 """The money trail's two endpoints: transactions and exchange rates (DESIGN.md, provider SDK facts).
 
 Handlers take the request and the authenticated credential, like app.py's;
-app.py only routes to them. Errors are 400 with a JSON string, as elsewhere.
+app.py only routes to them. Errors are 400 with `{"message": ...}`, as the provider's other endpoints.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ def transactions(ledger: Ledger):
         try:
             start, end = parse_day_range(dict(request.query_params))
         except LedgerQueryInvalid as error:
-            return JSONResponse(str(error), status_code=400)
+            return JSONResponse({"message": str(error)}, status_code=400)
         found = ledger.between(credential.name, start, end)
         return JSONResponse(transactions_json(credential.client, found, start, end))
 
@@ -34,4 +34,4 @@ async def exchange_rates(request: Request, credential: DemoCredential) -> JSONRe
     try:
         return JSONResponse(rates_json(params.get("basecurrency"), params.get("currency")))
     except UnknownCurrency:
-        return JSONResponse(UNSUPPORTED_CURRENCY, status_code=400)
+        return JSONResponse({"message": UNSUPPORTED_CURRENCY}, status_code=400)

@@ -25,15 +25,16 @@ class NotificationConfigInvalid(ValueError):
 class Notifier:
     def __init__(self, timing: Timing):
         self.timing = timing
-        self.configs: dict[str, dict[str, str]] = {}  # client -> config; shared by its environments
+        self.configs: dict[str, dict[str, str | None]] = {}  # client -> config; shared by its environments
         self.attempts: list[dict] = []  # every delivery attempt, for inspection
         self._tasks: set[asyncio.Task] = set()
 
-    def get(self, client: str) -> dict[str, str]:
-        return dict(self.configs.get(client) or dict.fromkeys(FIELDS, ""))
+    def get(self, client: str) -> dict[str, str | None]:
+        """As the provider answers: null for a field never set."""
+        return dict(self.configs.get(client) or dict.fromkeys(FIELDS))
 
-    def set(self, client: str, body: object) -> dict[str, str]:
-        """POST replaces all three fields; a missing or null field becomes ""."""
+    def set(self, client: str, body: object) -> dict[str, str | None]:
+        """POST replaces all three fields; a missing field is stored as null (never set), as the provider does."""
         if not isinstance(body, dict):
             raise NotificationConfigInvalid("InvalidRequest")
         config = {}
@@ -41,7 +42,7 @@ class Notifier:
             value = body.get(name)
             if value is not None and not isinstance(value, str):
                 raise NotificationConfigInvalid("InvalidRequest")
-            config[name] = value or ""
+            config[name] = value
         self.configs[client] = config
         return dict(config)
 
@@ -59,7 +60,7 @@ class Notifier:
         # SPEC: an empty notificationUrl disables notifications (both environments).
         if not config["notificationUrl"] or not url:
             return
-        await self._post_with_retries(url, callback_payload(order, config["secretKey"]))
+        await self._post_with_retries(url, callback_payload(order, config["secretKey"] or ""))
 
     async def _post_with_retries(self, url: str, payload: dict) -> None:
         import httpx  # with the first callback: a simulator that sends none (the demo's, at start) never loads it

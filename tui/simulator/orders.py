@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import re
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -22,6 +23,8 @@ from .ledger import Ledger, line_charge
 from .settings import Timing
 
 MAX_CARDS = 500
+# The provider takes only GUIDs as RequestIds; anything else is refused with a reason code of its own.
+GUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 PAYOUT_URL = "https://payouts.sim.giftdesk.test/redeem/"
 
 
@@ -328,6 +331,8 @@ def parse_checkout(body: object) -> tuple[str, int, list[RequestedLine]]:
     request_id, account_id, products = _field(body, "RequestId"), _field(body, "AccountId"), _field(body, "Products")
     if not isinstance(request_id, str) or not request_id.strip() or not _is_int(account_id):
         raise invalid
+    if not GUID.fullmatch(request_id):
+        raise OrderRejected("InvalidRequestId")
     if not isinstance(products, list) or not products:
         raise OrderRejected("InvalidProductIds")
     lines = []

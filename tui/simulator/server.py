@@ -50,6 +50,7 @@ class SimulatorServer:
             self.seed_past()
         if self.settings.place_limits:
             self.state.place_limits = PlaceOrderLimits()
+        self.state.webhooks.hostile = self.settings.hostile
         # The catalog never changes: keep its (up to ~100,000 products') objects out of
         # the collector's full passes, which would otherwise pause the whole process,
         # the TUI beside it included, for every one of them.
@@ -116,6 +117,7 @@ class SimulatorServer:
                 self.change_catalog(prices=20, stock=6, removed=2)
 
     def stop(self) -> None:
+        self.state.webhooks.stop()
         if self._thread is not None:
             self._server.should_exit = True
             self._thread.join(timeout=10)
@@ -150,7 +152,22 @@ class SimulatorServer:
         seed = self.settings.seed * 1000 + self._refreshes if seed is None else seed
         catalog, changes = refreshed(self.state.catalog, seed=seed, prices=prices, stock=stock, removed=removed)
         self.state.catalog = self.state.orders.catalog = catalog
+        self.state.webhooks.catalog_changed(changes)  # productupdated.v1 per changed product
         return changes
+
+    def set_webhook_endpoint(self, credential: str, url: str) -> dict:
+        """As the provider's webhook portal does (tui/simulator/webhooks.py): {"url", "secrets"}."""
+        return self.state.webhooks.set_url(credential, url)
+
+    def rotate_webhook_secret(self, credential: str, *, grace_seconds: float | None = None) -> str:
+        """A new signing secret; the old one stays valid for the grace (24 h unless given)."""
+        from .webhooks import ROTATION_GRACE_SECONDS
+
+        return self.state.webhooks.rotate(credential, grace_seconds=ROTATION_GRACE_SECONDS if grace_seconds is None else grace_seconds)
+
+    def webhook_attempts(self, event_type: str | None = None) -> list[dict]:
+        """Every webhook delivery attempt so far (credential, msgId, type, attempt, outcome, url, at)."""
+        return [a for a in list(self.state.webhooks.attempts) if event_type is None or a["type"] == event_type]
 
     def payouts_for(self, token: str) -> list[dict]:
         """Payouts recorded for one weblink (raw token, `%3D` as on the wire): 0 or 1."""

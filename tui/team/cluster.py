@@ -1,9 +1,10 @@
-"""A throwaway PostgreSQL cluster for the tests: initdb + pg_ctl in a temporary folder, on a free port.
+"""A throwaway PostgreSQL cluster: initdb + pg_ctl in a temporary folder, on a free loopback port.
 
-The server refuses to run as root, so under root (CI, these sessions) every
-server command runs as the `postgres` user (`runuser -u postgres --`), which
-the distribution's server package creates. Tuned for tests, not for keeping
-data: no fsync, nothing synchronous.
+For `giftdesk --demo --team` and the tests (tests/pg_fixtures.py). The server
+refuses to run as root, so under root every server command runs as the
+`postgres` user (`runuser -u postgres --`), which the distribution's server
+package creates. It trusts loopback connections and is tuned for throwing
+away, not for keeping data: no fsync, nothing synchronous. No Textual.
 """
 
 from __future__ import annotations
@@ -20,7 +21,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-HOW_TO_GET = "install the PostgreSQL server (e.g. `apt-get install -y postgresql`; .ci/run does it on CI)"
+import psycopg
+
+HOW_TO_GET = ("install the PostgreSQL server: `apt-get install postgresql` (Debian, Ubuntu), `dnf install postgresql-server` "
+              "(Fedora), `brew install postgresql@16` (macOS); or set PG_BINDIR to the folder holding initdb and pg_ctl")
 
 
 def server_bindir() -> Path | None:
@@ -42,6 +46,10 @@ def _free_port() -> int:
         return port
 
 
+class ClusterError(RuntimeError):
+    """A server command failed; the message holds its output."""
+
+
 @dataclass
 class Cluster:
     bindir: Path
@@ -61,7 +69,7 @@ class Cluster:
             command = ["runuser", "-u", "postgres", "--", *command]
         result = subprocess.run(command, capture_output=True, text=True, timeout=120)
         if result.returncode != 0:
-            raise RuntimeError(f"{' '.join(args[:2])} failed ({result.returncode}): {result.stderr or result.stdout}")
+            raise ClusterError(f"{' '.join(args[:2])} failed ({result.returncode}): {result.stderr or result.stdout}")
 
     def start(self) -> None:
         options = (f"-p {self.port} -k {self.folder} -c listen_addresses=127.0.0.1 -c fsync=off"
@@ -75,8 +83,7 @@ class Cluster:
         return (self.data / "postmaster.pid").exists()
 
     def create_database(self) -> str:
-        """A new empty database of its own (a test's); its URL."""
-        import psycopg
+        """A new empty database of its own (a test's, the demo's); its URL."""
 
         name = f"t_{uuid.uuid4().hex[:16]}"
         with psycopg.connect(self.url(), autocommit=True) as connection:
@@ -84,8 +91,6 @@ class Cluster:
         return self.url(name)
 
     def drop_database(self, url: str) -> None:
-        import psycopg
-
         name = url.rsplit("/", 1)[1]
         with psycopg.connect(self.url(), autocommit=True) as connection:
             connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
