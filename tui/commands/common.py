@@ -118,6 +118,9 @@ profile_option = click.option(
          "then the current profile).")
 
 
+JSON_HELP = "Print the service's data as JSON (wire field names) on stdout."
+
+
 def service_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """Adds --profile/--demo/--json/--debug to a command that reads; it receives `options: Options`.
 
@@ -126,12 +129,17 @@ def service_options(command: Callable[..., Any]) -> Callable[..., Any]:
     return _with_service_options(command, writes=False)
 
 
+def service_options_saying(json_help: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """service_options for a command whose --json prints something else than the service's data."""
+    return functools.partial(_with_service_options, writes=False, json_help=json_help)
+
+
 def write_service_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """service_options plus --readonly, for a command that changes something on the service."""
     return _with_service_options(command, writes=True)
 
 
-def _with_service_options(command: Callable[..., Any], *, writes: bool) -> Callable[..., Any]:
+def _with_service_options(command: Callable[..., Any], *, writes: bool, json_help: str = JSON_HELP) -> Callable[..., Any]:
     @functools.wraps(command)
     def with_options(*args: Any, profile: str | None, demo: bool, json: bool, readonly: bool = False,
                      **kwargs: Any) -> Any:
@@ -151,7 +159,7 @@ def _with_service_options(command: Callable[..., Any], *, writes: bool) -> Calla
         profile_option,
         click.option("--demo", is_flag=True,
                      help="Use an embedded simulator with the acme sandbox demo credentials."),
-        click.option("--json", is_flag=True, help="Print the service's data as JSON (wire field names) on stdout."),
+        click.option("--json", is_flag=True, help=json_help),
         debug_option,
     ]
     if writes:

@@ -23,6 +23,7 @@ from tui.api.models import Account
 from tui.api.money_models import TransactionsReport
 from tui.core.dates import DayRange
 from tui.core.ledger import of_currency, reconcile
+from tui.core.words import counted
 from tui.screens.base import BaseScreen
 from tui.screens.freshness import FreshnessMixin
 from tui.screens.ledger_panel import LedgerPanel
@@ -58,6 +59,7 @@ class AccountsScreen(FreshnessMixin, DateRangeKeys, BaseScreen):
     destination = "accounts"
     CSS_PATH = STYLES / "accounts.tcss"
     EXPORT_NAME = "ledger"
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
     BINDINGS = [
         Binding("r", "refresh", "Refresh", id="accounts.refresh"),
         Binding("c", "copy_id", "Copy id", id="accounts.copy"),
@@ -160,7 +162,7 @@ class AccountsScreen(FreshnessMixin, DateRangeKeys, BaseScreen):
         self.table.move_cursor(row=chosen)
         usable = sum(1 for a in accounts if why_not_choosable(a, session.environment) is None)
         self.query_one("#accounts-note", Static).update(
-            safe(f"{len(accounts)} accounts, {usable} usable on {session.profile.name} ({session.environment}). "
+            safe(f"{counted(len(accounts), 'account')}, {usable} usable on {session.profile.name} ({session.environment}). "
                  "enter: settle orders on it · r: refresh")
         )
 
