@@ -25,6 +25,7 @@ from bench import (
     orders_board,
     receiver,
     sim_catalog,
+    team,
     watch_list,
 )
 from bench.common import ROOT, Figure, load_average
@@ -32,7 +33,8 @@ from bench.common import ROOT, Figure, load_average
 RESULTS = ROOT / "bench" / "results.md"
 # Each script with the figure numbers it measures.
 MODULES = ((demo_launch, {1}), (cli_order_show, {2}), (catalog_paging, {3, 4}), (sim_catalog, {5}), (cpu_idle, {6}),
-           (orders_board, {13}), (watch_list, {14}), (catalog_mirror, {15, 16, 17, 18}), (receiver, {28, 29, 30}))
+           (orders_board, {13}), (watch_list, {14}), (catalog_mirror, {15, 16, 17, 18}), (team, {19, 20, 21}),
+           (receiver, {28, 29, 30}))
 
 
 def machine() -> str:

@@ -305,8 +305,8 @@ class GiftdeskApp(GiftdeskHost):
     def _team_changed(self, change: Change) -> None:
         if self.current_session is None or change.get("profile") != self.current_session.profile.name:
             return
-        if change.get("what") == "watch" and self._watch is not None and isinstance(change.get("id"), int):
-            self._watch.shared_change(change["id"])
+        if change.get("what") == "watch" and self._watch is not None:
+            self._watch.shared_change(change)
         self._tell_screens(change)
 
     def _tell_screens(self, change: Change) -> None:

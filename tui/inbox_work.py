@@ -35,6 +35,7 @@ from tui.local.inbox import CALLBACK, Delivery, InboxStore
 if TYPE_CHECKING:
     from tui.api.client import ServiceClient
     from tui.local.watchlist import WatchList
+    from tui.team.watchlist import TeamWatchList
 
 log = logging.getLogger("giftdesk.receiver.work")
 
@@ -88,7 +89,7 @@ class OrderWatch(Protocol):
 class StoredWatch:
     """The watch list file itself (`giftdesk listen`): a TUI following the same list picks the change up."""
 
-    def __init__(self, store: WatchList, profile: str) -> None:
+    def __init__(self, store: WatchList | TeamWatchList, profile: str) -> None:
         self.store = store
         self.profile = profile
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Mapping
 from typing import TYPE_CHECKING, Any
 
 from tui.core.endings import NEEDS_ATTENTION
@@ -66,7 +66,7 @@ class WatchService:
                                         budget=budget, backoff=backoff, active_profile=self.profile)
         self._task: asyncio.Task[None] | None = None
         self._closed = False
-        self.leading = not hasattr(self.store, "lead")  # a local list is this process's alone
+        self.leading = isinstance(self.store, WatchList)  # a local list is this process's alone
         for item in self.store.items(self.profile):
             self._follow(item)
 
@@ -156,9 +156,11 @@ class WatchService:
         log.info("watch: this giftdesk polls profile %s's shared watch list", self.profile)
         await self.scheduler.run()
 
-    def shared_change(self, item_id: int) -> None:
-        """Team mode: another giftdesk changed this item (heard through NOTIFY): follow it as it is now."""
-        item = None if self._closed else self.store.get(item_id)
+    def shared_change(self, change: Mapping[str, Any]) -> None:
+        """Team mode: a giftdesk changed an item (heard through NOTIFY, the item in it): follow it as it is now."""
+        if self._closed or isinstance(self.store, WatchList):
+            return
+        item = self.store.heard(change)
         if item is not None and item.profile == self.profile:
             self._take_shared(item)
 

@@ -104,3 +104,10 @@ def test_the_inbox_keeps_a_delivery_once_and_marks_it(inbox_factory):
     [kept, _] = inbox.since()
     assert (kept.verdict, kept.outcome, kept.payload) == (ACCEPTED, "order REQ-1 settled: Succeeded", {"requestId": "REQ-1"})
     assert [d.event_id for d in inbox.since(datetime.now(UTC) + timedelta(seconds=5))] == []
+
+
+def test_a_callback_settles_a_watched_order_by_its_request_id(watch_store):
+    item = watch_store.add("p", "order", "REQ-5")
+    assert watch_store.settle_order("p", "REQ-404", "Succeeded") is None  # not watched: nothing to settle
+    settled = watch_store.settle_order("p", "REQ-5", "Succeeded")
+    assert settled is not None and settled.id == item.id and settled.final and settled.detail == "from the callback"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -110,3 +111,15 @@ def test_the_demos_team_database_is_a_throwaway_cluster_or_the_one_named(team_ur
         check(throwaway)  # gone with the demo
     with demo_team_database({"GIFTDESK_DATABASE_URL": team_url}) as joined:
         assert joined.url == team_url and check(joined) == SCHEMA_VERSION
+
+
+def test_giftdesk_inbox_reads_the_teams_inbox(link, team_url):
+    from tui.local.inbox import CALLBACK, Delivery
+    from tui.team.inbox import TeamInbox
+
+    TeamInbox(link, "env").keep(Delivery.accepted_now("callback:REQ-T", CALLBACK, {"requestId": "REQ-T"}, "10.0.0.9"))
+    env = {"GIFTDESK_DATABASE_URL": team_url, "GIFTDESK_BASE_URL": "https://api.example.test",
+           "GIFTDESK_CLIENT_ID": "c", "GIFTDESK_CLIENT_SECRET": "s3cret-value"}
+    result = giftdesk("inbox", "--json", env=env)
+    assert result.exit_code == 0, result.output
+    assert [json.loads(line)["eventId"] for line in result.stdout.splitlines()] == ["callback:REQ-T"]

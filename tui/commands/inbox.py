@@ -42,13 +42,12 @@ def command(options: Options, since: str | None) -> None:
     """
     from tui.local.config import ConfigError
     from tui.local.database import DatabaseError
-    from tui.local.inbox import SqliteInbox
 
     after = _since(since)
     try:
-        with opened_profile(options) as profile, SqliteInbox(profile.name) as inbox:
-            deliveries = inbox.since(after)
-    except (ConfigError, DatabaseError) as error:
+        with opened_profile(options) as profile:
+            deliveries = _deliveries(profile.name, after)
+    except (ConfigError, DatabaseError, OSError) as error:  # OSError: the team database away (exit 5)
         fail(str(error), exit_code_for(error))
     if options.json:
         for delivery in deliveries:
@@ -62,3 +61,19 @@ def command(options: Options, since: str | None) -> None:
         (f"{d.received_at:%Y-%m-%d %H:%M:%S}", d.kind, d.event_id,
          d.verdict + (f": {d.reason}" if d.reason else ""),
          d.outcome or ("" if not d.accepted else "not processed yet")) for d in deliveries])
+
+
+def _deliveries(profile: str, after):  # -> list[Delivery]
+    """The profile's inbox since `after`: the team's in team mode (docs/team.md), else this machine's."""
+    from tui.local.inbox import SqliteInbox
+    from tui.team import open_team_mode
+
+    team = open_team_mode()
+    if team is None:
+        with SqliteInbox(profile) as inbox:
+            return inbox.since(after)
+    try:
+        with team.inbox(profile) as inbox:
+            return inbox.since(after)
+    finally:
+        team.close()

@@ -72,8 +72,9 @@ def command(options: Options, host: str, port: int, webhook_secret_envs: tuple[s
             register_secret(secret)
         settings = ReceiverSettings(host=host, port=port, rate_per_second=rate_limit, rate_burst=max(1, int(rate_limit * 4)))
         profile = session.profile.name
+        team = None if session.profile.is_demo else _team_mode()
         try:
-            receiver = Receiver(lambda: _open_inbox(profile), callback_secret=callback_secret,
+            receiver = Receiver(lambda: team.inbox(profile) if team is not None else _open_inbox(profile), callback_secret=callback_secret,
                                 webhook_secrets=webhook_secrets, settings=settings)
         except OSError as error:
             fail(f"cannot listen on {host}:{port}: {error.strerror or error}", EXIT_BAD_INPUT,
@@ -84,7 +85,11 @@ def command(options: Options, host: str, port: int, webhook_secret_envs: tuple[s
             receiver.webhook_secrets = tuple(await register_demo_webhooks(session.profile, receiver.webhook_url))
         _start_access_log()
         _introduce(receiver, settings, bool(receiver.webhook_secrets))
-        await _serve(session, receiver)
+        try:
+            await _serve(session, receiver, team)
+        finally:
+            if team is not None:
+                team.close()
 
     run(options, work, concurrent=True)
 
@@ -95,8 +100,16 @@ def _open_inbox(profile: str):
     return SqliteInbox(profile, check_same_thread=False)
 
 
-async def _serve(session: Session, receiver) -> None:
-    """The receiver and the work on its inbox, in this loop, until the receiver stops."""
+def _team_mode():  # -> TeamMode | None
+    """Team mode (docs/team.md): the inbox and the watch list the receiver settles are the team's."""
+    from tui.team import open_team_mode
+
+    return open_team_mode()
+
+
+async def _serve(session: Session, receiver, team) -> None:
+    """The receiver and the work on its inbox, in this loop, until the receiver stops; in team mode
+    (`team`, a TeamMode) the inbox and the watch list it settles are the team's."""
     from tui.inbox_work import InboxWork, StoredWatch, mirror_syncer
     from tui.local.inbox import SqliteInbox
     from tui.local.watchlist import WatchList
@@ -105,8 +118,8 @@ async def _serve(session: Session, receiver) -> None:
         return session.client
 
     profile = session.profile
-    with SqliteInbox(profile.name) as inbox:
-        watch = StoredWatch(WatchList(), profile.name)
+    with team.inbox(profile.name) if team is not None else SqliteInbox(profile.name) as inbox:
+        watch = StoredWatch(team.watch_list() if team is not None else WatchList(), profile.name)
         work = InboxWork(inbox, client, watch, mirror_syncer(profile.name, profile.environment, client),
                          on_done=lambda event_id, outcome: _show_outcome(session.options, event_id, outcome))
 

@@ -143,6 +143,12 @@ class WatchList:
         item = self.get(item_id)
         return item if item is not None and item.removed_at is None else None
 
+    def settle_order(self, profile: str, request_id: str, status: str, detail: str = "from the callback") -> WatchedItem | None:
+        """An order's final status from outside (the receiver's callback): recorded on its item, if watched."""
+        row = self._db.execute("SELECT id FROM items WHERE profile = ? AND kind = 'order' AND reference = ? AND removed_at IS NULL",
+                               (profile, request_id.strip())).fetchone()
+        return self.record(row[0], status, True, detail) if row else None
+
     def remove(self, item_id: int) -> None:
         with transaction(self._db):
             self._db.execute("UPDATE items SET removed_at = ? WHERE id = ? AND removed_at IS NULL", (_now(), item_id))

@@ -15,6 +15,7 @@ from tui.team.database import TeamDatabase
 
 if TYPE_CHECKING:
     from tui.team.link import TeamLink
+    from tui.team.mode import TeamMode
 
 
 def team_database(config: Config | None = None, environ: Mapping[str, str] = os.environ) -> TeamDatabase | None:
@@ -32,3 +33,12 @@ def open_team_link(config: Config | None = None, environ: Mapping[str, str] = os
     config = config if config is not None else ProfileStore().load()
     database = team_database(config, environ)
     return None if database is None else TeamLink(database, user=team_user(config))
+
+
+def open_team_mode(config: Config | None = None, environ: Mapping[str, str] = os.environ) -> TeamMode | None:
+    """Team mode for this process (`giftdesk listen`, `giftdesk inbox`): its link and stores; None: local mode."""
+    from tui.team.mode import TeamMode
+
+    config = config if config is not None else ProfileStore().load()
+    database = team_database(config, environ)
+    return None if database is None else TeamMode(database, user=team_user(config))

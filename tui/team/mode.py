@@ -12,6 +12,7 @@ from collections.abc import Callable
 from tui.local.storage import use_audit_store
 from tui.team.audit import TeamAuditLog
 from tui.team.database import TeamDatabase
+from tui.team.inbox import TeamInbox
 from tui.team.link import TeamLink
 from tui.team.live import Change, TeamListener
 from tui.team.notes import TeamNotes
@@ -32,6 +33,10 @@ class TeamMode:
     def watch_list(self) -> TeamWatchList:
         """A session's view of the shared list (its own lead, given up when the session closes it)."""
         return TeamWatchList(self.link)
+
+    def inbox(self, profile: str) -> TeamInbox:
+        """The receiver's inbox of a profile, in the team database."""
+        return TeamInbox(self.link, profile)
 
     def listener(self, on_change: Callable[[Change], None]) -> TeamListener:
         """Hears every change; the link's reachability follows the listener's connection."""

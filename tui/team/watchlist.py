@@ -11,9 +11,11 @@ only in team mode (`add` refuses them). No Textual.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import threading
 import zlib
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -24,6 +26,7 @@ from tui.team.database import TeamDatabaseError, TeamUnreachable
 from tui.team.link import TeamLink
 
 _COLUMNS = "id, profile, kind, reference, label, status, final, detail, added_at, updated_at, changed_at, removed_at, pinned_by"
+MAX_DETAIL_HEARD = 1000  # characters of an item's detail carried in its notification
 _LEAD_LOCK_CLASS = 0x7761  # pg_try_advisory_lock(class, profile's crc32): the profile's leading watcher
 
 
@@ -41,6 +44,7 @@ class TeamWatchList:
     def __init__(self, link: TeamLink) -> None:
         self.link = link
         self._last_read: dict[int, WatchedItem] = {}  # what reads fall back to while the database is away
+        self._loaded = False  # whether _last_read holds every item (then `counts` needs no query)
         self._leading: psycopg.Connection[Any] | None = None
         self._lead_lock = threading.Lock()
 
@@ -78,12 +82,16 @@ class TeamWatchList:
             with self.link.connection() as connection:
                 rows = connection.execute(f"SELECT {_COLUMNS} FROM watch_items WHERE removed_at IS NULL ORDER BY id").fetchall()
             self._last_read = {item.id: item for item in map(_item, rows)}
+            self._loaded = True
         except TeamUnreachable:
             pass
         return [item for item in self._last_read.values() if item.removed_at is None and profile in (None, item.profile)]
 
     def counts(self, profile: str, bad_statuses: frozenset[str]) -> tuple[int, int]:
-        items = self.items(profile)
+        """From what this process knows (read, written, or heard: `heard`), not a query: the header asks often."""
+        if not self._loaded:
+            self.items()
+        items = [item for item in self._last_read.values() if item.removed_at is None and item.profile == profile]
         return (sum(not item.final for item in items),
                 sum(item.final and (item.status or "").lower() in bad_statuses for item in items))
 
@@ -107,6 +115,14 @@ class TeamWatchList:
                 self._announce(connection, self._kept(row))
         item = self.get(item_id)
         return item if item is not None and item.removed_at is None else None
+
+    def settle_order(self, profile: str, request_id: str, status: str, detail: str = "from the callback") -> WatchedItem | None:
+        """An order's final status from outside (the receiver's callback): recorded on its item, if watched,
+        and heard by every giftdesk of the profile."""
+        with self.link.connection() as connection:
+            row = connection.execute("SELECT id FROM watch_items WHERE profile = %s AND kind = 'order' AND reference = %s"
+                                     " AND removed_at IS NULL", (profile, request_id.strip())).fetchone()
+        return self.record(row[0], status, True, detail) if row else None
 
     def remove(self, item_id: int) -> None:
         with self.link.connection() as connection, connection.transaction():
@@ -148,7 +164,22 @@ class TeamWatchList:
         return item
 
     def _announce(self, connection: psycopg.Connection[Any], item: WatchedItem) -> None:
-        self.link.notify(connection, json.dumps({"what": "watch", "profile": item.profile, "id": item.id}))
+        """The item as it is now, in the notification (well under its 8,000 bytes: no payout is in this list)."""
+        fields = dataclasses.asdict(item)
+        fields["detail"] = fields["detail"][:MAX_DETAIL_HEARD]
+        self.link.notify(connection, json.dumps({"what": "watch", "profile": item.profile, "id": item.id, "item": fields}))
+
+    def heard(self, change: Mapping[str, Any]) -> WatchedItem | None:
+        """The item a notification carries (`_announce`), kept as the latest known; None if it carries none."""
+        fields = change.get("item")
+        if not isinstance(fields, dict):
+            return None
+        try:
+            item = WatchedItem(**fields)
+        except TypeError:  # another giftdesk version's notification: read it instead
+            return self.get(int(change["id"])) if isinstance(change.get("id"), int) else None
+        self._last_read[item.id] = item
+        return item
 
 
 def _profile_key(profile: str) -> int:
