@@ -155,3 +155,11 @@ async def test_a_malformed_answer_still_names_the_field():
                                                                          "balance": {"value": "lots", "currencyCode": "USD"}}]}))
     with pytest.raises(MalformedResponseError, match=r"balance: amount_parsing"):
         await client.accounts()
+
+
+@pytest.mark.parametrize("status", [404, 410])
+async def test_a_retired_catalog_v1_is_said_to_be_gone(status):
+    client, _ = client_answering(httpx.Response(status, text="Not Found"))
+    with pytest.raises(RefusedError, match=r"^catalog version 1 is gone") as caught:
+        await client.catalog_v1()
+    assert "version 2" in caught.value.hint

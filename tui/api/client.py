@@ -76,6 +76,7 @@ TRANSACTIONS_PATH = "/api/integration/v1.0/transactions"
 EXCHANGE_RATES_PATH = "/api/integration/v1.0/exchange-rates"
 
 DEFAULT_TIMEOUT = httpx.Timeout(10.0, connect=5.0)
+CATALOG_V1_GONE = "catalog version 1 is gone: the provider has retired it"
 
 class WireDays(Protocol):
     """A day range as the history endpoints take it: `{"startDate": ..., "endDate": ...}`."""
@@ -228,9 +229,16 @@ class ServiceClient:
         return response.content
 
     async def catalog_v1(self) -> list[Brand]:
+        """Catalog version 1, announced for retirement: when the provider no longer has it, say so."""
         from tui.api.models import Brand
 
-        data = await self._get_json(CATALOG_V1_PATH)
+        try:
+            data = await self._get_json(CATALOG_V1_PATH)
+        except RefusedError as error:
+            if error.status in (404, 410):
+                raise RefusedError(CATALOG_V1_GONE, status=error.status, hint="Use catalog version 2 (leave out --v1, "
+                                   "or press v again).", context=error.context) from None
+            raise
         return _parse_list(Brand, _field(data, "brands", CATALOG_V1_PATH), CATALOG_V1_PATH)
 
     async def place_order(self, order: PlaceOrder) -> str:

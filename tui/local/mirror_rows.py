@@ -215,7 +215,10 @@ def _whole(value: Any) -> int:
 
 
 def _amount(value: Any) -> str:
-    """The amount as the exact text it came as."""
+    """The amount as the exact text it came as; a money object (`{"value", "currencyCode"}`, the provider's
+    dialect, as tui.api.models.Amount reads it) by its value."""
+    if type(value) is dict and "value" in value:
+        value = value["value"]
     if type(value) is _Number or type(value) is int:
         return str(value)  # a JSON number: always finite
     if type(value) is str and Decimal(value).is_finite():
