@@ -8,6 +8,7 @@ from decimal import Decimal
 import httpx
 import pytest
 from dialect_cases import GUID, TRANSACTION
+from spec_cases import REASON_CODES
 
 from tui.api import wire_json
 from tui.api.client import RetryPolicy, ServiceClient
@@ -100,7 +101,11 @@ def client_answering(response: httpx.Response, environment: str = "sandbox") -> 
     return client, sent
 
 
-@pytest.mark.parametrize("code", sorted(REASONS))
+def test_the_reason_codes_said_in_words_are_designs():
+    assert sorted(REASONS) == sorted(REASON_CODES)
+
+
+@pytest.mark.parametrize("code", REASON_CODES)
 async def test_every_reason_code_is_said_in_words_with_what_to_do(code):
     client, _ = client_answering(httpx.Response(400, json={"message": code}))
     with pytest.raises(RefusedError) as caught:
