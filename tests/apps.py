@@ -14,7 +14,7 @@ import threading
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from textual.pilot import Pilot
 from textual.worker import WorkerFailed
@@ -106,17 +106,21 @@ class Driven:
         self._size = size
         self._loop = asyncio.new_event_loop()
         self._started = threading.Event()
-        self._stop: asyncio.Event | None = None
-        self._pilot: Pilot | None = None
+        self._steps: asyncio.Queue[tuple[Callable[[Pilot], Awaitable[Any]], concurrent.futures.Future] | None] | None = None
         self._thread = threading.Thread(target=self._loop.run_until_complete, args=(self._main(),),
                                         name=f"driven {type(app).__name__}", daemon=True)
 
     async def _main(self) -> None:
-        self._stop = asyncio.Event()
+        # The steps run here, in run_test's own task, as a Pilot test's body would (Textual's context is set).
+        self._steps = asyncio.Queue()
         async with self.app.run_test(size=self._size) as pilot:
-            self._pilot = pilot
             self._started.set()
-            await self._stop.wait()
+            while (step := await self._steps.get()) is not None:
+                function, outcome = step
+                try:
+                    outcome.set_result(await function(pilot))
+                except Exception as error:
+                    outcome.set_exception(error)
 
     def __enter__(self) -> Driven:
         self._thread.start()
@@ -125,9 +129,9 @@ class Driven:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
-        if self.frozen or self._stop is None:
+        if self.frozen or self._steps is None:
             return  # left behind: it would never end
-        self._loop.call_soon_threadsafe(self._stop.set)
+        self._loop.call_soon_threadsafe(self._steps.put_nowait, None)
         self._thread.join(ANSWER_SECONDS)
         if self._thread.is_alive():
             raise AssertionError("the app did not shut down: it stopped answering")
@@ -135,12 +139,13 @@ class Driven:
 
     def run(self, step: Callable[[Pilot], Awaitable[T]], what: str = "", seconds: float = ANSWER_SECONDS) -> T:
         """Run `step(pilot)` on the app's loop; a step that does not finish within `seconds` fails."""
-        assert self._pilot is not None
+        assert self._steps is not None
         if self.frozen:
             raise AssertionError("the app stopped answering earlier")
-        future = asyncio.run_coroutine_threadsafe(step(self._pilot), self._loop)
+        outcome: concurrent.futures.Future[T] = concurrent.futures.Future()
+        self._loop.call_soon_threadsafe(self._steps.put_nowait, (step, outcome))
         try:
-            return future.result(seconds)
+            return outcome.result(seconds)
         except concurrent.futures.TimeoutError:
             self.frozen = True
             raise AssertionError(f"the app stopped answering: {what or step.__name__} did not finish within {seconds:g} s") from None

@@ -24,7 +24,7 @@ from textual.theme import Theme
 from styles import STYLES
 from tui.core.navigation import BY_NAME, DESTINATIONS, HOME
 from tui.screens.base import BaseScreen
-from tui.screens.host import GiftdeskHost, NoSession
+from tui.screens.host import GiftdeskHost, NoSession, WatchListUnavailable
 from widgets.context_bar import Context
 from widgets.status_badge import use_palette
 
@@ -97,6 +97,7 @@ class GiftdeskApp(GiftdeskHost):
         self.current_session: Session | None = None
         self._watch: WatchService | None = None
         self._watch_put_off = False  # the start's watch list waits for the start screen's first content
+        self._watch_problem: str | None = None  # why the watch list's file cannot be used, when it cannot
         self._watch_redraw_due = False
         self._errors_on_screen: dict[str, float] = {}  # message -> when its toast goes (time.monotonic)
         self._local_notes: NoteStore | None = None
@@ -200,8 +201,10 @@ class GiftdeskApp(GiftdeskHost):
 
     async def start_demo(self) -> None:
         from tui.demo import DemoBackend
+        from tui.local.logs import setup_logging
 
         demo = DemoBackend.start()
+        setup_logging()  # from now on into the demo's folder, like the rest of what the demo writes
         self.settings.demo = demo
         self.settings.store = None
         self.profiles = demo.profiles()
@@ -213,6 +216,8 @@ class GiftdeskApp(GiftdeskHost):
     def watch_list(self) -> WatchService:
         self._start_put_off_watching()  # asked for before the start screen's first content: now
         if self._watch is None:
+            if self._watch_problem is not None:
+                raise WatchListUnavailable(self._watch_problem)
             raise NoSession("no profile is active yet")
         return self._watch
 
@@ -231,13 +236,16 @@ class GiftdeskApp(GiftdeskHost):
         from tui.watch_service import WatchService
 
         self._watch = None
+        self._watch_problem = None
         self._watch_put_off = False
         if self.current_session is not None:
             store = self.settings.team.watch_list() if self.settings.team is not None else None
             try:
                 self._watch = WatchService(self.current_session, store=store, on_change=self._watch_changed, on_error=self._watch_failed)
             except DatabaseError as error:
-                self.notify(str(error), title="Watch list", severity="error", timeout=10)
+                self._watch_problem = (f"The watch list cannot be used: {error} "
+                                       "Orders and payouts still open as usual; only pinning waits until giftdesk restarts.")
+                self.notify(self._watch_problem, title="Watch list", severity="error", timeout=10)
             else:
                 self._watch.start()
         self._apply_context()
@@ -445,7 +453,7 @@ class GiftdeskApp(GiftdeskHost):
             message = f"Authentication failed (401). Check profile {self.current_session.profile.name}'s client id and secret."
         elif isinstance(error, ServiceError):
             message = f"{error}\n{error.hint}"
-        elif isinstance(error, ConfigError):
+        elif isinstance(error, (ConfigError, WatchListUnavailable)):
             message = str(error)
         else:
             from tui.local.logs import current_log_file, log_unexpected

@@ -76,7 +76,7 @@ class LazyGroup(click.Group):
     epilog=(
         "Exit codes: 0 ok; 2 bad input or local validation; 3 the service refused; "
         "4 authentication failed; 5 the service could not be reached or failed; "
-        "6 something watched ended badly (only with --exit-status). "
+        "6 something watched ended badly (only with --exit-status); 130 Ctrl-C, 143 SIGTERM. "
         "The profile: --profile NAME, else $GIFTDESK_PROFILE, else the GIFTDESK_BASE_URL, "
         "GIFTDESK_CLIENT_ID, GIFTDESK_CLIENT_SECRET (and GIFTDESK_ENVIRONMENT, default sandbox) "
         "variables when set, else the current profile. Shell completion: see `giftdesk completion --help`."
@@ -104,6 +104,10 @@ def main(ctx: click.Context, profile: str | None, demo: bool, team: bool, readon
       giftdesk --profile sandbox --order ID
       giftdesk --debug accounts --json
     """
+    if demo:  # before the debug log: the demo's log is in its own folder too (tui/local/demo_data.py)
+        from tui.local.demo_data import enter_demo_data_dir
+
+        enter_demo_data_dir()
     if debug:  # the path stays on the terminal once the TUI has closed
         start_debug_log(ctx)
     if ctx.invoked_subcommand is not None:

@@ -17,10 +17,12 @@ touched. No Textual.
 from __future__ import annotations
 
 import asyncio
+import shutil
 import socket
 import subprocess
 import sys
 import threading
+from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from tui.local.demo_data import enter_demo_data_dir
@@ -57,11 +59,12 @@ class DemoBackend:
 
     @classmethod
     def start(cls) -> DemoBackend:
-        enter_demo_data_dir()  # the demo's audit log, recent orders and chosen accounts are its own
+        folder = enter_demo_data_dir()  # the demo's audit log, recent orders, exports and log are its own
         with _loopback_listener() as listener:
             child = subprocess.Popen(
                 # -P: the current directory is not put on the path, so no folder there can pass for tui.
-                [sys.executable, "-P", "-m", "tui.demo", str(listener.fileno())],
+                # The child removes the demo's folder once this process is gone, however it ended.
+                [sys.executable, "-P", "-m", "tui.demo", str(listener.fileno()), str(folder)],
                 pass_fds=(listener.fileno(),),
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
                 start_new_session=True,  # the terminal's Ctrl-C is the TUI's key, not the child's signal
@@ -130,8 +133,16 @@ def demo_settings() -> SimulatorSettings:
                              catalog_refresh_seconds=DEMO_CATALOG_REFRESH_SECONDS)
 
 
-def serve_child(listener_fd: int, stdin: IO[str], stdout: IO[str]) -> None:
-    """The child: serve the demo simulator on the inherited socket until stdin closes."""
+def serve_child(listener_fd: int, demo_folder: Path, stdin: IO[str], stdout: IO[str]) -> None:
+    """The child: serve the demo simulator on the inherited socket until stdin closes, then
+    remove the demo's folder (the parent may have been killed, with no chance to)."""
+    try:
+        serve_until_parent_ends(listener_fd, stdin, stdout)
+    finally:
+        shutil.rmtree(demo_folder, ignore_errors=True)
+
+
+def serve_until_parent_ends(listener_fd: int, stdin: IO[str], stdout: IO[str]) -> None:
     try:
         from tui.simulator import SimulatorServer
 
@@ -140,6 +151,7 @@ def serve_child(listener_fd: int, stdin: IO[str], stdout: IO[str]) -> None:
     except Exception as error:  # said to the parent, which shows it when the first request waits
         stdout.write(f"{type(error).__name__}: {error}\n")
         stdout.flush()
+        stdin.read()  # the parent goes on (it shows the error): its folder stays until it ends
         return
     stdout.write(f"{READY}\n")  # the catalog answers now: the first page need not wait for the past
     stdout.flush()
@@ -148,10 +160,6 @@ def serve_child(listener_fd: int, stdin: IO[str], stdout: IO[str]) -> None:
         stdin.read()  # returns at end of file: the parent stopped us, or is gone
     finally:
         server.stop()
-
-
-if __name__ == "__main__":
-    serve_child(int(sys.argv[1]), sys.stdin, sys.stdout)
 
 
 async def register_demo_webhooks(profile: Profile, url: str) -> list[str]:
@@ -168,3 +176,7 @@ async def register_demo_webhooks(profile: Profile, url: str) -> list[str]:
         response.raise_for_status()
     secrets = response.json().get("secrets")
     return [secret for secret in secrets if isinstance(secret, str)] if isinstance(secrets, list) else []
+
+
+if __name__ == "__main__":
+    serve_child(int(sys.argv[1]), Path(sys.argv[2]), sys.stdin, sys.stdout)

@@ -197,6 +197,8 @@ class WatchService:
     # --- between the scheduler and the store ----------------------------------------------
 
     def _follow(self, item: WatchedItem) -> None:
+        if not item.reference:  # a payout whose weblink was not kept (tui.local.watchlist.NOT_KEPT): nothing to poll
+            return
         self.scheduler.add(Watched(item.id, "payout" if item.kind == "payout" else "order", item.reference,
                                    item.profile, item.status, item.final))
 

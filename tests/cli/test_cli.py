@@ -158,7 +158,7 @@ def test_place_then_watch_an_order_until_final(giftdesk, use_sim):
 
 def test_order_table_masks_codes_unless_revealed(giftdesk, use_sim):
     request_id = place_order(giftdesk)
-    order = order_json(giftdesk, request_id, "--watch", "--interval", "0.2")
+    order = order_json(giftdesk, request_id, "--watch", "--interval", "0.2", "--reveal")
     code = order["items"][0]["cards"][0]["cardCode"]
     masked = giftdesk("order", "show", request_id)
     assert code not in masked.stdout and "(payout)" in masked.stdout
@@ -201,7 +201,7 @@ def test_payout_check_answers_with_the_spec_text(giftdesk, case):
 
 
 def test_redeem_then_status_and_a_second_recipient_is_refused(giftdesk, use_sim, sim):
-    order = order_json(giftdesk, place_order(giftdesk), "--watch", "--interval", "0.2")
+    order = order_json(giftdesk, place_order(giftdesk), "--watch", "--interval", "0.2", "--reveal")
     code = order["items"][0]["cards"][0]["cardCode"]
     redeemed = giftdesk("payout", "redeem", code, "--wallet", "PayPal", "--email", "ann@example.com", "--json")
     assert redeemed.exit_code == 0, redeemed.stderr
@@ -226,13 +226,17 @@ def test_redeem_validates_locally_before_sending(giftdesk, fake_service):
     assert requests == []
 
 
+SANDBOX_ACCOUNTS = {"accounts": [{"id": 1, "currency": "USD", "balance": 10, "isActive": True, "sandboxMode": True}]}
+
+
 def test_redeem_sends_the_token_exactly(giftdesk, fake_service):
-    requests = fake_service(lambda request: httpx.Response(
+    requests = fake_service(lambda request: httpx.Response(200, json=SANDBOX_ACCOUNTS) if request.method == "GET" else httpx.Response(
         200, json={"transactionId": "t", "payoutBatchId": "b", "isProcessing": False}))
     result = giftdesk("payout", "redeem", "https://pay.example.test/payout/abc12==", "--wallet", "Venmo",
                       "--handle", "@ann_smith")
     assert result.exit_code == 0, result.stderr
-    assert requests[0].url.raw_path == b"/api/Integration/v2/payout/redeem/abc12%3D%3D"
+    assert [request.method for request in requests] == ["GET", "POST"]  # the accounts' environment first
+    assert requests[1].url.raw_path == b"/api/Integration/v2/payout/redeem/abc12%3D%3D"
     assert "HTTP 200: completed" in result.stdout
 
 
@@ -366,11 +370,12 @@ def test_each_command_help_names_its_options(giftdesk, args, options):
 def test_writes_are_audited_with_masked_values(giftdesk, use_sim, tmp_path):
     from tui.local.storage import AuditLog
 
-    order = order_json(giftdesk, place_order(giftdesk), "--watch", "--interval", "0.2")
+    order = order_json(giftdesk, place_order(giftdesk), "--watch", "--interval", "0.2", "--reveal")
     code = order["items"][0]["cards"][0]["cardCode"]
     giftdesk("payout", "redeem", code, "--wallet", "PayPal", "--email", "carol@example.com")
     entries = AuditLog(tmp_path / "data" / "audit.jsonl").entries()
-    assert [entry.action for entry in entries] == ["redeem", "place-order"]
-    assert all(entry.outcome == "done" and entry.profile == "env" for entry in entries)
+    assert [(entry.action, entry.outcome) for entry in entries] == [
+        ("redeem", "completed"), ("redeem", "attempt"), ("place-order", "placed"), ("place-order", "attempt")]
+    assert all(entry.profile == "env" and entry.environment == "sandbox" for entry in entries)
     stored = (tmp_path / "data" / "audit.jsonl").read_text()
     assert code.rsplit("/", 1)[1] not in stored and "carol@example.com" not in stored

@@ -59,7 +59,7 @@ def test_a_valid_line():
         (RANGE, "500.01", "1", "between 5 and 500"),
         (RANGE, "ten", "1", "must be a number"),
         (RANGE, "10.001", "1", "at most 2 decimals"),
-        (RANGE, "NaN", "1", "at most 2 decimals"),
+        (RANGE, "NaN", "1", "not NaN or infinity"),
         (RANGE, "10", "0", "between 1 and 500"),
         (RANGE, "10", "501", "between 1 and 500"),
         (RANGE, "10", "1.5", "whole number"),

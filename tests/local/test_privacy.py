@@ -6,7 +6,10 @@ Against the real simulator and real files in the test's own folders.
 from __future__ import annotations
 
 import os
+import signal
 import stat
+import subprocess
+import sys
 import time
 import uuid
 from pathlib import Path
@@ -20,7 +23,8 @@ from textual.widgets import Input
 from tui.cli import main
 from tui.demo import DemoBackend
 from tui.local.demo_data import enter_demo_data_dir
-from tui.local.exports import screenshot_dir
+from tui.local.exports import export_dir, screenshot_dir, write_export
+from tui.local.logs import setup_logging
 from tui.local.storage import AuditLog, ChosenAccounts, RecentOrders
 from tui.simulator import demo_credential
 from widgets.masked import MaskedValue
@@ -169,8 +173,11 @@ def test_the_demo_records_in_its_own_folder_and_a_new_run_starts_empty(tmp_path)
         ChosenAccounts().set("demo-sandbox", "sandbox", 1001)
         assert {p.name for p in demo.iterdir()} >= {"audit.jsonl", AuditLog().path.name, RecentOrders().path.name, ChosenAccounts().path.name}
         assert not real.exists() or not list(real.iterdir())
-        # Exports and screenshots are asked for: they still go to the real folders.
-        assert screenshot_dir() == real / "screenshots"
+        # Exports, screenshots and the log too (issue 26): the README says the demo keeps its own.
+        assert screenshot_dir() == demo / "screenshots" and export_dir() == demo / "exports"
+        assert setup_logging() == demo / "log" / "giftdesk.log"
+        write_export("watch", ["Kind"], [["order"]], "csv")
+        assert [path.parent for path in (demo / "exports").iterdir()] == [demo / "exports"]
         # The next run (a new process) gets a new, empty folder.
         fresh = enter_demo_data_dir({"GIFTDESK_DATA_DIR": str(real)})
         assert fresh != demo and not list(fresh.iterdir())
@@ -185,3 +192,37 @@ def test_a_demo_command_never_writes_the_real_audit_log(tmp_path):
     real = tmp_path / "data"
     assert not (real / "audit.jsonl").exists() and not AuditLog(real / "audit.jsonl").entries()
     assert AuditLog().entries()  # it was recorded, in the demo's own folder
+
+
+def test_a_demo_debug_log_is_in_the_demos_folder_never_the_real_one(tmp_path):
+    result = CliRunner().invoke(main, ["--demo", "--debug", "accounts"])
+    assert result.exit_code == 0, result.output
+    demo = Path(os.environ["GIFTDESK_DATA_DIR"])
+    assert demo.name.startswith("giftdesk-demo-")
+    assert f"debug log: {demo / 'log' / 'giftdesk.log'}" in result.output
+    assert not (tmp_path / "log").exists()
+
+
+def test_the_demos_folder_is_removed_when_the_tui_process_is_killed():
+    # A parent that starts the demo, says its folder once the service serves, and is killed on the spot.
+    parent = subprocess.run(
+        [sys.executable, "-c",
+         "import asyncio, os, signal\nfrom tui.demo import DemoBackend\nbackend = DemoBackend.start()\n"
+         "asyncio.run(backend.wait_ready())\nprint(os.environ['GIFTDESK_DATA_DIR'], flush=True)\n"
+         "os.kill(os.getpid(), signal.SIGKILL)"],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert parent.returncode == -signal.SIGKILL
+    folder = Path(parent.stdout.strip())
+    assert folder.name.startswith("giftdesk-demo-")
+    deadline = time.monotonic() + 30  # the demo's service sees its stdin close, ends, and removes the folder
+    while folder.exists():
+        assert time.monotonic() < deadline, "the demo's folder outlived its process"
+        time.sleep(0.1)
+
+
+def test_the_demos_folder_is_removed_when_the_demo_stops():
+    backend = DemoBackend.start()
+    folder = Path(os.environ["GIFTDESK_DATA_DIR"])
+    backend.stop()
+    assert not folder.exists()

@@ -1,5 +1,5 @@
 """The watch list on disk (real SQLite files in a temp dir): restart and resume, the schema
-version, and payout weblinks masked in everything but the column used to poll."""
+version, and payout weblinks never in clear in any column (tests/local/test_watchlist_tokens.py: sealed)."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ def test_items_survive_a_restart_with_their_status(tmp_path):
     items = again.items("sandbox")
     assert [(i.kind, i.label, i.status, i.final) for i in items] == [
         ("order", "REQ-1", "Processing", False), ("payout", "****NDU2", "Unclaimed", True)]
-    assert items[1].reference == TOKEN  # what is needed to look it up again
+    assert items[1].reference == ""  # a final payout's token is not kept (test_watchlist_tokens.py)
     assert [i.reference for i in again.items("production")] == ["REQ-9"]
     assert len(again.items()) == 3
 
@@ -50,7 +50,7 @@ def test_changed_at_moves_only_on_a_change_and_removed_items_stay_removed(tmp_pa
     assert store.add("p", "order", " REQ-2 ").id == item.id  # a known one is not added twice
 
 
-def test_the_file_is_private_and_the_weblink_is_masked_outside_its_polling_column(tmp_path):
+def test_the_file_is_private_and_the_weblink_is_never_in_clear(tmp_path):
     path = tmp_path / "data" / FILE_NAME
     store = WatchList(path)
     item = store.add("p", "payout", CARD_CODE)
@@ -65,8 +65,7 @@ def test_the_file_is_private_and_the_weblink_is_masked_outside_its_polling_colum
         names = [d[0] for d in db.execute("SELECT * FROM items").description]
     for row in rows:
         for name, value in zip(names, row, strict=True):
-            if name != "reference":
-                assert "Zm9vYmFy" not in str(value), name
+            assert "Zm9vYmFy" not in str(value), name
 
 
 def test_schema_version_and_a_newer_file_is_refused(tmp_path):

@@ -125,3 +125,18 @@ async def test_escape_in_the_export_dialog_writes_nothing(sim, tmp_path: Path):
         await pilot.press("escape")
         await pilot.pause()
         assert not (tmp_path / "data" / "exports").exists()
+
+
+async def test_an_attempt_without_an_outcome_shows_as_outcome_unknown_with_its_check(sim, audit_file):
+    """A write killed while it waited (kill -9) left only its attempt line: that is its trace (issue 24, item 3)."""
+    attempt = {"time": "2026-03-02T08:00:00+00:00", "profile": "demo-sandbox", "environment": "sandbox", "action": "place-order",
+               "subject": "0e7c6a3e-1111-4d5e-9f00-6a1b2c3d4e5f", "outcome": "attempt",
+               "detail": "account 1001, product 101, value 25 x 1; check: giftdesk order show 0e7c6a3e-1111-4d5e-9f00-6a1b2c3d4e5f"}
+    with audit_file.open("a") as log:
+        log.write(json.dumps(attempt) + "\n")
+    app = app_on(sim)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_audit(app, pilot)
+        assert rows(screen)[0].startswith("outcome unknown")
+        detail = str(screen.query_one("#audit-detail", Static).render())
+        assert "outcome unknown" in detail and "check: giftdesk order show 0e7c6a3e-1111-4d5e-9f00-6a1b2c3d4e5f" in detail

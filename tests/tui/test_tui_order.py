@@ -488,9 +488,10 @@ async def test_sandbox_test_order_is_confirmed_placed_audited_and_followed(sim):
         screen = app.screen
         await until(pilot, lambda: screen.order.status == "Succeeded")
         assert screen.order.request_id == request_id
-        [entry] = AuditLog().entries(action=TEST_ORDER)
+        entry, attempt = AuditLog().entries(action=TEST_ORDER)
         assert (entry.subject, entry.outcome, entry.environment) == (request_id, "placed", "sandbox")
         assert entry.detail == "account 1001, product 102, value 12.5 x 2"
+        assert attempt.outcome == "attempt" and attempt.detail == f"{entry.detail}; check: giftdesk order show {request_id}"
 
 
 async def test_production_needs_the_typed_phrase_and_nothing_is_placed_without_it(sim):
@@ -562,7 +563,9 @@ async def test_a_network_failure_keeps_the_request_id_and_the_retry_resends_it(s
         await until(pilot, lambda: isinstance(app.screen, OrderScreen) and app.screen.order is not None)
         assert app.screen.order.request_id == request_id
     assert sent == [request_id, request_id]
-    assert [e.outcome.split(":")[0] for e in AuditLog().entries(action=TEST_ORDER)] == ["already exists", "not confirmed"]
+    outcomes = [e.outcome for e in AuditLog().entries(action=TEST_ORDER)]
+    assert [outcome.split(";")[0].split(":")[0] for outcome in outcomes] == [
+        "placed (found after a lost answer)", "attempt", "outcome unknown", "attempt"]
 
 
 # --- snapshots ------------------------------------------------------------------------------

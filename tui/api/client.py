@@ -16,7 +16,7 @@ import logging
 import random
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from enum import Flag, auto
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
@@ -97,6 +97,11 @@ def tls_verify(base_url: str) -> bool:
 
 
 OUTCOME_UNKNOWN_HINT = "The request may have been carried out: look it up (order show / payout status) before sending it again."
+READ_TIMED_OUT_HINT = "The service did not answer in time; a read changes nothing: try again, or later."
+# Place order's pacing (DESIGN: 6 orders of a product per minute) may ask for up to a minute's wait: waited for, within this bound.
+PLACE_MAX_RETRY_AFTER = 65.0
+PLACE_RATE_LIMITED_HINT = ("The provider's Place order pacing (500 ms apart, at most 6 orders of a product a minute) refused the "
+                           "last attempt. Wait a minute, then place it again with the same RequestId (never a new one).")
 
 
 async def event_loop_sleep(seconds: float) -> None:
@@ -253,7 +258,11 @@ class ServiceClient:
         if delay > 0:
             await self._sleep(delay)
         try:
-            response = await self._send("POST", CHECKOUT_PATH, json=order.to_wire(), retry_on=RetryOn.READ)
+            response = await self._send("POST", CHECKOUT_PATH, json=order.to_wire(), retry_on=RetryOn.READ,
+                                        retry=replace(self.retry, max_retry_after=PLACE_MAX_RETRY_AFTER))
+        except RateLimitedError as limited:
+            limited.hint = PLACE_RATE_LIMITED_HINT
+            raise
         finally:
             self._pacer.done(products)
         data = _json(response, CHECKOUT_PATH)
@@ -347,15 +356,23 @@ class ServiceClient:
         response = await self._send("GET", path, params=params, retry_on=RetryOn.READ)
         return _json(response, path)
 
-    async def _send(self, method: str, path: str, *, retry_on: RetryOn, **request: Any) -> httpx.Response:
+    async def _send(self, method: str, path: str, *, retry_on: RetryOn, retry: RetryPolicy | None = None,
+                    **request: Any) -> httpx.Response:
         where = mask_text(f"{method} {path}")
+        policy = retry or self.retry
         attempt = 0
+        in_doubt = False  # an earlier attempt may have reached the service: its answer was lost, or a 5xx
         while True:
             attempt += 1
-            outcome = await self._attempt(method, path, where, request)
+            try:
+                outcome = await self._attempt(method, path, where, request)
+            except RefusedError as refused:
+                refused.after_unknown_attempt = in_doubt  # tui.money tells "ours" from "placed before" by it
+                raise
             if isinstance(outcome, httpx.Response):
                 return outcome
-            delay = self.retry.delay(attempt, outcome.retry_after, self._rand) if outcome.kind in retry_on else None
+            in_doubt = in_doubt or outcome.kind in RetryOn.IN_FLIGHT | RetryOn.SERVER
+            delay = policy.delay(attempt, outcome.retry_after, self._rand) if outcome.kind in retry_on else None
             if delay is None:
                 raise outcome.error
             log.info("%s: %s; retry %d in %.1f s", where, outcome.reason, attempt, delay)
@@ -375,7 +392,10 @@ class ServiceClient:
             reason = f"connection failed ({type(exc).__name__})"
             return _Failure(UnreachableError(f"{where}: {reason} at {self.base_url}"), RetryOn.CONNECT, reason)
         except httpx.TimeoutException:
-            error = UnreachableError(f"{where}: timed out after sending; the outcome is unknown", hint=OUTCOME_UNKNOWN_HINT)
+            if method == "GET":  # a read changes nothing: its outcome is not in doubt
+                error = UnreachableError(f"{where}: timed out waiting for the answer", hint=READ_TIMED_OUT_HINT)
+            else:
+                error = UnreachableError(f"{where}: timed out after sending; the outcome is unknown", hint=OUTCOME_UNKNOWN_HINT)
             return _Failure(error, RetryOn.IN_FLIGHT, "timed out")
         except httpx.TransportError as exc:
             reason = f"connection lost after sending ({type(exc).__name__})"

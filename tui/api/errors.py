@@ -14,7 +14,7 @@ from tui.api.redact import mask_text
 # The message says the first with the code after it, the hint the second; an unknown code is shown as it came.
 REASONS: dict[str, tuple[str, str]] = {
     "OrderAlreadyExists": ("an order with this RequestId exists already",
-                           "Look it up with `giftdesk order show ID`; for another order, use a new RequestId."),
+                           "Nothing new was placed: see it with `giftdesk order show ID`; do not place it again."),
     "OrderNotFound": ("no order with this RequestId",
                       "Check the id, and that the profile's environment (sandbox/production) is the one it was placed in."),
     "WrongAccount": ("the account cannot be used with these credentials in this environment",
@@ -93,6 +93,8 @@ class RefusedError(ServiceError):
     """
 
     default_hint = "The service refused the request; its message says why."
+    # Set by the client: an earlier attempt of the same request may have reached the service (its answer was lost).
+    after_unknown_attempt = False
 
     def __init__(self, message: str, *, status: int, hint: str | None = None, context: str = "") -> None:
         text = message.strip()

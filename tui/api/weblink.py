@@ -11,13 +11,14 @@ that httpx sends the token byte for byte.
 from __future__ import annotations
 
 import re
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
 _URL = re.compile(r"^https?://[^/\s?#]+", re.IGNORECASE)  # scheme and host
 # A token is kept as-is when it is made of unreserved characters and
 # well-formed percent escapes; anything else gets escaped once.
 _ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
 _UNRESERVED = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~"
+_DOT_SEGMENTS = (".", "..")
 
 
 class WeblinkError(ValueError):
@@ -37,6 +38,8 @@ def weblink_token(card_code_or_token: str) -> str:
     segment = _final_segment(card_code_or_token.strip())
     if not segment:
         raise WeblinkError("No weblink token found: paste the card's payout URL or its final path segment.")
+    if unquote(segment) in _DOT_SEGMENTS:  # a path step, not a token: sent, it would name another endpoint
+        raise WeblinkError(f"{segment!r} is not a weblink token: paste the card's payout URL or its final path segment.")
     return _encode_once(segment)
 
 

@@ -30,13 +30,15 @@ if TYPE_CHECKING:
 
     from tui.api.client import ServiceClient
     from tui.local.config import Profile
+    from tui.money import MoneyWrites
 
 EXIT_OK = 0
 EXIT_BAD_INPUT = 2
 EXIT_REFUSED = 3
 EXIT_AUTH = 4
 EXIT_UNAVAILABLE = 5
-EXIT_INTERRUPTED = 130
+EXIT_INTERRUPTED = 130  # 128 + SIGINT
+EXIT_TERMINATED = 143  # 128 + SIGTERM
 
 DEMO_CREDENTIAL = "acme-sandbox"  # the simulator's credential used by --demo
 
@@ -192,8 +194,10 @@ def exit_code_for(error: BaseException) -> int:
     from tui.api.request_ids import RequestIdInvalid
     from tui.api.weblink import WeblinkError
     from tui.local.config import ConfigError
+    from tui.money import AuditUnavailable, EnvironmentMismatch
 
-    if isinstance(error, (RecipientInvalid, RequestIdInvalid, WeblinkError, ConfigError, click.UsageError)):
+    if isinstance(error, (RecipientInvalid, RequestIdInvalid, WeblinkError, ConfigError, click.UsageError,
+                          EnvironmentMismatch, AuditUnavailable)):
         return EXIT_BAD_INPUT
     if isinstance(error, (errors.AuthenticationError, errors.ForbiddenError)):
         return EXIT_AUTH
@@ -208,8 +212,9 @@ def _handled_errors() -> tuple[type[BaseException], ...]:
     from tui.api.request_ids import RequestIdInvalid
     from tui.api.weblink import WeblinkError
     from tui.local.config import ConfigError
+    from tui.money import AuditUnavailable, EnvironmentMismatch
 
-    return ServiceError, RecipientInvalid, RequestIdInvalid, WeblinkError, ConfigError
+    return ServiceError, RecipientInvalid, RequestIdInvalid, WeblinkError, ConfigError, EnvironmentMismatch, AuditUnavailable
 
 
 # --- profile and session -----------------------------------------------------------------
@@ -262,9 +267,16 @@ class Session:
 
     def confirm_write(self, action: str, yes: bool) -> None:
         """Refuse under read-only; in production ask for a typed confirmation unless --yes."""
+        self.refuse_readonly(action)
+        self.confirm_production(action, yes)
+
+    def refuse_readonly(self, action: str) -> None:
         if self.readonly:
             fail(f"read-only (profile {self.profile.name!r}): nothing was sent; would {action}",
                  EXIT_BAD_INPUT, "drop --readonly, or use a profile that is not read-only")
+
+    def confirm_production(self, action: str, yes: bool) -> None:
+        """In production, a typed confirmation unless --yes."""
         if not self.profile.is_production or yes:
             return
         prompt = f"PRODUCTION ({self.profile.name}): {action}. Type 'production' to go ahead"
@@ -275,6 +287,12 @@ class Session:
         if answer.strip() != "production":
             fail("not confirmed; nothing was sent", EXIT_BAD_INPUT, "pass --yes to skip the question in scripts")
 
+
+    def money(self) -> MoneyWrites:
+        """The money writes (place order, redeem) of this profile: checked, traced, told truly (tui.money)."""
+        from tui.money import MoneyWrites
+
+        return MoneyWrites(self.client, self.profile, warn=lambda text: say(f"warning: {text}"))
 
     @contextmanager
     def audited(self, action: str, subject: str, **fields: str | None) -> Iterator[None]:
@@ -331,8 +349,10 @@ def run(options: Options, work: Callable[[Session], Awaitable[None]], *, concurr
         async with build_client(profile, concurrent=concurrent) as client:
             await work(Session(profile, client, options, sleep=_loop_sleep() if concurrent else blocking_sleep))
 
+    from tui.core.signals import Terminated
+
     try:
-        with opened_profile(options) as profile:
+        with opened_profile(options) as profile, terminated_as_exception():
             if concurrent:
                 import asyncio
 
@@ -343,6 +363,31 @@ def run(options: Options, work: Callable[[Session], Awaitable[None]], *, concurr
         fail(str(error), exit_code_for(error), getattr(error, "hint", None))
     except KeyboardInterrupt:
         fail("interrupted", EXIT_INTERRUPTED)
+    except Terminated:
+        fail("terminated (SIGTERM)", EXIT_TERMINATED)
+
+
+@contextmanager
+def terminated_as_exception() -> Iterator[None]:
+    """SIGTERM raises `tui.core.signals.Terminated` where the command waits, as Ctrl-C raises KeyboardInterrupt:
+    a write in flight then leaves its "outcome unknown" audit line (DESIGN rule 9) instead of vanishing."""
+    import signal
+    import threading
+
+    from tui.core.signals import Terminated
+
+    if threading.current_thread() is not threading.main_thread():  # signals reach the main thread only
+        yield
+        return
+
+    def terminate(signum: int, frame: object) -> None:
+        raise Terminated()
+
+    previous = signal.signal(signal.SIGTERM, terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def run_inline(coroutine: Coroutine[Any, Any, Any]) -> Any:

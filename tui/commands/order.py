@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from collections import Counter
+from decimal import Decimal
+from typing import Any
 
 import click
 
 from tui.commands.common import (
     EXIT_BAD_INPUT,
+    EXIT_REFUSED,
     Options,
     Session,
     complete_request_ids,
@@ -27,7 +30,6 @@ from tui.commands.watch import exit_for_status, exit_status_option
 from tui.core.safe_text import visible
 
 WATCH_INTERVAL = 2.0  # seconds between polls of --watch
-PLACE_ORDER = "place-order"  # audit action
 
 
 @click.group("order")
@@ -46,14 +48,15 @@ def command() -> None:
 @click.option("--watch", "watch_", is_flag=True, help="Poll until the order is final (Succeeded, Failed, PartialFailed).")
 @click.option("--interval", type=click.FloatRange(min=0.2), default=WATCH_INTERVAL, show_default=True,
               metavar="N", help="Seconds between polls with --watch (at least 0.2).")
-@click.option("--reveal", is_flag=True, help="Show card codes and PINs of Sold cards in clear (never others).")
+@click.option("--reveal", is_flag=True, help="Show card codes and PINs of Sold cards in clear, also in --json (never others).")
 @exit_status_option
 @service_options
 def show(options: Options, request_id: str, watch_: bool, interval: float, reveal: bool, exit_status: bool) -> None:
     """Show one order: status, items and cards.
 
     ID is the order's RequestId. Card codes and PINs are masked unless
-    --reveal, and only a Sold card's code is ever shown. With --watch,
+    --reveal, in the table and in --json alike, and only a Sold card's code
+    is ever shown. With --watch,
     changes of status go to stderr and the final order to stdout.
 
     \b
@@ -65,7 +68,7 @@ def show(options: Options, request_id: str, watch_: bool, interval: float, revea
     async def work(session: Session) -> None:
         if options.json and not watch_:  # the order as it came: no model needed for a good answer (issue 16)
             wire = await session.client.get_order_wire(request_id)
-            emit_json(wire)
+            emit_json(_released(wire, reveal))
             exit_for_status(exit_status, wire["status"])
             return
         from tui.api.models import to_wire
@@ -79,12 +82,32 @@ def show(options: Options, request_id: str, watch_: bool, interval: float, revea
         else:
             order = await fetch()
         if options.json:
-            emit_json(to_wire(order))
+            emit_json(_released(to_wire(order), reveal))
         else:
             _print_order(order, reveal)
         exit_for_status(exit_status, order.status)
 
     run(options, work)
+
+
+def _released(wire: dict[str, Any], reveal: bool) -> dict[str, Any]:
+    """The order's wire JSON with each card's code and PIN masked, unless --reveal and the card is Sold (DESIGN)."""
+    from tui.api.redact import mask_card_code, mask_pin
+    from tui.api.statuses import card_code_releasable
+
+    def card(wire_card: Any) -> Any:
+        if not isinstance(wire_card, dict) or (reveal and card_code_releasable(wire_card.get("status"))):
+            return wire_card
+        masked = dict(wire_card)
+        if masked.get("cardCode") is not None:
+            masked["cardCode"] = mask_card_code(str(masked["cardCode"]))
+        if masked.get("pin") is not None:
+            masked["pin"] = mask_pin(str(masked["pin"]))
+        return masked
+
+    items = [{**item, "cards": [card(c) for c in item.get("cards") or []]} if isinstance(item, dict) else item
+             for item in wire.get("items") or []]
+    return {**wire, "items": items} if "items" in wire else wire
 
 
 def _progress(order) -> str:
@@ -142,25 +165,45 @@ def _code_and_pin(card, reveal: bool) -> tuple[str, str]:
     return (f"{code} (payout)" if is_payout_url(card.card_code) else code), mask_pin(card.pin)
 
 
+class FaceValue(click.ParamType):
+    """A face value as a person types it: a finite number above 0 with at most 2 decimals (checked before anything is sent)."""
+
+    name = "N"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Decimal:
+        if isinstance(value, Decimal):
+            return value
+        from tui.core.order_watch import DraftInvalid, face_value
+
+        try:
+            return face_value(str(value))
+        except DraftInvalid as problem:
+            self.fail(str(problem), param, ctx)
+
+
 @command.command("place")
 @click.option("--account", type=int, metavar="ID",
               help="Account id to settle on (see `giftdesk accounts`); default: the profile's default account.")
 @click.option("--product", type=int, required=True, metavar="ID", help="Product id (see `giftdesk catalog`).")
-@click.option("--value", type=click.FloatRange(min=0, min_open=True), required=True, metavar="N",
-              help="Face value of each card, within the product's min and max face value.")
+@click.option("--value", type=FaceValue(), required=True, metavar="N",
+              help="Face value of each card, within the product's min and max face value (at most 2 decimals).")
 @click.option("--quantity", type=click.IntRange(1, 500), default=1, show_default=True, metavar="N",
               help="Number of cards, 1 to 500.")
 @click.option("--request-id", metavar="ID", callback=lambda ctx, param, value: _guid(value),
-              help="Your RequestId for this order, a GUID (default: a new one). Reusing one is refused by the service.")
+              help="Your RequestId for this order, a GUID (default: a new one). Placing again with the same one never makes a second order.")
 @yes_option
 @write_service_options
-def place(options: Options, account: int | None, product: int, value: float, quantity: int,
+def place(options: Options, account: int | None, product: int, value: Decimal, quantity: int,
           request_id: str | None, yes: bool) -> None:
     """Place an order and print its RequestId.
 
     Follow it with `giftdesk order show ID`. Asks for a typed confirmation in
-    production unless --yes; refused under --readonly. A retried request
-    reuses the same RequestId, so it can never create a second order.
+    production unless --yes; refused under --readonly, and when the accounts'
+    own environment (sandboxMode) is not the profile's. A retried request
+    reuses the same RequestId, so it can never create a second order; when a
+    retry finds the order already placed, that order is reported (exit 0).
+    An order placed before with this RequestId is reported too (exit 3).
+    The audit log gets a line before sending and one with the outcome.
 
     \b
     Examples:
@@ -173,20 +216,30 @@ def place(options: Options, account: int | None, product: int, value: float, qua
 
     async def work(session: Session) -> None:
         from tui.api.models import OrderLine, PlaceOrder
+        from tui.money import order_check_command
 
         account_id = account if account is not None else session.profile.default_account
         if account_id is None:
             fail("no account: pass --account ID (see `giftdesk accounts`)", EXIT_BAD_INPUT)
-        order = PlaceOrder(request_id, account_id, [OrderLine(product, quantity, value)])
-        session.confirm_write(
-            f"order {quantity} x product {product} at face value {value:g} on account {account_id}", yes)
-        say(f"RequestId: {request_id}")  # known before sending, in case the answer never comes
-        with session.audited(PLACE_ORDER, request_id, detail=f"{quantity} x {product} at {value:g}"):
-            placed = await session.client.place_order(order)
+        order = PlaceOrder(request_id, account_id, [OrderLine(product, quantity, float(value))])
+        action = f"order {quantity} x product {product} at face value {value:f} on account {account_id}"
+        session.refuse_readonly(action)
+
+        def confirm() -> None:  # once the accounts' environment is known to be the profile's
+            session.confirm_production(action, yes)
+            say(f"RequestId: {request_id}")  # known before sending, in case the answer never comes
+
+        placed = await session.money().place_order(order, confirm=confirm)
+        if not placed.is_ours:
+            fail("OrderAlreadyExists", EXIT_REFUSED, f"{placed.describe()} See it with: {order_check_command(request_id)}")
+        if placed.found != "placed":
+            say(placed.describe())
+        if placed.lookup_error is not None:
+            say(f"warning: the order could not be read just now ({placed.lookup_error})")
         if options.json:
-            emit_json(placed)
+            emit_json(placed.request_id)
         else:
-            click.echo(visible(placed))  # the service's answer
-            say(f"see it with: giftdesk order show {placed}")
+            click.echo(visible(placed.request_id))  # the service's answer
+            say(f"see it with: {order_check_command(placed.request_id)}")
 
     run(options, work)

@@ -120,6 +120,8 @@ def redeem(options: Options, weblink_or_card_code: str, wallet, email, phone, ha
     weblink creates no second payout (the service returns the first one), so
     it is retried on 429 and connection failures. HTTP 200 means completed;
     202 means submitted: follow it with `giftdesk payout status --watch`.
+    Refused when the accounts' own environment (sandboxMode) is not the
+    profile's. The audit log gets a line before sending and one with the outcome.
 
     \b
     Examples:
@@ -132,13 +134,10 @@ def redeem(options: Options, weblink_or_card_code: str, wallet, email, phone, ha
     async def work(session: Session) -> None:
         from tui.api.models import to_wire
         from tui.api.redact import mask_recipient, mask_weblink
-        from tui.local.storage import REDEEM
 
-        session.confirm_write(
-            f"pay out weblink {mask_weblink(token)} to {request.wallet} {mask_recipient(request.recipient)}", yes)
-        with session.audited(REDEEM, mask_weblink(token), wallet=request.wallet,
-                             recipient=mask_recipient(request.recipient)):
-            result = await session.client.redeem_payout(token, request)
+        action = f"pay out weblink {mask_weblink(token)} to {request.wallet} {mask_recipient(request.recipient)}"
+        session.refuse_readonly(action)
+        result = await session.money().redeem(token, request, confirm=lambda: session.confirm_production(action, yes))
         if options.json:
             emit_json(to_wire(result))
             return

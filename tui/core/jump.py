@@ -1,7 +1,7 @@
 """Parse what a person types after `:` (k9s-style jump-to).
 
-`:order REQ-123`, `:profile production`, `:payout TOKEN`, or a screen name
-(`:catalog`). No Textual here, so it is tested on its own.
+`:order REQ-123`, `:profile production`, `:payout TOKEN`, `:catalog tea` (or a
+brand id), `:rates eur`, or a screen name (`:audit`). No Textual here, so it is tested on its own.
 """
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from dataclasses import dataclass
 
 from tui.core.navigation import BY_NAME
 
-# Screens whose jump takes an argument: an order's RequestId, a payout
-# weblink or card code, a profile name.
-_TAKES_ARGUMENT = {"order", "payout", "profiles"}
+# Screens whose jump takes an argument (their screen's `accept_jump`): an order's RequestId,
+# a payout weblink or card code, a profile name, a brand id or name for the catalog, a base currency.
+_TAKES_ARGUMENT = {"order", "payout", "profiles", "catalog", "rates"}
 # Short forms a person types without thinking.
 _ALIASES = {
     "o": "order",
@@ -48,4 +48,4 @@ def parse_jump(text: str) -> Jump:
 
 def usage() -> str:
     screens = ", ".join(BY_NAME)
-    return f"Try :order REQUEST_ID, :payout TOKEN, :profile NAME, or a screen: {screens}."
+    return f"Try :order REQUEST_ID, :payout TOKEN, :profile NAME, :catalog BRAND, :rates CUR, or a screen: {screens}."

@@ -15,6 +15,7 @@ from decimal import Decimal, InvalidOperation
 from tui.api.models import OrderLine, Product
 
 MAX_CARDS_PER_ORDER = 500  # DESIGN: CardsLimitExceeded above this
+MAX_FACE_VALUE = 1_000_000  # no gift card is worth more; beyond it (1e400) a float is no longer the number typed
 
 # --- cards ----------------------------------------------------------------------------
 
@@ -73,7 +74,7 @@ def order_line(product: Product, value_text: str, quantity_text: str) -> OrderLi
     if not product.orderable:
         state = "deleted" if product.is_deleted else f"{product.status}"
         raise DraftInvalid(f"{product.name} is {state} at the provider: it cannot be ordered.")
-    value = _face_value(value_text)
+    value = face_value(value_text)
     low, high = Decimal(str(product.min_face_value)), Decimal(str(product.max_face_value))
     if not low <= value <= high:
         raise DraftInvalid(f"Face value must be between {plain_amount(low)} and {plain_amount(high)} for {product.name}.")
@@ -83,14 +84,19 @@ def order_line(product: Product, value_text: str, quantity_text: str) -> OrderLi
     return OrderLine(product.id, quantity, float(value))
 
 
-def _face_value(text: str) -> Decimal:
+def face_value(text: str) -> Decimal:
+    """A face value as typed: a finite number above 0, at most 2 decimals, at most MAX_FACE_VALUE (raises DraftInvalid)."""
     try:
         value = Decimal(text.strip())
     except InvalidOperation:
         raise DraftInvalid("Face value must be a number, e.g. 25 or 25.50.") from None
-    exponent = value.as_tuple().exponent  # a letter for NaN and infinity, else the power of ten
-    if not isinstance(exponent, int) or exponent < -2:
+    exponent = value.as_tuple().exponent  # the power of ten; a letter for NaN and infinity
+    if not isinstance(exponent, int):
+        raise DraftInvalid("Face value must be a number, e.g. 25 or 25.50, not NaN or infinity.")
+    if exponent < -2:
         raise DraftInvalid("Face value must be a number with at most 2 decimals.")
+    if not 0 < value <= MAX_FACE_VALUE:
+        raise DraftInvalid(f"Face value must be above 0 and at most {MAX_FACE_VALUE:,}.")
     return value
 
 

@@ -193,6 +193,15 @@ def _base_url(value: Any) -> str:
     url = string(value).strip()
     if not _URL_RE.fullmatch(url):
         raise Problem("must be an http:// or https:// URL with a host, e.g. https://api.example.com")
+    from urllib.parse import urlsplit
+
+    try:  # what the regular expression lets through but no client can use: "http://[::1", "http://host:abc"
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 (reading it checks it)
+    except ValueError as error:
+        raise Problem(f"is not a usable URL ({error}), e.g. https://api.example.com or http://[::1]:8080") from None
+    if not parts.hostname:
+        raise Problem("must be an http:// or https:// URL with a host, e.g. https://api.example.com")
     return url.rstrip("/")
 
 

@@ -1,11 +1,13 @@
-"""The demo's own data folder: `--demo` never touches the real audit log, recent orders or chosen accounts.
+"""The demo's own data folder: `--demo` never touches the real audit log, recent orders, chosen
+accounts, exports, screenshots or log.
 
 A demo's simulator starts fresh every run, so what the demo records (audit
-entries, recent RequestIds, the chosen account) is about a service that is gone
-when it ends. It goes to a new temporary folder (0700), removed at exit.
-Exports and screenshots are what a person asked for: they stay in the real
-folders, said in their toasts. So does the demo catalog's first page as the
-last demo start showed it (`read_first_page`): the Catalog screen shows it at
+entries, recent RequestIds, the chosen account, its log) is about a service that
+is gone when it ends. All of it, and the exports and screenshots a person asks
+for, go to a new temporary folder (0700), removed however the demo ends: at exit,
+and by the demo's simulator process when this one is gone (tui.demo), killed or
+not. The demo catalog's first page as the last demo start showed it
+(`read_first_page`) is the one thing kept outside: the Catalog screen shows it at
 once on the next start, while the demo service starts; it holds only the
 simulator's made-up catalog.
 """
@@ -22,12 +24,13 @@ from collections.abc import Mapping, MutableMapping
 from pathlib import Path
 from typing import Any
 
-from tui.local.exports import export_dir, screenshot_dir
 from tui.local.fileio import atomic_write, data_dir
 
 DEMO_DIR_PREFIX = "giftdesk-demo-"
 FIRST_PAGE_VARIABLE = "GIFTDESK_DEMO_FIRST_PAGE"  # set in demo mode only: the file of the page kept
 FIRST_PAGE_FILE = "demo-catalog-first-page.json"
+# Where else giftdesk writes, each into the demo's folder (the audit log and the rest follow GIFTDESK_DATA_DIR).
+DEMO_SUBFOLDERS = {"GIFTDESK_LOG_DIR": "log", "GIFTDESK_EXPORT_DIR": "exports", "GIFTDESK_SCREENSHOT_DIR": "screenshots"}
 
 
 def enter_demo_data_dir(environ: MutableMapping[str, str] = os.environ) -> Path:
@@ -35,11 +38,11 @@ def enter_demo_data_dir(environ: MutableMapping[str, str] = os.environ) -> Path:
     current = environ.get("GIFTDESK_DATA_DIR", "")
     if Path(current).name.startswith(DEMO_DIR_PREFIX):
         return Path(current)  # already in one (the first-run screen's demo after a --demo start, say)
-    environ.setdefault("GIFTDESK_EXPORT_DIR", str(export_dir(environ)))
-    environ.setdefault("GIFTDESK_SCREENSHOT_DIR", str(screenshot_dir(environ)))
     environ.setdefault(FIRST_PAGE_VARIABLE, str(data_dir(environ) / FIRST_PAGE_FILE))
     folder = Path(tempfile.mkdtemp(prefix=DEMO_DIR_PREFIX))  # 0700
     environ["GIFTDESK_DATA_DIR"] = str(folder)
+    for variable, name in DEMO_SUBFOLDERS.items():
+        environ[variable] = str(folder / name)
     atexit.register(shutil.rmtree, folder, ignore_errors=True)
     return folder
 

@@ -33,25 +33,40 @@ class _JsonState:
     """A small JSON document replaced atomically on every change.
 
     Re-read before each change, so the TUI and a CLI command in another
-    terminal do not undo each other. These files are conveniences: an
-    unreadable one is logged and treated as empty, not fatal.
+    terminal do not undo each other. These files are conveniences: one that
+    cannot be read is treated as empty, not fatal; one whose content is
+    corrupt is first moved aside (`set_aside` names where), never overwritten.
     """
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self.set_aside: Path | None = None  # where a corrupt file was moved, this run
 
     def read(self) -> dict[str, Any]:
         try:
             data = json.loads(self.path.read_bytes())
         except FileNotFoundError:
             return {}
-        except (OSError, ValueError) as exc:
+        except OSError as exc:
             log.warning("%s: unreadable (%s); starting afresh", self.path, type(exc).__name__)
             return {}
+        except ValueError:
+            data = None
         if not isinstance(data, dict):
-            log.warning("%s: unexpected content; starting afresh", self.path)
+            self._move_aside()
             return {}
         return data
+
+    def _move_aside(self) -> None:
+        """Keep the corrupt file beside the new one: what it held may still be read by a person."""
+        aside = self.path.with_name(f"{self.path.name}.corrupt-{datetime.now(UTC):%Y%m%dT%H%M%S%f}")
+        try:
+            self.path.rename(aside)
+        except OSError as exc:
+            log.warning("%s: corrupt, and it could not be moved aside (%s)", self.path, exc.strerror)
+            return
+        self.set_aside = aside
+        log.warning("%s: corrupt; kept aside as %s, starting afresh", self.path, aside.name)
 
     def write(self, data: dict[str, Any]) -> None:
         atomic_write(self.path, json.dumps(data, ensure_ascii=False, indent=1).encode("utf-8"))
@@ -74,6 +89,11 @@ class RecentOrders:
     @property
     def path(self) -> Path:
         return self._state.path
+
+    @property
+    def set_aside(self) -> Path | None:
+        """Where a corrupt file was moved (it is never overwritten), once a read found it so."""
+        return self._state.set_aside
 
     def record(self, profile_name: str, request_id: str, status: str | None) -> None:
         """Notes a look at an order: it moves to the top with its status now."""

@@ -23,9 +23,9 @@ from tui.local.fileio import append_chained, data_dir
 from tui.local.state_files import ChosenAccounts, RecentOrder, RecentOrders, now_iso
 
 __all__ = [
-    "AUDIT_ACTIONS", "CARD_COPY", "CARD_REVEAL", "NOTIFICATION_CHANGE", "REDEEM", "TEST_ORDER",
+    "ATTEMPT", "AUDIT_ACTIONS", "CARD_COPY", "CARD_REVEAL", "NOTIFICATION_CHANGE", "REDEEM", "TEST_ORDER",
     "AuditEntry", "AuditLog", "AuditStore", "ChosenAccounts", "RecentOrder", "RecentOrders",
-    "audit_log", "chain_hash", "first_break", "new_entry", "use_audit_store",
+    "audit_log", "chain_hash", "first_break", "mark_unsettled", "new_entry", "use_audit_store",
 ]
 
 log = logging.getLogger(__name__)
@@ -39,6 +39,11 @@ NOTIFICATION_CHANGE = "notification-change"
 CARD_REVEAL = "card-reveal"
 CARD_COPY = "card-copy"
 AUDIT_ACTIONS = (REDEEM, TEST_ORDER, NOTIFICATION_CHANGE, CARD_REVEAL, CARD_COPY)
+
+# A write's first line, written before it is sent (tui.money); its outcome follows in a later line
+# with the same profile, action and subject. Its detail names the command that checks it.
+ATTEMPT = "attempt"
+UNSETTLED = "outcome unknown: no outcome recorded (still waiting, or giftdesk ended while it waited)"
 
 
 # --- audit log --------------------------------------------------------------------------
@@ -192,10 +197,13 @@ class AuditLog:
         return len(links), first_break(link for link in links if link is not None)
 
     def entries(self, filter_text: str | None = None, action: str | None = None) -> list[AuditEntry]:
-        """Stored events, newest first; `filter_text` matches any field, case-insensitively."""
+        """Stored events, newest first; `filter_text` matches any field, case-insensitively.
+
+        An attempt that no outcome followed reads as outcome unknown (`mark_unsettled`).
+        """
         found = [
             entry
-            for entry in self._read()
+            for entry in mark_unsettled(self._read())
             if (action is None or entry.action == action)
             and (not filter_text or entry.matches(filter_text))
         ]
@@ -247,3 +255,23 @@ def _link(number: int, line: bytes) -> tuple[str, str, str | None] | None:
         return None
     stored = data.pop(HASH_FIELD, None)
     return f"line {number}", json.dumps(data, ensure_ascii=False), stored if isinstance(stored, str) else None
+
+
+def mark_unsettled(entries: list[AuditEntry]) -> list[AuditEntry]:
+    """Entries oldest first, each attempt that no later line of the same write settled shown as outcome unknown.
+
+    Such an attempt is the trace of a write cut off while it waited (kill -9, a power cut):
+    its detail keeps the command that checks what became of it.
+    """
+    open_attempts: dict[tuple[str, str, str], int] = {}
+    for index, entry in enumerate(entries):
+        key = (entry.profile, entry.action, entry.subject)
+        if entry.outcome == ATTEMPT:
+            open_attempts[key] = index
+        else:
+            open_attempts.pop(key, None)
+    marked = list(entries)
+    for index in open_attempts.values():
+        marked[index] = marked[index].model_copy(update={"outcome": UNSETTLED})
+    return marked
+

@@ -2,12 +2,15 @@
 
 One file, `<data dir>/watchlist.sqlite3` (WAL, schema versioned, 0600 in a
 0700 folder: `tui.local.database`), shared by the TUI and `giftdesk watch`.
-A row keeps what is needed to look the item up again (`reference`: the
-RequestId, or the payout's weblink token, which is a secret: DESIGN rule 6),
-and beside it `label`, the masked form, which is all that is ever shown,
-logged or exported. Removed items keep their row (`removed_at`) so a late
-answer cannot bring them back by accident; adding one again restores it.
-No Textual.
+A row keeps what is needed to look the item up again: an order's RequestId
+(`reference`); a payout's weblink token is a secret (DESIGN rule 6), so its
+row keeps a digest of it (`reference`, to find it by) and the token sealed
+(`sealed`: Fernet, the key in the system keyring, tui.local.sealed), never
+the token in clear; without a keyring the token is kept in memory for this
+run only, and once the payout is final (or the item removed) it is dropped.
+`label`, the masked form, is all that is ever shown, logged or exported.
+Removed items keep their row (`removed_at`) so a late answer cannot bring
+them back by accident; adding one again restores it. No Textual.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from tui.api.redact import mask_weblink
 from tui.api.weblink import weblink_token
 from tui.local.database import open_database, transaction
 from tui.local.fileio import data_dir
+from tui.local.sealed import Sealer, digest
 
 FILE_NAME = "watchlist.sqlite3"
 
@@ -43,9 +47,15 @@ MIGRATIONS: tuple[str, ...] = (
     );
     CREATE INDEX items_by_profile ON items (profile, removed_at);
     """,
+    # A payout's token sealed beside a digest of it (tui.local.sealed); clear tokens of version 1 are sealed on opening.
+    """
+    ALTER TABLE items ADD COLUMN sealed TEXT;
+    """,
 )
 
-_COLUMNS = "id, profile, kind, reference, label, status, final, detail, added_at, updated_at, changed_at, removed_at"
+NOT_KEPT = "weblink not kept (no system keyring, or final): paste it again to watch it"
+
+_COLUMNS = "id, profile, kind, reference, label, status, final, detail, added_at, updated_at, changed_at, removed_at, sealed"
 
 
 class NotWatched(ValueError):
@@ -57,7 +67,7 @@ class WatchedItem:
     id: int
     profile: str
     kind: str  # "order" | "payout"
-    reference: str  # RequestId, or the weblink token: never shown (use `label`)
+    reference: str  # RequestId, or the weblink token ("" when not kept): never shown (use `label`)
     label: str  # what a person sees: the RequestId, or the masked weblink
     status: str | None
     final: bool
@@ -76,6 +86,10 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
+def _is_digest(reference: str) -> bool:
+    return reference.startswith("sha256:")
+
+
 def reference_and_label(kind: str, pasted: str) -> tuple[str, str]:
     """What is stored to poll, and what is shown: a RequestId is both; a payout's token is masked."""
     text = pasted.strip()
@@ -88,36 +102,59 @@ def reference_and_label(kind: str, pasted: str) -> tuple[str, str]:
 class WatchList:
     """The items of every profile; each call is its own short transaction."""
 
-    def __init__(self, path: Path | None = None) -> None:
+    def __init__(self, path: Path | None = None, sealer: Sealer | None = None) -> None:
         self.path = path or data_dir() / FILE_NAME
         self._db = open_database(self.path, MIGRATIONS)
         # Every look that changes something is a commit: with WAL, NORMAL syncs at checkpoints only,
         # so the app's loop does not wait for the disk each time (a power cut may lose the last
         # statuses, which the next look finds again; the file stays whole).
         self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute("PRAGMA secure_delete=ON")  # a token's old bytes are zeroed, not left in free pages
+        self._sealer = sealer or Sealer()
+        self._tokens: dict[int, str] = {}  # payout tokens of this run (item id -> token): the only clear copy
+        self._seal_clear_tokens()
+
+    def _seal_clear_tokens(self) -> None:
+        """Tokens a version-1 file kept in clear: sealed (or dropped), then the WAL emptied of their old bytes."""
+        rows = self._db.execute("SELECT id, reference FROM items WHERE kind = 'payout'").fetchall()
+        clear = [(item_id, reference) for item_id, reference in rows if not _is_digest(reference)]
+        if not clear:
+            return
+        with transaction(self._db):
+            for item_id, token in clear:
+                self._db.execute("UPDATE items SET reference = ?, sealed = ? WHERE id = ?",
+                                 (digest(token), self._sealer.seal(token), item_id))
+                self._tokens[item_id] = token
+        self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     def close(self) -> None:
         self._db.close()
 
     def add(self, profile: str, kind: str, pasted: str) -> WatchedItem:
         """Watch this RequestId or card code (again): a removed one comes back, a known one stays as it is."""
-        reference, label = reference_and_label(kind, pasted)
+        token, label = reference_and_label(kind, pasted)
+        reference, sealed = (digest(token), self._sealer.seal(token)) if kind == "payout" else (token, None)
         now = _now()
         with transaction(self._db):
             self._db.execute(
-                "INSERT INTO items (profile, kind, reference, label, added_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)"
+                "INSERT INTO items (profile, kind, reference, label, sealed, added_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)"
                 " ON CONFLICT (profile, kind, reference) DO UPDATE SET removed_at = NULL,"
+                " sealed = CASE WHEN final THEN NULL ELSE excluded.sealed END,"
                 " added_at = CASE WHEN removed_at IS NULL THEN added_at ELSE excluded.added_at END",
-                (profile, kind, reference, label, now, now),
+                (profile, kind, reference, label, sealed, now, now),
             )
             row = self._db.execute(f"SELECT {_COLUMNS} FROM items WHERE profile = ? AND kind = ? AND reference = ?",
                                    (profile, kind, reference)).fetchone()
-        return _item(row)
+        item = self._item(row)
+        if kind == "payout" and not item.final:
+            self._tokens[item.id] = token
+            item = self._item(row)
+        return item
 
     def items(self, profile: str | None = None) -> list[WatchedItem]:
         """Items not removed, oldest first; one profile's, or every profile's."""
         where, args = ("WHERE removed_at IS NULL AND profile = ?", (profile,)) if profile is not None else ("WHERE removed_at IS NULL", ())
-        return [_item(row) for row in self._db.execute(f"SELECT {_COLUMNS} FROM items {where} ORDER BY id", args)]
+        return [self._item(row) for row in self._db.execute(f"SELECT {_COLUMNS} FROM items {where} ORDER BY id", args)]
 
     def counts(self, profile: str, bad_statuses: frozenset[str]) -> tuple[int, int]:
         """(items not final, final items whose status, lower case, is in `bad_statuses`) of one profile."""
@@ -129,17 +166,21 @@ class WatchList:
 
     def get(self, item_id: int) -> WatchedItem | None:
         row = self._db.execute(f"SELECT {_COLUMNS} FROM items WHERE id = ?", (item_id,)).fetchone()
-        return _item(row) if row else None
+        return self._item(row) if row else None
 
     def record(self, item_id: int, status: str, final: bool, detail: str = "") -> WatchedItem | None:
-        """A look's result; `changed_at` moves only when the status or finality changed. None if removed."""
+        """A look's result; `changed_at` moves only when the status or finality changed. None if removed.
+        A payout that is final no longer keeps its token."""
         now = _now()
         with transaction(self._db):
             self._db.execute(
                 "UPDATE items SET changed_at = CASE WHEN status IS ? AND final = ? THEN changed_at ELSE ? END,"
-                " status = ?, final = ?, detail = ?, updated_at = ? WHERE id = ? AND removed_at IS NULL",
-                (status, int(final), now, status, int(final), detail, now, item_id),
+                " status = ?, final = ?, detail = ?, updated_at = ?, sealed = CASE WHEN ? THEN NULL ELSE sealed END"
+                " WHERE id = ? AND removed_at IS NULL",
+                (status, int(final), now, status, int(final), detail, now, int(final), item_id),
             )
+        if final:
+            self._tokens.pop(item_id, None)
         item = self.get(item_id)
         return item if item is not None and item.removed_at is None else None
 
@@ -150,10 +191,18 @@ class WatchList:
         return self.record(row[0], status, True, detail) if row else None
 
     def remove(self, item_id: int) -> None:
+        """Stop watching it; a payout's token is dropped (adding it again takes the weblink again)."""
         with transaction(self._db):
-            self._db.execute("UPDATE items SET removed_at = ? WHERE id = ? AND removed_at IS NULL", (_now(), item_id))
+            self._db.execute("UPDATE items SET removed_at = ?, sealed = NULL WHERE id = ? AND removed_at IS NULL", (_now(), item_id))
+        self._tokens.pop(item_id, None)
 
-
-def _item(row: Any) -> WatchedItem:
-    (item_id, profile, kind, reference, label, status, final, detail, added, updated, changed, removed) = row
-    return WatchedItem(item_id, profile, kind, reference, label, status, bool(final), detail, added, updated, changed, removed)
+    def _item(self, row: Any) -> WatchedItem:
+        (item_id, profile, kind, reference, label, status, final, detail, added, updated, changed, removed, sealed) = row
+        if kind == "payout":  # the token, when this run has it or can open its seal; else "" (not kept)
+            token = self._tokens.get(item_id) or self._sealer.open(sealed)
+            if token is not None:
+                self._tokens[item_id] = token
+            reference = token or ""
+            if not reference and not final and not detail:
+                detail = NOT_KEPT
+        return WatchedItem(item_id, profile, kind, reference, label, status, bool(final), detail, added, updated, changed, removed)

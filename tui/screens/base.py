@@ -15,6 +15,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Input
 from textual.worker import Worker, WorkerState
 
+from tui.screens.host import WatchListUnavailable
 from widgets.context_bar import ContextBar
 from widgets.footer import KeysFooter
 
@@ -141,6 +142,9 @@ class BaseScreen(Screen):
 
         try:
             self.app.watch_list.add_order(request_id)
+        except WatchListUnavailable as problem:
+            self.notify(str(problem), title="Watch list", severity="error", timeout=10)
+            return
         except NotWatched as error:
             self.notify(str(error), title="Watch list", severity="warning")
             return

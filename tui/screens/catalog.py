@@ -39,6 +39,7 @@ if TYPE_CHECKING:  # the models (pydantic) load with the first live page, not be
 
 DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 100  # DESIGN: the service publishes no maximum; we cap at 100
+V1_NOTE = "v1: flat list, no filters"  # catalog v1 (`v`): the pager says so, with a mirror too
 
 CATALOG_FILTERS = (
     FilterField("country", "Country", "US", 4, (letters(2, "US"),)),
@@ -340,8 +341,8 @@ class CatalogScreen(MirrorSource):
 
     def reload(self) -> None:
         """Ask for what the current version, filters and page say; the pager says which."""
-        if self.mirror is not None:
-            self.pager.note = self.source_note()
+        if self.mirror is not None:  # v1 is live only: the note says both
+            self.pager.note = (f"{V1_NOTE} · " if self.version == 1 else "") + self.source_note()
         if self.from_mirror:  # answered at once: the pager says "loading" never, and changes once
             self.workers.cancel_group(self, "catalog")  # a live answer still on its way must not replace it
             page, brands = self.mirror_page(self.query_one(RowFilter).value)
@@ -554,7 +555,7 @@ class CatalogScreen(MirrorSource):
         self.version = 1 if self.version == 2 else 2
         self.v1_brands = None  # the whole v1 list is dropped as soon as v1 is left
         self.query_one(FilterBar).disabled = self.version == 1
-        self.pager.note = "v1: flat list, no filters" if self.version == 1 else ""
+        self.pager.note = V1_NOTE if self.version == 1 else ""
         self.page = PageState(0, self.page.size, 0)
         self.reload()
 

@@ -54,9 +54,11 @@ def screen_keys_markdown(screen: Screen) -> str:
 
 class HelpScreen(BaseScreen):
     destination = "help"
+    # The page itself takes the keys (↓, PageDown, Home...): it is all there is to do here.
+    AUTO_FOCUS = "#help-page"
 
     def compose_body(self) -> ComposeResult:
-        with VerticalScroll():
+        with VerticalScroll(id="help-page"):
             yield Markdown(id="help-screen-keys")
             yield Markdown(help_markdown())
 

@@ -44,6 +44,10 @@ class NoSession(RuntimeError):
     """A screen that needs a profile was asked for one before any was chosen."""
 
 
+class WatchListUnavailable(RuntimeError):
+    """The watch list's file cannot be used (corrupt, unreadable): the message says which and what to do."""
+
+
 class GiftdeskHost(App[None]):
     """What a screen may ask of the app."""
 
@@ -106,7 +110,8 @@ class GiftdeskHost(App[None]):
     @property
     @abstractmethod
     def watch_list(self) -> WatchService:
-        """The active session's watch list: `app.watch_list.add_order(request_id)` pins an order."""
+        """The active session's watch list: `app.watch_list.add_order(request_id)` pins an order.
+        Raises WatchListUnavailable when its file cannot be used (say it; the rest of the app works)."""
 
     @property
     @abstractmethod

@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import secrets
 from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
@@ -33,7 +34,7 @@ from tui.api.errors import ServiceError
 from tui.api.models import NotificationConfig
 from tui.api.redact import mask_secret, register_secret
 from tui.demo import register_demo_webhooks
-from tui.inbox_work import InboxWork, mirror_syncer
+from tui.inbox_work import InboxWork, is_order_event, mirror_syncer
 from tui.listener import Receiver, webhook_secrets_from_env
 from tui.local.inbox import Delivery, SqliteInbox
 from tui.local.storage import NOTIFICATION_CHANGE, audit_log
@@ -99,6 +100,7 @@ def save_summary(wanted: NotificationConfig, previous: NotificationConfig | None
 # --- the receiver, kept by the session -------------------------------------------------------
 
 INBOX_ROWS = 200  # the newest deliveries shown
+INBOX_SHOWN_FOR = timedelta(days=2)  # older ones are read with `giftdesk inbox --since`
 INBOX_REFRESH_SECONDS = 2.0  # the inbox is read again this often: another process (`giftdesk listen`) may write to it
 
 
@@ -138,8 +140,8 @@ class ListenerHub:
         return self._inbox
 
     def deliveries(self) -> list[Delivery]:
-        """The newest deliveries first."""
-        return list(reversed(self.inbox.since()[-INBOX_ROWS:]))
+        """The newest deliveries of the last days, newest first (`giftdesk inbox` lists them all)."""
+        return list(reversed(self.inbox.since(datetime.now(UTC) - INBOX_SHOWN_FOR)[-INBOX_ROWS:]))
 
     async def start(self) -> None:
         """Expect the secret the service has stored: callbacks carry it (SPEC Events rule 3)."""
@@ -198,7 +200,8 @@ class ListenerHub:
         if self._work is not None:
             self._work.wake()
         if delivery.accepted:
-            self.app.notify(f"{delivery.kind} {delivery.event_id} kept.", title="Delivery")
+            if is_order_event(delivery.kind):  # product events come by the dozen: the table shows them
+                self.app.notify(f"Order event {delivery.event_id} kept; settling its order.", title="Delivery")
         else:
             self.app.notify(f"A {delivery.kind} delivery was refused: {delivery.reason}. Nothing in it was used.",
                             title="Delivery refused", severity="warning")
@@ -237,6 +240,8 @@ class NotificationsScreen(BaseScreen):
         Binding("ctrl+g", "generate_secret", "Generate secret", id="notifications.generate", show=False),
         Binding("ctrl+l", "toggle_listener", "Listener on/off", id="notifications.listener"),
         Binding("ctrl+n", "use_listener_url", "Use as sandbox URL", id="notifications.use-url"),
+        # The tabs' own keys (← →) work only while the tab strip has focus; this one works from the form too.
+        Binding("ctrl+t", "other_tab", "Other tab", id="notifications.tab"),
     ]
 
     def __init__(self) -> None:
@@ -270,6 +275,10 @@ class NotificationsScreen(BaseScreen):
                     if not readonly:
                         yield Button("Use as sandbox URL", id="use-url")
                 yield DataTable(id="inbox", cursor_type="row")
+
+    def action_other_tab(self) -> None:
+        tabs = self.query_one("#notifications-tabs", TabbedContent)
+        tabs.active = "listener-tab" if tabs.active == "config-tab" else "config-tab"
 
     def on_mount(self) -> None:
         table = self.query_one("#inbox", DataTable)

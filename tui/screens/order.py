@@ -81,6 +81,7 @@ class OrderScreen(BaseScreen):
         self._suspended = False
         self._cards: dict[str, Card] = {}
         self._recent = RecentOrders()
+        self._set_aside_said = False
 
     # --- layout ----------------------------------------------------------------------
 
@@ -364,6 +365,15 @@ class OrderScreen(BaseScreen):
         table.clear()
         for recent in self._recent.entries(self.app.session.profile.name):
             table.add_row(*safe_row(recent.request_id, status_text(recent.status), readable_time(recent.time)), key=recent.request_id)
+        self._say_set_aside()
+
+    def _say_set_aside(self) -> None:
+        """A corrupt recent-orders file was kept aside (never overwritten): said once."""
+        aside = self._recent.set_aside
+        if aside is not None and not self._set_aside_said:
+            self._set_aside_said = True
+            self.notify(f"The recent orders file could not be read: it is kept as {aside} and the Recent list starts afresh.",
+                        title="Recent orders", severity="warning", timeout=15)
 
     def action_pin(self) -> None:
         """Pin the order shown to the watch list: followed until final, also after a restart."""

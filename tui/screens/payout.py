@@ -43,8 +43,9 @@ from tui.core.payout_flow import (
     status_advice,
 )
 from tui.core.polling import Backoff
-from tui.local.storage import REDEEM, audit_log
+from tui.money import AuditUnavailable, EnvironmentMismatch, MoneyWrites, NotSent
 from tui.screens.base import BaseScreen
+from tui.screens.host import WatchListUnavailable
 from widgets.confirm import ConfirmScreen
 from widgets.private import PRIVATE
 from widgets.safe_text import VisibleControls, safe, safe_assemble
@@ -139,6 +140,9 @@ class PayoutScreen(BaseScreen):
 
         try:
             self.app.watch_list.add_payout(token)
+        except WatchListUnavailable as problem:
+            self.notify(str(problem), title="Watch list", severity="error", timeout=10)
+            return
         except NotWatched as error:
             self.notify(str(error), title="Watch list", severity="warning")
             return
@@ -271,46 +275,32 @@ class PayoutScreen(BaseScreen):
     # cancelled POST leaves the payout in doubt. The flow refuses a second submit instead.
     @work(group="redeem", exit_on_error=False)
     async def _submit(self, attempt: Attempt) -> None:
+        # Sent through the money rules (tui.money): environment checked, an audit line before and after.
+        session = self.app.session
         try:
-            client = await self.app.session.client()
-            result = await client.redeem_payout(attempt.token, attempt.request)
+            writes = MoneyWrites(await session.client(), session.profile, warn=self._audit_not_written)
+            result = await writes.redeem(attempt.token, attempt.request, seen_before=self.flow.known_transactions.__contains__)
+        except (EnvironmentMismatch, AuditUnavailable, NotSent) as refused:
+            self.flow.answered()
+            self.payout = None
+            self._show(Text("Nothing was sent", style="bold red"), advice=f"{refused} {refused.hint}")
         except (RefusedError, AuthenticationError, RecipientInvalid) as error:
             self.flow.answered()
-            self._audit(attempt, _refusal_outcome(error), detail=getattr(error, "hint", None))
             self._show_refusal(error)
         except ServiceError as error:
             self.flow.lost()
-            self._audit(attempt, f"unknown: {error.message}", detail="status checked before any retry")
             self._show(Text("Outcome unknown", style="bold yellow"), advice=f"{error.message}. Checking the payout status before anything else; no re-submit.")
             self._watch(attempt.token, wait_first=False)
-        except asyncio.CancelledError:
-            self._audit(attempt, "unknown: screen closed during submit", detail="look up the status before redeeming again")
-            raise
         else:
             repeat = self.flow.answered(result.transaction_id)
-            outcome = ("processing" if result.is_processing else "completed") + (" (existing payout)" if repeat else "")
-            self._audit(attempt, outcome, detail=f"HTTP {result.http_status}; transactionId {result.transaction_id}; payoutBatchId {result.payout_batch_id}")
             self._show_result(result, repeat)
             if result.is_processing:
                 self._watch(attempt.token, wait_first=True)
         finally:
             self._refresh_form()
 
-    def _audit(self, attempt: Attempt, outcome: str, *, detail: str | None = None) -> None:
-        session = self.app.session
-        try:
-            audit_log().record(
-                profile=session.profile.name,
-                environment=session.environment,
-                action=REDEEM,
-                subject=attempt.masked_weblink,
-                wallet=attempt.request.wallet,
-                recipient=attempt.masked_recipient,
-                outcome=outcome,
-                detail=detail,
-            )
-        except OSError as error:
-            self.notify(f"The audit log could not be written ({type(error).__name__}): {error.strerror or ''}", severity="error", timeout=10)
+    def _audit_not_written(self, problem: str) -> None:
+        self.notify(f"The redeem was sent, but {problem}.", severity="error", timeout=10)
 
     # --- status: lookup and live watch ---------------------------------------------
 
@@ -482,10 +472,3 @@ def _kind_set(wallet: str | None, pressed: str | None) -> RadioSet:
 
 def _status_text(status: str | None) -> Text:
     return safe_assemble(status_text(status), f" — {payout_status_meaning(status)}")
-
-
-def _refusal_outcome(error: ServiceError | RecipientInvalid) -> str:
-    if isinstance(error, AuthenticationError):
-        return "refused: authentication failed (401)"
-    message = error.message if isinstance(error, RefusedError) else str(error)
-    return f"refused: {message}"

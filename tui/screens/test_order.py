@@ -25,7 +25,8 @@ from tui.api.errors import RefusedError, ServiceError
 from tui.api.models import Account, CatalogQuery, PlaceOrder, Product
 from tui.api.request_ids import new_request_id
 from tui.core.order_watch import DraftInvalid, order_line, plain_amount
-from tui.local.storage import TEST_ORDER, audit_log
+from tui.local.storage import TEST_ORDER
+from tui.money import AuditUnavailable, EnvironmentMismatch, MoneyWrites, NotSent
 from widgets.confirm import ConfirmScreen
 from widgets.money import format_money
 from widgets.safe_text import safe
@@ -52,6 +53,7 @@ class TestOrderScreen(ModalScreen[None]):
         self.product = product
         # One RequestId for the life of the form: every (re)try sends this one.
         self.request_id = request_id or new_request_id()
+        self._sent_in_doubt = False  # a try of this form's order may have reached the service (its answer was lost)
         self.accounts: dict[int, Account] = {}
 
     def compose(self) -> ComposeResult:
@@ -182,33 +184,31 @@ class TestOrderScreen(ModalScreen[None]):
         return ConfirmScreen("Place this test order?", summary, typed_phrase=phrase, confirm_label="Place order")
 
     async def _place(self, order: PlaceOrder) -> None:
+        """Sent through the money rules (tui.money): environment checked, traced, the truth told on OrderAlreadyExists."""
         button = self.query_one("#place", Button)
         button.loading = True
+        session = self.app.session
         try:
-            await (await self.app.session.client()).place_order(order)
+            writes = MoneyWrites(await session.client(), session.profile, warn=self._audit_not_written)
+            placed = await writes.place_order(order, action=TEST_ORDER, sent_before=self._sent_in_doubt)
+        except (EnvironmentMismatch, AuditUnavailable, NotSent) as refused:
+            self._problem(f"Nothing was sent: {refused} {refused.hint}")
+            return
         except RefusedError as error:
-            if error.reason != "OrderAlreadyExists":
-                self._audit(order, f"refused: {error.message}")
-                self._problem(f"Refused: {error.message}. {error.hint}")
-                return
-            self._audit(order, "already exists: opened")
-            self.notify(f"RequestId {order.request_id} was placed before: opening that order.", severity="warning")
+            self._problem(f"Refused: {error.message}. {error.hint}")
+            return
         except ServiceError as error:
             # The client already retried with this same body; the order may or may not exist.
-            self._audit(order, f"not confirmed: {error}")
+            self._sent_in_doubt = True
             self._problem(f"Not confirmed: {error.hint} Press Place again: it re-sends RequestId "
                           f"{order.request_id}, so no second order can result.")
             return
-        else:
-            self._audit(order, "placed")
         finally:
             button.loading = False
+        if placed.found != "placed":
+            self.notify(f"{placed.describe()} Opening that order.", severity="information" if placed.is_ours else "warning", timeout=10)
         self.dismiss()
         self.app.call_later(self.app.navigate, "order", order.request_id)
 
-    def _audit(self, order: PlaceOrder, outcome: str) -> None:
-        session = self.app.session
-        line = order.products[0]
-        audit_log().record(profile=session.profile.name, environment=session.environment, action=TEST_ORDER,
-                          subject=order.request_id, outcome=outcome,
-                          detail=f"account {order.account_id}, product {line.product_id}, value {plain_amount(line.value)} x {line.quantity}")
+    def _audit_not_written(self, problem: str) -> None:
+        self.notify(f"The order was sent, but {problem}.", severity="error", timeout=10)

@@ -23,6 +23,7 @@ from tui.core.safe_text import visible
 from tui.core.watching import Pasted
 from tui.local.watchlist import WatchedItem
 from tui.screens.base import BaseScreen
+from tui.screens.host import WatchListUnavailable
 from tui.screens.watch_paste import PasteDialog
 from widgets.context_bar import Context
 from widgets.safe_text import safe
@@ -72,7 +73,12 @@ class WatchScreen(BaseScreen):
 
     def show_items(self) -> None:
         table = self.query_one(DataTable)
-        items = self.app.watch_list.items()
+        try:
+            items = self.app.watch_list.items()
+        except WatchListUnavailable as problem:
+            table.clear()
+            self.query_one("#watch-summary", Static).update(safe(str(problem), multiline=True))
+            return
         selected = self._selected_id()
         table.clear()
         for item in items:
@@ -93,6 +99,12 @@ class WatchScreen(BaseScreen):
         return int(key) if key is not None else None
 
     def action_paste(self) -> None:
+        try:
+            self.app.watch_list  # noqa: B018 (asking for it says whether it can be used)
+        except WatchListUnavailable as problem:
+            self.notify(str(problem), title="Watch list", severity="error", timeout=10)
+            return
+
         def add(pasted: list[Pasted] | None) -> None:
             if not pasted:
                 return

@@ -61,6 +61,13 @@ def _duration(text: str) -> float:
     return float(text) / 1000
 
 
+def fault_draws(seed: int, method: str, raw_path: bytes, number: int) -> tuple[float, float, float]:
+    """The draws (429, 5xx, drop) that the `number`-th request (from 0) to one method and raw path meets:
+    a fault happens when its draw is below its rate. Tests choose a seed by them."""
+    draw = random.Random(f"{seed}:{method}:{raw_path!r}:{number}").random
+    return draw(), draw(), draw()
+
+
 class FaultInjector:
     """ASGI middleware; must wrap the app directly under uvicorn (see _drop_connection)."""
 
@@ -75,8 +82,8 @@ class FaultInjector:
             return await self.app(scope, receive, send)
         key = (scope["method"], scope.get("raw_path", b""))
         number = next(self._counters.setdefault(key, itertools.count()))
-        draw = random.Random(f"{self.seed}:{key[0]}:{key[1]!r}:{number}").random
-        throttle, error, drop = draw() < self.spec.throttle_rate, draw() < self.spec.error_rate, draw() < self.spec.drop_rate
+        throttle, error, drop = (value < rate for value, rate in zip(
+            fault_draws(self.seed, *key, number), (self.spec.throttle_rate, self.spec.error_rate, self.spec.drop_rate), strict=True))
         if self.spec.latency_seconds:
             await asyncio.sleep(self.spec.latency_seconds)
         if throttle:

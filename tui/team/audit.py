@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 
-from tui.local.storage import AuditEntry, chain_hash, entry_json, first_break, new_entry
+from tui.local.storage import AuditEntry, chain_hash, entry_json, first_break, mark_unsettled, new_entry
 from tui.team.database import TeamUnreachable
 from tui.team.link import TeamLink
 
@@ -48,8 +48,9 @@ class TeamAuditLog:
         """Newest first, as the local log's; the last entries read when the database is away."""
         try:
             with self.link.connection() as connection:
-                rows = connection.execute("SELECT entry FROM audit ORDER BY id DESC").fetchall()
-            self._last_read = [AuditEntry.model_validate(json.loads(row[0])) for row in rows]
+                rows = connection.execute("SELECT entry FROM audit ORDER BY id").fetchall()
+            # An attempt no outcome followed reads as outcome unknown, as in the local log.
+            self._last_read = mark_unsettled([AuditEntry.model_validate(json.loads(row[0])) for row in rows])[::-1]
         except TeamUnreachable:
             pass
         return [entry for entry in self._last_read

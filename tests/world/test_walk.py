@@ -1,0 +1,180 @@
+"""The walk: random sequences of the keys every screen binds, on the demo's simulator (issue 26).
+
+A Hypothesis state machine drives the app through Pilot (from a thread of its own, apps.Driven,
+so a freeze fails the walk instead of hanging it). Each step presses one key drawn from the
+bindings of every screen, dialog and widget (their BINDINGS, the app's screen keys from
+tui.core.navigation): the keys a person can press, kept true as screens change. After each step:
+the app still answers (its message loop takes a callback and draws within STEP_SECONDS; and
+a screen key, a step of its own, shows that screen within STEP_SECONDS), nothing raised (no crash, no
+"Unexpected error"), and the screen stack is sane. The app has only the sandbox demo profile,
+so whatever the walk types into a form and confirms moves no production money.
+
+Budget: three walks of 30 steps per size in `make test` (about half a minute), reported as they
+went; GIFTDESK_WALK_EXAMPLES=N walks N of 60 steps per size, GIFTDESK_DEEP_TESTS=1 walks 40, and
+a failing walk is shrunk to the fewest steps that still fail.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib
+import os
+import pkgutil
+
+import pytest
+from apps import Driven, demo_profiles, notifications
+from hypothesis import HealthCheck, Phase, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_state_machine_as_test
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import DataTable, Input, Tabs, TextArea
+from textual.worker import WorkerFailed
+
+import tui.screens
+import widgets
+from tui.app import AppSettings, build_app, navigation_bindings
+from tui.core.navigation import BY_NAME, DESTINATIONS, HOME
+from tui.screens.base import BaseScreen
+
+SIZES = [(80, 24), (160, 48)]
+LOOK_SECONDS = 2.0  # how long the walk looks at a screen it went to before the next key
+STEP_SECONDS = 10.0  # a key, or the check after it, that takes longer than this: the app stopped answering
+PROFILE = "demo-sandbox"
+# Keys that end the walk rather than walk: quitting, and the palette (whose typed text runs any command, Quit too).
+LEAVING_ACTIONS = {"quit", "command_palette", "suspend_process"}
+
+DEEP = os.environ.get("GIFTDESK_DEEP_TESTS") == "1" or bool(os.environ.get("GIFTDESK_WALK_EXAMPLES"))
+EXAMPLES = int(os.environ.get("GIFTDESK_WALK_EXAMPLES") or (40 if DEEP else 3))
+STEPS = 60 if DEEP else 30
+# A frozen walk costs STEP_SECONDS and a thread each time it is tried again: `make test` reports the walk as
+# it went; the deep walk shrinks it to the fewest keys that still freeze (minutes).
+PHASES = list(Phase) if DEEP else [Phase.explicit, Phase.reuse, Phase.generate]
+
+
+def _classes_in(*packages) -> list[type]:
+    found = []
+    for package in packages:
+        for info in pkgutil.iter_modules(package.__path__):
+            module = importlib.import_module(f"{package.__name__}.{info.name}")
+            found += [value for value in vars(module).values()
+                      if isinstance(value, type) and issubclass(value, Widget) and value.__module__ == module.__name__]
+    return found
+
+
+def bound_keys() -> list[str]:
+    """Every key a binding of giftdesk's app, screens, dialogs and widgets names (Textual's tables and tabs too)."""
+    classes = [*_classes_in(tui.screens, widgets), DataTable, Tabs, Screen]
+    keys = {binding.key for binding in navigation_bindings()}
+    for cls in classes:
+        for klass in cls.__mro__:
+            for binding in Binding.make_bindings(klass.__dict__.get("BINDINGS", [])):
+                if binding.action not in LEAVING_ACTIONS:
+                    keys.add(binding.key)
+    keys.add("colon")  # the app's jump key (its other binding, ctrl+q, quits)
+    return sorted(keys)
+
+
+KEYS = bound_keys()
+
+
+def sandbox_app(sim):
+    profiles = {PROFILE: demo_profiles(sim.base_url)[PROFILE]}
+    return build_app(AppSettings(profiles=profiles, profile_name=PROFILE))
+
+
+async def answers(pilot) -> None:
+    """The app's own message loop runs a callback and the frame after it is drawn."""
+    done = asyncio.Event()
+    pilot.app.call_later(done.set)
+    await done.wait()
+    await pilot.pause()
+
+
+async def looked_at(pilot) -> None:
+    """The screen's requests answered (a poller that goes on is not waited for beyond LOOK_SECONDS)."""
+    with contextlib.suppress(TimeoutError, WorkerFailed):
+        await asyncio.wait_for(pilot.app.workers.wait_for_complete(), LOOK_SECONDS)
+    await pilot.pause()
+
+
+def navigable(app) -> bool:
+    """A screen key means "go there" now: a giftdesk screen on top, no text field in focus."""
+    return isinstance(app.screen, BaseScreen) and not isinstance(app.focused, (Input, TextArea))
+
+
+class Walk(RuleBasedStateMachine):
+    def __init__(self, sim, size: tuple[int, int]) -> None:
+        super().__init__()
+        self.driven = Driven(sandbox_app(sim), size).__enter__()
+        self.app = self.driven.app
+
+    @rule(choice=st.integers(min_value=0, max_value=999))
+    def press(self, choice: int) -> None:
+        """Mostly a key the screen on top (or its focused widget) binds now, what a person there would
+        try; one time in ten any key some screen, dialog or widget binds.
+
+        Drawn as a number, not from the keys themselves: what is bound depends on the app's state,
+        and Hypothesis replays a walk by its draws."""
+        here = sorted({key for key, active in self.app.screen.active_bindings.items()
+                       if active.binding.action not in LEAVING_ACTIONS} or {"escape"})
+        keys = KEYS if choice % 10 == 0 else here
+        self.press_key(keys[choice // 10 % len(keys)])
+
+    def press_key(self, key: str) -> None:
+        self.driven.press(key, seconds=STEP_SECONDS)
+
+    @rule()
+    def select(self) -> None:
+        """enter: what every table, button and form of every screen takes as "do it"."""
+        self.press_key("enter")
+
+    @rule(name=st.sampled_from([d.name for d in DESTINATIONS]))
+    def go(self, name: str) -> None:
+        """A screen key shows its screen within STEP_SECONDS (when a screen key means that now);
+        then the walk looks at it as a person would, until what it asked for came (LOOK_SECONDS at most)."""
+        if not navigable(self.app):
+            return
+        self.driven.press(BY_NAME[name].key, seconds=STEP_SECONDS)
+        self.driven.run(answers, what=f"showing {name}", seconds=STEP_SECONDS)
+        assert self.app.screen.destination == name, f"key {BY_NAME[name].key} left {self.app.screen} on top"
+        self.driven.run(looked_at, what=f"looking at {name}", seconds=STEP_SECONDS)
+
+    @invariant()
+    def still_answers(self) -> None:
+        self.driven.run(answers, what="the check after the last key", seconds=STEP_SECONDS)
+
+    @invariant()
+    def nothing_raised(self) -> None:
+        assert self.app.is_running and self.app._exception is None
+        assert not [n for n in notifications(self.app) if n.startswith("Unexpected error")]
+
+    @invariant()
+    def stack_is_sane(self) -> None:
+        stack = self.app.screen_stack
+        assert stack[0].id == "_default" and isinstance(stack[1], BaseScreen) and stack[1].destination == HOME
+        opened = [s.destination for s in stack if isinstance(s, BaseScreen)]
+        assert len(opened) == len(set(opened)), f"a screen opened twice: {opened}"
+        assert all(screen.is_attached for screen in stack)
+
+    def teardown(self) -> None:
+        try:
+            if not self.driven.frozen:
+                for _ in range(3):  # out of a dialog or a text field
+                    if navigable(self.app):
+                        break
+                    self.driven.press("escape", seconds=STEP_SECONDS)
+                self.go(HOME)
+        finally:
+            self.driven.__exit__(None, None, None)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda size: f"{size[0]}x{size[1]}")
+def test_a_random_walk_of_every_screens_keys_keeps_the_app_answering(demo_sim, size):
+    run_state_machine_as_test(
+        lambda: Walk(demo_sim, size),
+        settings=settings(max_examples=EXAMPLES, stateful_step_count=STEPS, deadline=None, database=None, phases=PHASES,
+                          suppress_health_check=list(HealthCheck)),
+    )
