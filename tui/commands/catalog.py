@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import asyncio
 import math
+import re
 from datetime import datetime
 
 import click
 
 from tui.commands.common import (
+    EXIT_BAD_INPUT,
     Options,
     Session,
     check_one_format,
     csv_option,
     emit_json,
+    fail,
     print_csv,
     print_table,
     run,
@@ -21,6 +24,7 @@ from tui.commands.common import (
     service_options,
 )
 from tui.commands.progress import progress
+from tui.core.words import counted
 from widgets.money import format_range
 
 MAX_PAGE_SIZE = 100  # DESIGN: the maximum is not published; cap at 100
@@ -36,15 +40,26 @@ def _wire_date(value: datetime | None) -> str | None:
     return value.date().isoformat() if value.time() == datetime.min.time() else value.isoformat()
 
 
+def _letters(count: int, example: str):
+    """A click callback: an ISO code of `count` letters (any case), or a usage error (exit 2) saying so."""
+
+    def check(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+        if value is not None and not re.fullmatch(f"[A-Za-z]{{{count}}}", value.strip()):
+            raise click.BadParameter(f"{value!r} is not a {count}-letter ISO code; give one like {example}")
+        return value
+
+    return check
+
+
 @click.group("catalog", invoke_without_command=True)
-@click.option("--country", metavar="CC", help="2-letter ISO country code (CountryCode).")
-@click.option("--currency", metavar="CUR", help="3-letter ISO currency code (CurrencyCode).")
+@click.option("--country", metavar="CC", callback=_letters(2, "GB"), help="2-letter ISO country code (CountryCode).")
+@click.option("--currency", metavar="CUR", callback=_letters(3, "GBP"), help="3-letter ISO currency code (CurrencyCode).")
 @click.option("--name", metavar="TEXT", help="Brand name filter (Name).")
 @click.option("--brand-id", type=int, metavar="ID", help="Brand filter (BrandId).")
 @click.option("--product-id", type=int, metavar="ID", help="Only this product, if it exists (ProductId).")
 @click.option("--modified-since", type=click.DateTime(["%Y-%m-%d", "%Y-%m-%dT%H:%M:%S"]), metavar="DATE",
               help="Only products modified after this date, YYYY-MM-DD[THH:MM:SS] (ModifiedDate).")
-@click.option("--target-currency", metavar="CUR", help="Show all prices in this currency (TargetCurrency).")
+@click.option("--target-currency", metavar="CUR", callback=_letters(3, "EUR"), help="Show all prices in this currency (TargetCurrency).")
 @click.option("--page", type=click.IntRange(min=0), metavar="N", help="Zero-based page index (PageIndex); default 0.")
 @click.option("--page-size", type=click.IntRange(1, MAX_PAGE_SIZE), metavar="N",
               help=f"Brands per page (PageSize), at most {MAX_PAGE_SIZE}; the service's default is 100.")
@@ -94,7 +109,10 @@ def command(ctx: click.Context, options: Options, v1: bool, as_csv: bool, **filt
             page = await session.client.catalog(_query(filters, page_index=filters["page"]))
             brands, wire = page.items, to_wire(page)
             pages = math.ceil(page.count / page.page_size) if page.page_size else 1
-            say(f"page {page.page_index + 1} of {max(pages, 1)} (--page {page.page_index}), {page.count} brands match")
+            if page.count and page.page_index >= pages:  # nothing matching is an answer, not a mistake
+                fail(f"--page {page.page_index} is past the end: {counted(page.count, 'brand')} match, on {counted(pages, 'page')}",
+                     EXIT_BAD_INPUT, f"the last page is --page {pages - 1}")
+            say(f"page {page.page_index + 1} of {max(pages, 1)} (--page {page.page_index}), {counted(page.count, 'brand')} match")
         if options.json:
             emit_json(wire)
         elif as_csv:

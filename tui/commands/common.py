@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from tui.api.client import ServiceClient
     from tui.local.config import Profile
     from tui.money import MoneyWrites
+    from tui.team.mode import TeamMode
 
 EXIT_OK = 0
 EXIT_BAD_INPUT = 2
@@ -115,6 +116,9 @@ profile_option = click.option(
          "then the current profile).")
 
 
+JSON_HELP = "Print the service's data as JSON (wire field names) on stdout."
+
+
 def service_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """Adds --profile/--demo/--json/--debug to a command that reads; it receives `options: Options`.
 
@@ -123,12 +127,17 @@ def service_options(command: Callable[..., Any]) -> Callable[..., Any]:
     return _with_service_options(command, writes=False)
 
 
+def service_options_saying(json_help: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """service_options for a command whose --json prints something else than the service's data."""
+    return functools.partial(_with_service_options, writes=False, json_help=json_help)
+
+
 def write_service_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """service_options plus --readonly, for a command that changes something on the service."""
     return _with_service_options(command, writes=True)
 
 
-def _with_service_options(command: Callable[..., Any], *, writes: bool) -> Callable[..., Any]:
+def _with_service_options(command: Callable[..., Any], *, writes: bool, json_help: str = JSON_HELP) -> Callable[..., Any]:
     @functools.wraps(command)
     def with_options(*args: Any, profile: str | None, demo: bool, json: bool, readonly: bool = False,
                      **kwargs: Any) -> Any:
@@ -148,7 +157,7 @@ def _with_service_options(command: Callable[..., Any], *, writes: bool) -> Calla
         profile_option,
         click.option("--demo", is_flag=True,
                      help="Use an embedded simulator with the acme sandbox demo credentials."),
-        click.option("--json", is_flag=True, help="Print the service's data as JSON (wire field names) on stdout."),
+        click.option("--json", is_flag=True, help=json_help),
         debug_option,
     ]
     if writes:
@@ -242,6 +251,26 @@ def opened_profile(options: Options) -> Iterator[Profile]:
     yield env_profile or choose_profile(ProfileStore().load(), options.profile)
 
 
+@contextmanager
+def team_mode(options: Options) -> Iterator[TeamMode | None]:
+    """Team mode (docs/team.md) for the command, for as long as it runs: the team's audit log receives
+    its money actions. Nothing is imported for it unless the config or GIFTDESK_DATABASE_URL names a
+    database; --demo stays local."""
+    from tui.local.config import ProfileStore, team_settings
+
+    if options.demo or team_settings(ProfileStore().load()) is None:
+        yield None
+        return
+    from tui.team import open_team_mode
+
+    team = open_team_mode()
+    try:
+        yield team
+    finally:
+        if team is not None:
+            team.close()
+
+
 Sleep = Callable[[float], Awaitable[None]]
 
 
@@ -258,6 +287,7 @@ class Session:
     client: ServiceClient
     options: Options
     sleep: Sleep = blocking_sleep
+    team: TeamMode | None = None  # team mode (docs/team.md): the team's stores; its audit log is installed
 
     @property
     def readonly(self) -> bool:
@@ -345,20 +375,20 @@ def run(options: Options, work: Callable[[Session], Awaitable[None]], *, concurr
     asyncio loop; the others run without one.
     """
 
-    async def session_main(profile: Profile) -> None:
+    async def session_main(profile: Profile, team: TeamMode | None) -> None:
         async with build_client(profile, concurrent=concurrent) as client:
-            await work(Session(profile, client, options, sleep=_loop_sleep() if concurrent else blocking_sleep))
+            await work(Session(profile, client, options, sleep=_loop_sleep() if concurrent else blocking_sleep, team=team))
 
     from tui.core.signals import Terminated
 
     try:
-        with opened_profile(options) as profile, terminated_as_exception():
+        with opened_profile(options) as profile, team_mode(options) as team, terminated_as_exception():
             if concurrent:
                 import asyncio
 
-                asyncio.run(session_main(profile))
+                asyncio.run(session_main(profile, team))
             else:
-                run_inline(session_main(profile))
+                run_inline(session_main(profile, team))
     except _handled_errors() as error:
         fail(str(error), exit_code_for(error), getattr(error, "hint", None))
     except KeyboardInterrupt:

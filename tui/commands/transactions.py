@@ -50,7 +50,7 @@ def command(options: Options, start: str, end: str | None, account_id: int | Non
 
     check_one_format(options, as_csv)
     try:
-        day_range = DayRange.parse(start, end, today=date.today())
+        day_range = DayRange.parse(start, end, today=date.today(), names=("--from", "--to"))
     except DateInvalid as error:
         raise click.BadParameter(str(error)) from None
 

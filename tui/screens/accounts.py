@@ -23,6 +23,7 @@ from tui.api.models import Account
 from tui.api.money_models import TransactionsReport
 from tui.core.dates import DayRange
 from tui.core.ledger import of_currency, reconcile
+from tui.core.words import counted
 from tui.screens.base import BaseScreen
 from tui.screens.ledger_panel import LedgerPanel
 from widgets.date_range import RANGE_BINDINGS, DateRangeKeys
@@ -57,6 +58,7 @@ class AccountsScreen(DateRangeKeys, BaseScreen):
     destination = "accounts"
     CSS_PATH = STYLES / "accounts.tcss"
     EXPORT_NAME = "ledger"
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
     BINDINGS = [
         Binding("r", "refresh", "Refresh", id="accounts.refresh"),
         Binding("c", "copy_id", "Copy id", id="accounts.copy"),
@@ -153,7 +155,7 @@ class AccountsScreen(DateRangeKeys, BaseScreen):
         self.table.move_cursor(row=chosen)
         usable = sum(1 for a in accounts if why_not_choosable(a, session.environment) is None)
         self.query_one("#accounts-note", Static).update(
-            safe(f"{len(accounts)} accounts, {usable} usable on {session.profile.name} ({session.environment}). "
+            safe(f"{counted(len(accounts), 'account')}, {usable} usable on {session.profile.name} ({session.environment}). "
                  "enter: settle orders on it · r: refresh")
         )
 

@@ -45,6 +45,7 @@ from tui.core.triage import (
     sorted_rows,
     status_counts,
 )
+from tui.core.words import counted
 from tui.screens.base import BaseScreen
 from widgets.date_range import RANGE_BINDINGS, DateRangeKeys
 from widgets.filter_bar import RowFilter
@@ -53,15 +54,16 @@ from widgets.row_table import RowColumn, RowTable
 from widgets.safe_text import safe
 from widgets.status_badge import status_style
 
-# Keys are the sort keys (tui.core.triage.SORT_KEYS); what matters in an incident comes first, so 80 columns show it.
+# Keys are the sort keys (tui.core.triage.SORT_KEYS). What matters in an incident comes first (when, status, order,
+# money), so 80 columns show it; the product's name and the denomination take the room a wider terminal has.
 COLUMNS = (
     RowColumn("time", "Time (UTC)", 11),
     RowColumn("status", "Status", 18),
     RowColumn("order", "Order", 10),
-    RowColumn("product", "Product", 16),
-    RowColumn("denomination", "Denomination", 12),
-    RowColumn("quantity", "Qty", 3),
     RowColumn("total", "Total", 14),
+    RowColumn("quantity", "Qty", 3),
+    RowColumn("product", "Product", 10, grow=3),
+    RowColumn("denomination", "Denomination", 12, grow=1),
     RowColumn("request", "RequestId", 36),
 )
 STUCK_MARK = " ⚑ stuck"
@@ -96,8 +98,8 @@ def row_cells(row: BoardRow, noted: bool = False) -> tuple[Text, ...]:
     else:  # the history dates an order; its time is known only from Get order
         when = f"{row.day:%m-%d}" + (" --:--" if row.time_unknown else "") if row.day else (line.order_date or "")
     quantity = Text("" if line.quantity is None else str(line.quantity), justify="right")
-    return (safe(when), _status_cell(row, noted), safe(line.order_number), safe(line.product_name or ""),
-            safe(line.denomination or ""), quantity, _total_cell(line), safe(line.client_reference_number))
+    return (safe(when), _status_cell(row, noted), safe(line.order_number), _total_cell(line), quantity,
+            safe(line.product_name or ""), safe(line.denomination or ""), safe(line.client_reference_number))
 
 
 class OrdersScreen(DateRangeKeys, BaseScreen):
@@ -280,7 +282,7 @@ class OrdersScreen(DateRangeKeys, BaseScreen):
         elif not self.rows:
             summary.append("no orders · t today · d 24 h · k 7 days · R a range of days", style="dim")
         else:
-            summary.append(f"{self.orders} orders ({len(self.rows)} lines): ")
+            summary.append(f"{counted(self.orders, 'order')} ({counted(len(self.rows), 'line')}): ")
             parts = []
             for status, count in self.counts.items():
                 style = "bold red" if status == STUCK else status_style(status)
