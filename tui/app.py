@@ -30,6 +30,7 @@ from widgets.status_badge import use_palette
 
 if TYPE_CHECKING:
     from tui.api.errors import ServiceError
+    from tui.api.limits import Limit
     from tui.core.jump import Jump
     from tui.demo import DemoBackend
     from tui.local.config import Config, Profile, ProfileStore
@@ -178,6 +179,7 @@ class GiftdeskApp(GiftdeskHost):
             # Only while the demo's simulator has not said it serves: a later session has nothing to wait for.
             wait_ready=self.settings.demo.wait_ready if self.settings.demo and not self.settings.demo.ready else None,
             on_retry=self._notify_retry,
+            on_wait=self._notify_wait,
             client_options=self.settings.client_options,
         )
 
@@ -446,6 +448,11 @@ class GiftdeskApp(GiftdeskHost):
 
     def _notify_retry(self, attempt: int, delay: float, reason: str) -> None:
         self.notify(f"{reason}: retrying in {delay:.0f} s (attempt {attempt}).", title="Retrying", severity="warning")
+
+    def _notify_wait(self, endpoint: str, seconds: float, limit: Limit | None) -> None:
+        rule = f"the provider allows {limit}" if limit else "the provider asked for a pause"
+        self.notify(f"Waiting {seconds:.0f} s for a turn at {endpoint} ({rule}).", title="Provider's limit",
+                    timeout=max(3.0, seconds))
 
     def report_error(self, error: BaseException) -> None:
         """Say what happened and what to do; never a secret, never a crash."""

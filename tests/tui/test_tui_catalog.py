@@ -378,7 +378,7 @@ def test_v1_toggle(sim, snap_compare, catalog_requests):
         await settle(pilot)
         screen = pilot.app.screen
         assert screen.version == 1 and screen.query_one(FilterBar).disabled
-        assert pager_text(screen) == "page 1 of 6 · 300 brands   v1: flat list, no filters"
+        assert pager_text(screen) == "page 1 of 6 · 300 brands   v1: flat list, no filters · as of 12:04 (3 min ago)"
         await pilot.press("n")  # v1 pages are cut here: no request
         await settle(pilot)
         assert screen.page.index == 1 and len(catalog_requests) == 1

@@ -34,7 +34,7 @@ HISTORY = "/api/integration/v1.0/orders"
 
 @pytest.fixture(scope="module")
 def seeded():
-    with SimulatorServer(SimulatorSettings(seed=11, history=120)) as server:
+    with SimulatorServer(SimulatorSettings(seed=11, history=120, limits=None)) as server:  # shared by the module: no limits (conftest, sim)
         yield server
 
 

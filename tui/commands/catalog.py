@@ -9,6 +9,7 @@ from datetime import datetime
 
 import click
 
+from tui.api.limits import CATALOG_V2
 from tui.commands.common import (
     EXIT_BAD_INPUT,
     Options,
@@ -17,13 +18,15 @@ from tui.commands.common import (
     csv_option,
     emit_json,
     fail,
+    fresh_option,
     print_csv,
     print_table,
     run,
     say,
+    say_freshness,
     service_options,
 )
-from tui.commands.progress import progress
+from tui.commands.progress import progress, say_pace
 from tui.core.words import counted
 from widgets.money import format_range
 
@@ -66,11 +69,13 @@ def _letters(count: int, example: str):
 @click.option("--all", "all_pages", is_flag=True,
               help="Fetch every page (several at a time) and print them as one list; "
                    "with --json: {\"count\", \"items\"}.")
-@click.option("--v1", is_flag=True, help="Use catalog version 1: the flat brand list, no filters or paging.")
+@click.option("--v1", is_flag=True, help="Use catalog version 1: the flat brand list, no filters or paging "
+                                        "(kept locally for 30 minutes: the provider allows 2 requests an hour).")
+@fresh_option
 @csv_option
 @service_options
 @click.pass_context
-def command(ctx: click.Context, options: Options, v1: bool, as_csv: bool, **filters) -> None:
+def command(ctx: click.Context, options: Options, v1: bool, fresh: bool, as_csv: bool, **filters) -> None:
     """Browse brands and products, filtered and paged.
 
     One line per product: brand, product id, face values, price, stock.
@@ -93,6 +98,8 @@ def command(ctx: click.Context, options: Options, v1: bool, as_csv: bool, **filt
     check_one_format(options, as_csv)
     if v1 and any(filters[name] not in (None, False) for name in V2_FILTERS):
         raise click.UsageError("--v1 takes no filters or paging options (catalog version 1 has none)")
+    if fresh and not v1:
+        raise click.UsageError("--fresh goes with --v1: version 2 pages are asked for each time (the mirror keeps them)")
     if filters["all_pages"] and filters["page"] is not None:
         raise click.UsageError("use either --all or --page, not both")
 
@@ -100,7 +107,9 @@ def command(ctx: click.Context, options: Options, v1: bool, as_csv: bool, **filt
         from tui.api.models import to_wire
 
         if v1:
-            brands = await session.client.catalog_v1()
+            answer = await session.copies.catalog_v1(session.client, fresh=fresh)
+            say_freshness(answer)
+            brands = answer.value
             wire = {"brands": [to_wire(brand) for brand in brands]}
         elif filters["all_pages"]:
             count, brands = await _all_pages(session, _query(filters))
@@ -143,15 +152,18 @@ async def _all_pages(session: Session, query):
     """Every page of a query: the first tells the count, the rest are fetched a few at a time."""
     from dataclasses import replace
 
+    client = session.client
     with progress("catalog pages") as advance:  # a bar on a terminal's stderr only
-        first = await session.client.catalog(replace(query, page_index=0))
+        first = await client.catalog(replace(query, page_index=0))
         pages = math.ceil(first.count / first.page_size) if first.page_size else 1
         advance(total=max(pages, 1))
+        say_pace(pages - 1, client.limiter.limits.get(CATALOG_V2))
+        client.on_wait = None  # the pages wait their turns at the catalog's rate: the bar and its ETA tell it
         limit = asyncio.Semaphore(PAGE_FETCH_CONCURRENCY)
 
         async def fetch(index: int):
             async with limit:
-                page = await session.client.catalog(replace(query, page_index=index, page_size=first.page_size))
+                page = await client.catalog(replace(query, page_index=index, page_size=first.page_size))
             advance()
             return page
 

@@ -6,7 +6,19 @@ from datetime import date
 
 import click
 
-from tui.commands.common import EXIT_BAD_INPUT, Options, Session, emit_json, fail, money, print_table, run, service_options
+from tui.commands.common import (
+    EXIT_BAD_INPUT,
+    Options,
+    Session,
+    emit_json,
+    fail,
+    fresh_option,
+    money,
+    print_table,
+    run,
+    say_freshness,
+    service_options,
+)
 
 # Seen on real orders beyond SPEC's (DESIGN "What the real provider sends").
 KNOWN_EXTRA_STATUSES = ("CheckingOut",)
@@ -34,15 +46,19 @@ def command() -> None:
 @click.option("--status", "statuses", metavar="TEXT", multiple=True,
               help="Keep only lines with this status (any case; repeat for several).")
 @click.option("--csv", "as_csv", is_flag=True, help="Print CSV (the service's field names as columns) on stdout.")
+@fresh_option
 @service_options
-def list_orders(options: Options, start: str, end: str | None, statuses: tuple[str, ...], as_csv: bool) -> None:
+def list_orders(options: Options, start: str, end: str | None, statuses: tuple[str, ...], as_csv: bool,
+                fresh: bool) -> None:
     """List order lines of the days from --from to --to (both included).
 
     One line per order line: day, order number, RequestId (open it with
     `giftdesk order show ID`; it has the time), product, denomination,
     quantity, total and status. The history dates orders, it does not time
     them; days are the service's (UTC). --json prints the service's JSON
-    as it came (filtered by --status when given).
+    as it came (filtered by --status when given). A day that has ended is
+    fetched once and kept locally (stderr says when an answer is the local
+    copy; --fresh asks the service anyway).
 
     \b
     Examples:
@@ -63,7 +79,9 @@ def list_orders(options: Options, start: str, end: str | None, statuses: tuple[s
     async def work(session: Session) -> None:
         from tui.api.models import to_wire
 
-        lines = await session.client.order_history(day_range)
+        answer = await session.copies.order_history(session.client, day_range, fresh=fresh)
+        say_freshness(answer)
+        lines = answer.value
         _check_statuses(statuses, {line.status for line in lines})
         lines = [line for line in lines if not wanted or line.status.lower() in wanted]
         if options.json:

@@ -87,7 +87,7 @@ async def _watch_all(session: Session, wanted: list[Pasted], *, json_lines: bool
     from tui.api.errors import AuthenticationError, ForbiddenError
     from tui.api.redact import mask_weblink
     from tui.core.endings import REFUSED
-    from tui.core.watching import Watched, WatchScheduler, client_fetch
+    from tui.core.watching import Watched, WatchScheduler, budget_for, client_fetch
 
     async def client():
         return session.client
@@ -112,7 +112,8 @@ async def _watch_all(session: Session, wanted: list[Pasted], *, json_lines: bool
             return
         say(f"{labels[item.key]}: {error} (will look again)")
 
-    scheduler = WatchScheduler(client_fetch(client), changed, on_error=failed, sleep=session.sleep)
+    scheduler = WatchScheduler(client_fetch(client), changed, on_error=failed, sleep=session.sleep,
+                               budget=budget_for(session.client.limiter.limits))
     for index, pasted in enumerate(wanted):
         scheduler.add(Watched(index, pasted.kind, pasted.reference, session.profile.name))
     if view is None:

@@ -27,6 +27,7 @@ from styles import STYLES
 from tui.core.safe_text import visible
 from tui.local.demo_data import keeping_first_page, read_first_page, write_first_page
 from tui.screens.catalog_mirror import MIRROR_BINDINGS, MirrorSource
+from tui.screens.freshness import FreshnessMixin
 from widgets.filter_bar import FilterBar, FilterField, RowFilter, int_between, letters, positive_int, real_date
 from widgets.money import format_amount, format_range, to_decimal
 from widgets.pager import Pager, PageState
@@ -293,7 +294,7 @@ def brand_cells(brand: Brand | KeptBrand) -> tuple[Text, ...]:
 # --- the screen -------------------------------------------------------------------
 
 
-class CatalogScreen(MirrorSource):
+class CatalogScreen(FreshnessMixin, MirrorSource):
     destination = "catalog"
     CSS_PATH = STYLES / "catalog.tcss"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
@@ -369,8 +370,9 @@ class CatalogScreen(MirrorSource):
 
     # --- requests -------------------------------------------------------------------
 
-    def reload(self) -> None:
-        """Ask for what the current version, filters and page say; the pager says which."""
+    def reload(self, *, fresh: bool = False) -> None:
+        """Ask for what the current version, filters and page say; the pager says which.
+        `fresh`: the v1 list from the service (within its limits), not the local copy."""
         if self.mirror is not None:  # v1 is live only: the note says both
             self.pager.note = (f"{V1_NOTE} · " if self.version == 1 else "") + self.source_note()
         if self.from_mirror:  # answered at once: the pager says "loading" never, and changes once
@@ -384,7 +386,7 @@ class CatalogScreen(MirrorSource):
         self.pager.activity = self._loading_words()
         self.pager.busy = True
         if self.version == 1:
-            self.fetch_v1()
+            self.fetch_v1(fresh)
         else:
             self.fetch_page(catalog_query(self.filters, self.page))
 
@@ -407,9 +409,11 @@ class CatalogScreen(MirrorSource):
         self.show_page(PageState(page.page_index, self.page.size, page.count), page.items)
 
     @work(exclusive=True, exit_on_error=False, group="catalog")
-    async def fetch_v1(self) -> None:
+    async def fetch_v1(self, fresh: bool) -> None:
         client = await self._client()
-        self.v1_brands = await client.catalog_v1()
+        answer = await self.app.session.copies().catalog_v1(client, fresh=fresh)
+        self.v1_brands = answer.value
+        self.show_freshness(answer)
         self.show_v1_page(PageState(0, self.page.size, len(self.v1_brands)))
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
@@ -555,7 +559,11 @@ class CatalogScreen(MirrorSource):
         self.reload()
 
     def action_reload(self) -> None:
-        self.reload()
+        self.reload(fresh=True)
+
+    def draw_freshness(self, text: str) -> None:
+        if self.version == 1:
+            self.pager.note = f"{V1_NOTE} · {text}" + (f" · {self.source_note()}" if self.mirror is not None else "")
 
     def go_to_page(self, index: int) -> None:
         page = self.page.at(index)

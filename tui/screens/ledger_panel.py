@@ -52,9 +52,11 @@ class LedgerPanel(Vertical):
     def on_mount(self) -> None:
         self.table.add_columns(*LEDGER_COLUMNS)
 
-    def show_title(self, label: str | None, day_range: DayRange) -> None:
+    def show_title(self, label: str | None, day_range: DayRange, freshness: str = "") -> None:
         who = safe(f"Ledger of {label}") if label else Text("Ledger: no account")
         who.append(f" · {range_label(day_range, date.today())}", style="bold")
+        if freshness:
+            who.append(f" · {freshness}")
         who.append("  t d k R: days · enter: order", style="dim")
         self.query_one("#ledger-title", Static).update(who)
 

@@ -47,6 +47,7 @@ from tui.core.triage import (
 )
 from tui.core.words import counted
 from tui.screens.base import BaseScreen
+from tui.screens.freshness import FreshnessMixin
 from widgets.date_range import RANGE_BINDINGS, DateRangeKeys
 from widgets.filter_bar import RowFilter
 from widgets.money import format_money
@@ -102,7 +103,7 @@ def row_cells(row: BoardRow, noted: bool = False) -> tuple[Text, ...]:
             safe(line.product_name or ""), safe(line.denomination or ""), safe(line.client_reference_number))
 
 
-class OrdersScreen(DateRangeKeys, BaseScreen):
+class OrdersScreen(FreshnessMixin, DateRangeKeys, BaseScreen):
     destination = "orders"
     EXPORT_NAME = "orders"
     AUTO_FOCUS = "#orders-table"
@@ -157,19 +158,25 @@ class OrdersScreen(DateRangeKeys, BaseScreen):
     # --- loading -----------------------------------------------------------------
 
     def range_changed(self) -> None:
-        self.action_reload()
-
-    def action_reload(self) -> None:
         self._asked = set()
         self.table.loading = True
-        self.load()
+        self.load(fresh=False)
+
+    def action_reload(self) -> None:
+        """The range's orders from the service (within its limits); opening the board or another range
+        takes the days the local copy keeps."""
+        self._asked = set()
+        self.table.loading = True
+        self.load(fresh=True)
 
     @work(exclusive=True, group="orders-load", exit_on_error=False)
-    async def load(self) -> None:
+    async def load(self, fresh: bool) -> None:
         day_range = self.day_range
+        session = self.app.session
         try:
-            client = await self.app.session.client()
-            lines = await client.order_history(day_range)
+            client = await session.client()
+            answer = await session.copies().order_history(client, day_range, fresh=fresh)
+            lines = answer.value
         except Exception as error:
             self.problem = str(error)
             self.show_lines([])
@@ -177,6 +184,7 @@ class OrdersScreen(DateRangeKeys, BaseScreen):
         finally:
             self.table.loading = False
         self.problem = None
+        self.show_freshness(answer)
         self.show_lines(lines)
 
     def show_lines(self, lines: list[OrderHistoryLine]) -> None:
@@ -275,8 +283,13 @@ class OrdersScreen(DateRangeKeys, BaseScreen):
 
     # --- what is shown around the table ---------------------------------------------
 
+    def draw_freshness(self, text: str) -> None:
+        self._show_summary()
+
     def _show_summary(self) -> None:
         summary = Text(f"{self.day_range} · ", style="bold")
+        if self.freshness is not None:
+            summary.append(f"{self.freshness_text()} · ", style="dim")
         if self.problem is not None:
             summary.append_text(safe(f"could not load: {self.problem}", style="red"))
         elif not self.rows:
