@@ -76,7 +76,7 @@ class LazyGroup(click.Group):
     epilog=(
         "Exit codes: 0 ok; 2 bad input or local validation; 3 the service refused; "
         "4 authentication failed; 5 the service could not be reached or failed; "
-        "6 something watched ended badly (only with --exit-status). "
+        "6 something watched ended badly (only with --exit-status); 130 Ctrl-C, 143 SIGTERM. "
         "The profile: --profile NAME, else $GIFTDESK_PROFILE, else the GIFTDESK_BASE_URL, "
         "GIFTDESK_CLIENT_ID, GIFTDESK_CLIENT_SECRET (and GIFTDESK_ENVIRONMENT, default sandbox) "
         "variables when set, else the current profile. Shell completion: see `giftdesk completion --help`."

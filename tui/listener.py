@@ -322,7 +322,11 @@ class Receiver:
         # Bound now, so the URL is known (and a busy port reported) before serving starts.
         self._socket = socket.create_server((self.settings.host, self.settings.port))
         self.port: int = self._socket.getsockname()[1]
-        self._writer = InboxWriter(open_inbox)
+        try:
+            self._writer = InboxWriter(open_inbox)
+        except BaseException:  # the inbox cannot be opened: nothing listens
+            self._socket.close()
+            raise
         self._server = self._make_server()
         self._thread: threading.Thread | None = None
 

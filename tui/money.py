@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING, Literal
 
-from tui.api.errors import AuthenticationError, RateLimitedError, RefusedError, ServiceError
+from tui.api.errors import AuthenticationError, ForbiddenError, RateLimitedError, RefusedError, ServiceError
 from tui.api.payout_rules import RecipientInvalid
 from tui.api.redact import mask_recipient, mask_weblink
 from tui.core.signals import interruption
@@ -123,12 +123,10 @@ class Placed:
         return self.found != "earlier"
 
     def describe(self) -> str:
-        """One line for a person: what is true about this RequestId now."""
+        """One line for a person: what is true about this RequestId now (said when it was found, not placed now)."""
         status = f" (status {self.order.status})" if self.order is not None else ""
-        if self.found == "placed":
-            return f"placed: RequestId {self.request_id}"
-        if self.found == "ours":
-            return (f"placed: the first attempt reached the service and its answer was lost; the retry found order "
+        if self.found != "earlier":
+            return (f"placed: an earlier attempt reached the service and its answer was lost; the retry found order "
                     f"{self.request_id}{status}. No second order was made.")
         unread = "; it could not be read just now" if self.order is None else ""
         return (f"an order with RequestId {self.request_id} exists already{status}, placed before this{unread}: "
@@ -149,9 +147,12 @@ PLACE_UNKNOWN_HINT = ("The order may or may not have been placed: check with `{c
                       "RequestId is safe (it cannot make a second order); a new RequestId is not.")
 
 
+REFUSALS = (RefusedError, AuthenticationError, ForbiddenError)  # the service answered no: nothing was done
+
+
 def _in_doubt(error: ServiceError) -> bool:
     """Not a refusal: the write may have reached the service (connection lost, timed out, 5xx, 429 after retries)."""
-    return not isinstance(error, (RefusedError, AuthenticationError))
+    return not isinstance(error, REFUSALS)
 
 
 # --- rule 2: the trace -------------------------------------------------------------------
@@ -166,7 +167,7 @@ class _Trace:
 def _ending(error: BaseException, check: str) -> str:
     if isinstance(error, AuthenticationError):
         return "refused: authentication failed (401)"
-    if isinstance(error, RefusedError):
+    if isinstance(error, REFUSALS):
         return f"refused: {error.message}"
     if isinstance(error, RecipientInvalid):
         return f"refused before sending: {error}"

@@ -83,3 +83,11 @@ def test_listen_beyond_loopback_says_so_loudly_and_stops_on_sigterm(sim, tmp_pat
     said = (tmp_path / "err").read_text()
     assert "WARNING: listening on 0.0.0.0: reachable from the network" in said
     assert initial_secret(1, "acme-sandbox") not in said
+
+
+def test_listen_with_an_unusable_inbox_says_which_file_and_listens_nowhere(giftdesk):
+    path = inbox_path("env")
+    path.mkdir(parents=True)  # a folder where the inbox's file should be
+    result = giftdesk("listen", "--port", "0", "--secret-env", "HOME")
+    assert result.exit_code == 2
+    assert str(path) in result.output and "Move the file aside" in result.output

@@ -262,3 +262,39 @@ def test_accounts_that_cannot_be_read_stop_the_write_before_it_is_sent(monkeypat
     result = giftdesk("payout", "redeem", "tok123", "--wallet", "PayPal", "--email", "ann@example.com")
     assert result.exit_code == 5 and "nothing was sent" in result.stderr
     assert sent == ["GET", "GET"] and audit_lines(tmp_path) == []
+
+
+@pytest.mark.parametrize("body", [{"message": "OrderAlreadyExists"}, "OrderAlreadyExists", {"Message": " OrderAlreadyExists "}],
+                         ids=["object", "json-string", "spaced"])
+def test_order_already_exists_is_recognised_in_every_body_shape(monkeypatch, tmp_path, body):
+    from functools import partial
+
+    from tui.commands import common
+
+    request_id = str(uuid.uuid4())
+    checkouts: list[int] = []
+    order = {"orderId": 1, "requestId": request_id, "status": "Succeeded", "total": 25, "currency": "USD",
+             "items": [{"productId": 101, "productFaceValue": 25, "quantity": 1, "cards": []}]}
+
+    def service(request: httpx.Request) -> httpx.Response:
+        if request.url.path.endswith("/accounts"):
+            return httpx.Response(200, json={"accounts": [{"id": 1001, "currency": "USD", "balance": 100,
+                                                           "isActive": True, "sandboxMode": True}]})
+        if request.method == "POST":
+            checkouts.append(1)
+            if len(checkouts) == 1:  # handled, then the connection dropped before the answer
+                raise httpx.RemoteProtocolError("Server disconnected without sending a response.", request=request)
+            return httpx.Response(400, json=body)
+        return httpx.Response(200, json=order)
+
+    async def no_wait(_seconds: float) -> None:
+        pass
+
+    monkeypatch.setenv("GIFTDESK_BASE_URL", "http://svc.test")
+    monkeypatch.setenv("GIFTDESK_CLIENT_ID", "c")
+    monkeypatch.setenv("GIFTDESK_CLIENT_SECRET", "s")
+    monkeypatch.setattr(common, "build_client", partial(common.build_client, transport=httpx.MockTransport(service), sleep=no_wait))
+    result = giftdesk("order", "place", "--account", "1001", "--product", "101", "--value", "25", "--request-id", request_id)
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.strip() == request_id and len(checkouts) == 2
+    assert audit_lines(tmp_path)[-1]["outcome"] == "placed (found after a lost answer); status Succeeded"

@@ -64,6 +64,7 @@ def command(options: Options, host: str, port: int, webhook_secret_envs: tuple[s
     async def work(session: Session) -> None:
         from tui.api.redact import register_secret
         from tui.listener import Receiver, ReceiverSettings
+        from tui.local.database import DatabaseError
 
         callback_secret = callback_override
         if callback_secret is None:
@@ -76,6 +77,8 @@ def command(options: Options, host: str, port: int, webhook_secret_envs: tuple[s
         try:
             receiver = Receiver(lambda: team.inbox(profile) if team is not None else _open_inbox(profile), callback_secret=callback_secret,
                                 webhook_secrets=webhook_secrets, settings=settings)
+        except DatabaseError as error:  # the inbox's file cannot be used; the message says which and what to do
+            fail(str(error), EXIT_BAD_INPUT)
         except OSError as error:
             fail(f"cannot listen on {host}:{port}: {error.strerror or error}", EXIT_BAD_INPUT,
                  "choose another port with --port, or an address of this machine with --host")

@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import secrets
 from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
@@ -99,6 +100,7 @@ def save_summary(wanted: NotificationConfig, previous: NotificationConfig | None
 # --- the receiver, kept by the session -------------------------------------------------------
 
 INBOX_ROWS = 200  # the newest deliveries shown
+INBOX_SHOWN_FOR = timedelta(days=2)  # older ones are read with `giftdesk inbox --since`
 INBOX_REFRESH_SECONDS = 2.0  # the inbox is read again this often: another process (`giftdesk listen`) may write to it
 
 
@@ -138,8 +140,8 @@ class ListenerHub:
         return self._inbox
 
     def deliveries(self) -> list[Delivery]:
-        """The newest deliveries first."""
-        return list(reversed(self.inbox.since()[-INBOX_ROWS:]))
+        """The newest deliveries of the last days, newest first (`giftdesk inbox` lists them all)."""
+        return list(reversed(self.inbox.since(datetime.now(UTC) - INBOX_SHOWN_FOR)[-INBOX_ROWS:]))
 
     async def start(self) -> None:
         """Expect the secret the service has stored: callbacks carry it (SPEC Events rule 3)."""
