@@ -187,7 +187,13 @@ class InboxWork:
         try:
             while True:
                 self._wake.clear()
-                delay = None if await self.process_pending() else self._backoff.delay(self._failures)
+                try:
+                    done = await self.process_pending()
+                except Exception:  # the inbox itself failed (its file, the team database): said, then tried again
+                    log.exception("the inbox could not be read or marked")
+                    self._failures += 1
+                    done = False
+                delay = None if done else self._backoff.delay(self._failures)
                 with contextlib.suppress(TimeoutError):  # the retry's delay passed
                     await asyncio.wait_for(self._wake.wait(), delay)
         finally:

@@ -146,3 +146,19 @@ async def test_the_simulators_order_event_settles_a_watched_order_without_pollin
                 running.cancel()
     settled = store.get(item.id + 1)
     assert (settled.reference, settled.status, settled.detail.startswith("settled by event msg_")) == (second, "Succeeded", True)
+
+
+async def test_an_inbox_that_fails_is_said_and_the_work_goes_on(tmp_path, caplog):
+    from tui.core.polling import Backoff
+
+    inbox = SqliteInbox("acme", tmp_path / "inbox.sqlite3")
+    inbox.close()  # every read now fails, as a file gone bad would
+    work = InboxWork(inbox, getter(None), StoredWatch(WatchList(tmp_path / "w.sqlite3"), "acme"), None,
+                     backoff=Backoff(first=0.05, cap=0.05))
+    running = asyncio.create_task(work.run())
+    await asyncio.sleep(0.3)
+    try:
+        assert not running.done()  # still there, trying again
+        assert caplog.text.count("the inbox could not be read or marked") >= 2
+    finally:
+        running.cancel()

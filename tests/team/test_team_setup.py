@@ -123,3 +123,45 @@ def test_giftdesk_inbox_reads_the_teams_inbox(link, team_url):
     result = giftdesk("inbox", "--json", env=env)
     assert result.exit_code == 0, result.output
     assert [json.loads(line)["eventId"] for line in result.stdout.splitlines()] == ["callback:REQ-T"]
+
+
+def test_a_throwaway_cluster_goes_with_a_process_killed_before_it_stopped_it(pg_cluster):
+    import subprocess
+    import sys
+    import time
+
+    script = ("import os, pathlib\nfrom tui.team.cluster import running_cluster, server_bindir\n"
+              "with running_cluster(server_bindir()) as cluster:\n    print(cluster.folder, flush=True)\n    os.kill(os.getpid(), 9)\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    folder = Path(done.stdout.strip())
+    assert done.returncode == -9 and folder.name.startswith("giftdesk-pg-")
+    deadline = time.monotonic() + 30
+    while folder.exists():  # its watcher stops the server and removes the folder
+        assert time.monotonic() < deadline, f"{folder} outlived its process"
+        time.sleep(0.2)
+
+
+def test_a_commands_money_action_is_audited_in_the_team_database_or_not_sent(team_url, pg_cluster, sim_factory, demo_credentials):
+    import uuid
+
+    from tui.team.database import TeamDatabase, migrate
+
+    migrate(TeamDatabase(team_url))
+    sim = sim_factory()
+    credential = demo_credentials["acme-sandbox"]
+    env = {"GIFTDESK_BASE_URL": sim.base_url, "GIFTDESK_CLIENT_ID": credential.client_id,
+           "GIFTDESK_CLIENT_SECRET": credential.client_secret, "GIFTDESK_DATABASE_URL": team_url}
+    placed = str(uuid.uuid4())
+    result = giftdesk("order", "place", "--account", "1001", "--product", "101", "--value", "25", "--request-id", placed, env=env)
+    assert result.exit_code == 0, result.output
+    with psycopg.connect(team_url) as connection:
+        entries = [json.loads(row[0]) for row in connection.execute("SELECT entry FROM audit ORDER BY id")]
+    assert [entry["subject"] for entry in entries] == [placed, placed]  # the attempt, then its outcome
+    assert all(entry["host"] and entry["who"] for entry in entries)
+
+    refused = str(uuid.uuid4())
+    away = {**env, "GIFTDESK_DATABASE_URL": f"postgresql://postgres@127.0.0.1:{pg_cluster.port + 1}/postgres"}
+    result = giftdesk("order", "place", "--account", "1001", "--product", "101", "--value", "25", "--request-id", refused, env=away)
+    assert result.exit_code != 0 and "nothing was sent" in result.output and "Traceback" not in result.output
+    shown = giftdesk("order", "show", refused, env=env)
+    assert shown.exit_code == 3  # the service never heard of it

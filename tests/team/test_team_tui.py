@@ -11,6 +11,7 @@ from apps import app_on, notifications, rendered, until
 from watch_support import place
 
 from tui.local.storage import audit_log
+from tui.simulator.settings import TIMING_PRESETS
 from tui.team.database import TeamDatabase, migrate
 from tui.team.mode import TeamMode
 
@@ -37,24 +38,25 @@ def header(app) -> str:
     return rendered(app.screen, "ContextBar")
 
 
-async def test_a_pin_a_note_and_a_callback_made_on_one_show_on_the_other(sim, team_database):
-    pending = place(sim, "10.14")  # stays Pending a while: only the callback settles it here
+async def test_a_pin_a_note_and_a_callback_made_on_one_show_on_the_other(sim_factory, team_database):
+    sim = sim_factory(timing=TIMING_PRESETS["fast"].replace(pause_seconds=3600.0))
+    pending = place(sim, "10.14")  # a Paused card that does not resume: only the callback settles it here
     async with two_giftdesks(sim, team_database) as ((ana, _), (bo, bo_pilot)):
         assert "team" in header(ana) and "team" in header(bo)
 
         ana.watch_list.add_order(pending)
-        await until(bo_pilot, lambda: "watching 1" in header(bo), timeout=5)
+        await until(bo_pilot, lambda: "watching 1" in header(bo), timeout=15)
         [seen] = bo.watch_list.items()
         assert seen.pinned_by == "ana"
 
         await bo.navigate("order", pending)
         ana.notes.add(PROFILE, pending, "customer called 10:42, [b]code[/b] re-sent")
-        await until(bo_pilot, lambda: "customer called 10:42" in rendered(bo.screen, "#order-notes"), timeout=5)
+        await until(bo_pilot, lambda: "customer called 10:42" in rendered(bo.screen, "#order-notes"), timeout=15)
         shown = rendered(bo.screen, "#order-notes")
         assert "ana: customer called 10:42, [b]code[/b] re-sent" in shown  # literally, markup and all
 
         assert ana.watch_list.settle_order(pending, "Succeeded", "settled by event callback:1")  # an order event, processed
-        await until(bo_pilot, lambda: any(f"{pending} ended Succeeded" in n for n in notifications(bo)), timeout=5)
+        await until(bo_pilot, lambda: any(f"{pending} ended Succeeded" in n for n in notifications(bo)), timeout=15)
         [settled] = bo.watch_list.items()
         assert settled.final and settled.detail == "settled by event callback:1"
 
@@ -81,7 +83,7 @@ async def test_the_database_going_away_is_said_reads_fall_back_money_is_refused_
             app.watch_list.add_order(pending)
             await app.navigate("order", pending)
             app.notes.add(PROFILE, pending, "customer called 10:42")
-            await until(pilot, lambda: "customer called" in rendered(app.screen, "#order-notes"), timeout=5)
+            await until(pilot, lambda: "customer called" in rendered(app.screen, "#order-notes"), timeout=15)
 
             own_cluster.stop()
             await until(pilot, lambda: "team database unreachable, retrying" in header(app), timeout=10)
@@ -98,6 +100,6 @@ async def test_the_database_going_away_is_said_reads_fall_back_money_is_refused_
             assert "team" in header(app)
             audit_log().record(profile=PROFILE, environment="sandbox", action="redeem", subject="S", outcome="attempt")
             app.notes.add(PROFILE, pending, "back again")
-            await until(pilot, lambda: "back again" in rendered(app.screen, "#order-notes"), timeout=5)
+            await until(pilot, lambda: "back again" in rendered(app.screen, "#order-notes"), timeout=15)
     finally:
         team.close()

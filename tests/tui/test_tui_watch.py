@@ -200,3 +200,15 @@ async def test_a_refused_credential_is_one_toast_not_one_per_item(sim):
         await pilot.pause(2.0)  # every item (and the catalog) has been refused meanwhile, some twice
         assert sum("Authentication failed (401)" in n for n in notifications(app)) == 1
         assert app.watch_list.counts() == (3, 0)  # still followed: fixing the profile resumes them
+
+
+async def test_an_item_settled_by_an_event_says_so(sim):
+    slow = place(sim, "10.14")  # Pending a few seconds: the event settles it before any look could
+    app = app_on(sim)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_watch(app, pilot)
+        app.watch_list.add_order(slow)
+        assert app.watch_list.settle_order(slow, "Succeeded", "settled by event msg_0f3a")  # what the receiver's work does
+        await until(pilot, lambda: table_rows(screen) and table_rows(screen)[0][3] == "final")
+        [row] = table_rows(screen)
+        assert (row[1], row[2], row[5]) == (slow, "Succeeded", "settled by event msg_0f3a")

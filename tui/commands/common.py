@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from tui.api.client import ServiceClient
     from tui.local.config import Profile
     from tui.money import MoneyWrites
+    from tui.team.mode import TeamMode
 
 EXIT_OK = 0
 EXIT_BAD_INPUT = 2
@@ -242,6 +243,26 @@ def opened_profile(options: Options) -> Iterator[Profile]:
     yield env_profile or choose_profile(ProfileStore().load(), options.profile)
 
 
+@contextmanager
+def team_mode(options: Options) -> Iterator[TeamMode | None]:
+    """Team mode (docs/team.md) for the command, for as long as it runs: the team's audit log receives
+    its money actions. Nothing is imported for it unless the config or GIFTDESK_DATABASE_URL names a
+    database; --demo stays local."""
+    from tui.local.config import ProfileStore, team_settings
+
+    if options.demo or team_settings(ProfileStore().load()) is None:
+        yield None
+        return
+    from tui.team import open_team_mode
+
+    team = open_team_mode()
+    try:
+        yield team
+    finally:
+        if team is not None:
+            team.close()
+
+
 Sleep = Callable[[float], Awaitable[None]]
 
 
@@ -258,6 +279,7 @@ class Session:
     client: ServiceClient
     options: Options
     sleep: Sleep = blocking_sleep
+    team: TeamMode | None = None  # team mode (docs/team.md): the team's stores; its audit log is installed
 
     @property
     def readonly(self) -> bool:
@@ -345,20 +367,20 @@ def run(options: Options, work: Callable[[Session], Awaitable[None]], *, concurr
     asyncio loop; the others run without one.
     """
 
-    async def session_main(profile: Profile) -> None:
+    async def session_main(profile: Profile, team: TeamMode | None) -> None:
         async with build_client(profile, concurrent=concurrent) as client:
-            await work(Session(profile, client, options, sleep=_loop_sleep() if concurrent else blocking_sleep))
+            await work(Session(profile, client, options, sleep=_loop_sleep() if concurrent else blocking_sleep, team=team))
 
     from tui.core.signals import Terminated
 
     try:
-        with opened_profile(options) as profile, terminated_as_exception():
+        with opened_profile(options) as profile, team_mode(options) as team, terminated_as_exception():
             if concurrent:
                 import asyncio
 
-                asyncio.run(session_main(profile))
+                asyncio.run(session_main(profile, team))
             else:
-                run_inline(session_main(profile))
+                run_inline(session_main(profile, team))
     except _handled_errors() as error:
         fail(str(error), exit_code_for(error), getattr(error, "hint", None))
     except KeyboardInterrupt:

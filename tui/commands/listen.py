@@ -73,7 +73,7 @@ def command(options: Options, host: str, port: int, webhook_secret_envs: tuple[s
             register_secret(secret)
         settings = ReceiverSettings(host=host, port=port, rate_per_second=rate_limit, rate_burst=max(1, int(rate_limit * 4)))
         profile = session.profile.name
-        team = None if session.profile.is_demo else _team_mode()
+        team = session.team
         try:
             receiver = Receiver(lambda: team.inbox(profile) if team is not None else _open_inbox(profile), callback_secret=callback_secret,
                                 webhook_secrets=webhook_secrets, settings=settings)
@@ -88,11 +88,7 @@ def command(options: Options, host: str, port: int, webhook_secret_envs: tuple[s
             receiver.webhook_secrets = tuple(await register_demo_webhooks(session.profile, receiver.webhook_url))
         _start_access_log()
         _introduce(receiver, settings, bool(receiver.webhook_secrets))
-        try:
-            await _serve(session, receiver, team)
-        finally:
-            if team is not None:
-                team.close()
+        await _serve(session, receiver, team)
 
     run(options, work, concurrent=True)
 
@@ -101,13 +97,6 @@ def _open_inbox(profile: str):
     from tui.local.inbox import SqliteInbox
 
     return SqliteInbox(profile, check_same_thread=False)
-
-
-def _team_mode():  # -> TeamMode | None
-    """Team mode (docs/team.md): the inbox and the watch list the receiver settles are the team's."""
-    from tui.team import open_team_mode
-
-    return open_team_mode()
 
 
 async def _serve(session: Session, receiver, team) -> None:

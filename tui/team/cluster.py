@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import glob
 import os
+import shlex
 import shutil
 import socket
 import subprocess
@@ -63,10 +64,12 @@ class Cluster:
     def url(self, database: str = "postgres") -> str:
         return f"postgresql://postgres@127.0.0.1:{self.port}/{database}"
 
-    def _run(self, *args: str) -> None:
+    def _command(self, *args: str) -> list[str]:
         command = [str(self.bindir / args[0]), *args[1:]]
-        if os.geteuid() == 0:
-            command = ["runuser", "-u", "postgres", "--", *command]
+        return ["runuser", "-u", "postgres", "--", *command] if os.geteuid() == 0 else command
+
+    def _run(self, *args: str) -> None:
+        command = self._command(*args)
         result = subprocess.run(command, capture_output=True, text=True, timeout=120)
         if result.returncode != 0:
             raise ClusterError(f"{' '.join(args[:2])} failed ({result.returncode}): {result.stderr or result.stdout}")
@@ -106,10 +109,22 @@ def running_cluster(bindir: Path) -> Iterator[Cluster]:
         cluster = Cluster(bindir, folder, _free_port())
         cluster._run("initdb", "-D", str(cluster.data), "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8")
         cluster.start()
+        guard = _guard(cluster)
         try:
             yield cluster
         finally:
+            guard.terminate()
             if cluster.running():
                 cluster.stop()
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def _guard(cluster: Cluster) -> subprocess.Popen[bytes]:
+    """A watcher that stops and removes the cluster if this process dies without doing it (killed by a
+    signal, a test run's timeout): a throwaway cluster outlives nobody. Stopped first on a normal exit."""
+    stop = " ".join(shlex.quote(part) for part in cluster._command("pg_ctl", "stop", "-m", "immediate", "-D", str(cluster.data)))
+    script = (f"while kill -0 {os.getpid()} 2>/dev/null; do sleep 1; done; "
+              f"{stop} >/dev/null 2>&1; rm -rf {shlex.quote(str(cluster.folder))}")
+    return subprocess.Popen(["sh", "-c", script], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)

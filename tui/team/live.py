@@ -24,6 +24,9 @@ from tui.team.database import CHANNEL, TeamDatabase, TeamUnreachable
 log = logging.getLogger("giftdesk.team")
 
 RETRY_SECONDS = 1.0
+# While listening, this often the listener says the database answers: a store's call that failed meanwhile
+# (a pool timeout on a loaded machine) marked the link down, and the link does not probe by itself.
+ALIVE_SECONDS = 1.0
 
 Change = Mapping[str, Any]  # {"what": "watch" | "note" | "inbox", "profile": ..., and the changed thing's id}
 
@@ -51,11 +54,12 @@ class TeamListener:
         try:
             await connection.execute(f"LISTEN {CHANNEL}")
             self.listening.set()
-            self.on_reachable(True)
-            async for notice in connection.notifies():
-                change = _change(notice.payload)
-                if change is not None:
-                    self.on_change(change)
+            while True:
+                self.on_reachable(True)  # a change of state only: said once
+                async for notice in connection.notifies(timeout=ALIVE_SECONDS):
+                    change = _change(notice.payload)
+                    if change is not None:
+                        self.on_change(change)
         finally:
             await connection.close()
 

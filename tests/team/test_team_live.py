@@ -1,0 +1,40 @@
+"""LISTEN/NOTIFY on a real PostgreSQL: every store's change is heard by another connection, and a
+link marked down by one failed call is marked up again while the listener's connection answers."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from tui.team.mode import TeamMode
+from tui.team.notes import TeamNotes
+from tui.team.watchlist import TeamWatchList
+
+
+async def eventually(condition, timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        await asyncio.sleep(0.02)
+
+
+async def test_changes_are_heard_with_what_changed(team_database, link):
+    team = TeamMode(team_database, user="bo", host="desk-2")
+    heard: list[dict] = []
+    listener = team.listener(heard.append)
+    task = asyncio.create_task(listener.run())
+    try:
+        await asyncio.wait_for(listener.listening.wait(), 10)
+        item = TeamWatchList(link).add("prod", "order", "REQ-1")
+        note = TeamNotes(link).add("prod", "REQ-1", "customer called")
+        await eventually(lambda: len(heard) == 2)
+        watch, noted = heard
+        assert (watch["what"], watch["profile"], watch["id"], watch["item"]["pinned_by"]) == ("watch", "prod", item.id, "ana")
+        assert (noted["what"], noted["id"], noted["requestId"]) == ("note", note.id, "REQ-1")
+        assert TeamWatchList(team.link).heard(watch) == item  # the item as it was written, without reading it back
+
+        team.link.mark(False)  # as a pool timeout on a loaded machine would
+        await eventually(lambda: team.link.reachable, timeout=5)
+    finally:
+        task.cancel()
+        team.close()
