@@ -17,6 +17,7 @@ import sys
 import time
 
 from bench import (
+    busy_hour,
     catalog_mirror,
     catalog_paging,
     cli_order_show,
@@ -34,7 +35,7 @@ RESULTS = ROOT / "bench" / "results.md"
 # Each script with the figure numbers it measures.
 MODULES = ((demo_launch, {1}), (cli_order_show, {2}), (catalog_paging, {3, 4}), (sim_catalog, {5}), (cpu_idle, {6}),
            (orders_board, {13}), (watch_list, {14}), (catalog_mirror, {15, 16, 17, 18}), (team, {19, 20, 21}),
-           (receiver, {28, 29, 30}))
+           (receiver, {28, 29, 30}), (busy_hour, {31, 32}))
 
 
 def machine() -> str:

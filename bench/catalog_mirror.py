@@ -224,7 +224,7 @@ def figures(quick: bool = False, brands: int = SCALE_BRANDS) -> list[Figure]:
     from tui.local.mirror import mirror_path
 
     runs, pages = (1, 30) if quick else (3, 100)
-    with private_dirs(), SimulatorServer(SimulatorSettings(brands=brands)) as sim:
+    with private_dirs(limits=False), SimulatorServer(SimulatorSettings(brands=brands, limits=None)) as sim:
         products = len(sim.state.catalog.product_by_id)
         path = mirror_path("demo-sandbox", "sandbox")  # the demo profile tests/apps.py opens
         plain, first, incremental = sync_figures(sim, runs, path)

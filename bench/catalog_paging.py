@@ -159,7 +159,7 @@ async def memory(subject: Subject, pages: int) -> dict[str, float]:
 
 def figures(quick: bool = False, brands: int = SCALE_BRANDS, pages: int | None = None, page_size: int = 50) -> list[Figure]:
     pages = pages or (30 if quick else 100)
-    with private_dirs(), SimulatorServer(SimulatorSettings(brands=brands)) as sim:
+    with private_dirs(limits=False), SimulatorServer(SimulatorSettings(brands=brands, limits=None)) as sim:
         products = len(sim.state.catalog.product_by_id)
         subjects = [giftdesk(sim, page_size), bare(sim, page_size)]
         timing = {s.name: asyncio.run(latencies(s, pages)) for s in subjects}

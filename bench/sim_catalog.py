@@ -51,7 +51,7 @@ def figures(quick: bool = False, brands: int = SCALE_BRANDS, requests: int | Non
     from tui.simulator import SimulatorServer, SimulatorSettings, demo_credential
 
     requests = requests or (15 if quick else 50)
-    with SimulatorServer(SimulatorSettings(brands=brands)) as sim, httpx.Client(
+    with SimulatorServer(SimulatorSettings(brands=brands, limits=None)) as sim, httpx.Client(
         base_url=sim.base_url, auth=demo_credential("acme-sandbox").auth, limits=httpx.Limits(max_connections=8)
     ) as client:
         products = len(sim.state.catalog.product_by_id)

@@ -106,7 +106,7 @@ def figures(quick: bool = False, orders: int = 500, seconds: float | None = None
     seconds = seconds or (4.0 if quick else 15.0)
     timing = TIMING_PRESETS["fast"].replace(pause_seconds=3600.0)
     with private_dirs(), tempfile.TemporaryDirectory() as empty, tempfile.TemporaryDirectory() as full:
-        sim = SimulatorServer(SimulatorSettings(timing=timing))
+        sim = SimulatorServer(SimulatorSettings(timing=timing, limits=None))  # the scheduler's own budget is measured
         counter = CountingApp(sim._server.config.app)
         sim._server.config.app = counter  # counted where the provider would count them
         with sim:

@@ -28,7 +28,8 @@ T = TypeVar("T")
 PROFILE_FOR_CREDENTIAL = {"acme-sandbox": "demo-sandbox", "acme-production": "demo-production", "other-sandbox": "demo-other"}
 
 
-def demo_profiles(base_url: str, *, readonly_profiles: frozenset[str] = frozenset()) -> dict:
+def demo_profiles(base_url: str, *, readonly_profiles: frozenset[str] = frozenset(), limits: dict | None = None) -> dict:
+    """`limits`: every profile's overrides of the provider's limits (tui.api.limits)."""
     profiles = {}
     for credential in DEMO_CREDENTIALS:
         if credential.name not in PROFILE_FOR_CREDENTIAL:  # e.g. acme-catalog-only: tests that want it make its profile
@@ -37,6 +38,8 @@ def demo_profiles(base_url: str, *, readonly_profiles: frozenset[str] = frozense
         profile = demo_profile(name, credential.environment, base_url, credential.client_id, credential.client_secret)
         if name in readonly_profiles:
             profile = dataclasses.replace(profile, readonly=True)
+        if limits:
+            profile = dataclasses.replace(profile, limits=limits)
         profiles[name] = profile
     return profiles
 

@@ -5,12 +5,23 @@ Fixtures (stable; other test modules rely on them):
 - `sim`: one SimulatorServer per test session (per xdist worker), default
   seed 1, 300 brands, "fast" timing, no faults. Its state is shared, so use
   a fresh RequestId (e.g. uuid4) per order and do not drain account 1001.
+  It enforces no rate limits (`limits=None`): hundreds of tests share its three
+  credentials, and the provider's budget (4 transactions an hour) is one per
+  credential.
 - `demo_sim`: one SimulatorServer per test session with the settings of `giftdesk --demo`
-  (tui.demo.demo_settings: 200 orders of past, place limits); shared like `sim`.
+  (tui.demo.demo_settings: 200 orders of past, place limits); shared like `sim`, so
+  without rate limits either.
 - `sim_factory(settings=None, **fields)`: start a server with custom
   SimulatorSettings (fields override `settings`, e.g.
   `sim_factory(faults="drop=1", timing=TIMING_PRESETS["fast"].replace(step_seconds=0.05))`);
-  every server it started is stopped when the test ends.
+  every server it started is stopped when the test ends. Without `settings` it
+  enforces no rate limits unless the test asks (`limits=PROVIDER_LIMITS` from
+  tui.simulator.rate_limits, or a shorter table).
+- `unhurried_client` (autouse): GIFTDESK_LIMITS relaxes the client's table of the
+  provider's limits (tui.api.limits) for tests that are not about them, whose
+  simulators enforce none: catalog paging at 1 page a second alone would add
+  minutes to the suite. Tests of the limits use `provider_limits` (DESIGN's table,
+  as a user has it) or a stored profile's own `[limits]`.
 - `isolated_dirs` (autouse): GIFTDESK_CONFIG, GIFTDESK_DATA_DIR and GIFTDESK_LOG_DIR
   point into the test's tmp_path and the GIFTDESK_* profile and folder variables are
   unset (and put back after), so no test reads or writes the real user directories.
@@ -29,6 +40,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
+from tui.api.limits import DEFAULT_LIMITS, LIMITS_VARIABLE
 from tui.simulator import DEMO_CREDENTIALS, DemoCredential, SimulatorServer, SimulatorSettings
 
 pytest_plugins = ["memory_keyring", "hostile_walk", "pg_fixtures"]  # the in-memory keyring; the hostile simulator (hostile_sim, walk_data); PostgreSQL (pg_cluster, team_url, own_cluster)
@@ -46,9 +58,23 @@ def isolated_dirs(tmp_path, monkeypatch) -> None:
         monkeypatch.delenv(variable, raising=False)
 
 
+RELAXED_LIMITS = ",".join(f"{endpoint}=10000/s" for endpoint in DEFAULT_LIMITS)
+
+
+@pytest.fixture(autouse=True)
+def unhurried_client(monkeypatch) -> None:
+    monkeypatch.setenv(LIMITS_VARIABLE, RELAXED_LIMITS)
+
+
+@pytest.fixture
+def provider_limits(monkeypatch) -> None:
+    """The client keeps DESIGN's table of the provider's limits, as it does for a user."""
+    monkeypatch.delenv(LIMITS_VARIABLE)
+
+
 @pytest.fixture(scope="session")
 def sim() -> Iterator[SimulatorServer]:
-    with SimulatorServer(SimulatorSettings()) as server:
+    with SimulatorServer(SimulatorSettings(limits=None)) as server:
         yield server
 
 
@@ -57,7 +83,7 @@ def demo_sim() -> Iterator[SimulatorServer]:
     """The simulator `giftdesk --demo` runs (its past of orders, the provider's pacing), one per session."""
     from tui.demo import demo_settings
 
-    with SimulatorServer(demo_settings()) as server:
+    with SimulatorServer(dataclasses.replace(demo_settings(), limits=None)) as server:  # shared: see `sim`
         yield server
 
 
@@ -66,7 +92,8 @@ def sim_factory() -> Iterator[Callable[..., SimulatorServer]]:
     started: list[SimulatorServer] = []
 
     def start(settings: SimulatorSettings | None = None, **fields) -> SimulatorServer:
-        server = SimulatorServer(dataclasses.replace(settings or SimulatorSettings(), **fields)).start()
+        base = settings or SimulatorSettings(limits=None)  # no limits unless asked for (see above)
+        server = SimulatorServer(dataclasses.replace(base, **fields)).start()
         started.append(server)
         return server
 

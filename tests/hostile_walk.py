@@ -51,7 +51,7 @@ def drawn(app) -> str:
 
 @pytest.fixture(scope="module")
 def hostile_sim():
-    with SimulatorServer(SimulatorSettings(hostile=True, brands=40)) as server:
+    with SimulatorServer(SimulatorSettings(hostile=True, brands=40, limits=None)) as server:  # shared by the walk: no limits (conftest, sim)
         yield server
 
 

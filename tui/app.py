@@ -30,6 +30,7 @@ from widgets.status_badge import use_palette
 
 if TYPE_CHECKING:
     from tui.api.errors import ServiceError
+    from tui.api.limits import Limit
     from tui.core.jump import Jump
     from tui.demo import DemoBackend
     from tui.local.config import Config, Profile, ProfileStore
@@ -181,6 +182,7 @@ class GiftdeskApp(GiftdeskHost):
             # Only while the demo's simulator has not said it serves: a later session has nothing to wait for.
             wait_ready=self.settings.demo.wait_ready if self.settings.demo and not self.settings.demo.ready else None,
             on_retry=self._notify_retry,
+            on_wait=self._notify_wait,
             client_options=self.settings.client_options,
         )
 
@@ -409,11 +411,14 @@ class GiftdeskApp(GiftdeskHost):
     async def action_go(self, name: str) -> None:
         await self.navigate(name)
 
-    def open_test_order(self, product=None) -> None:
-        """The guarded new-test-order form (catalog `enter`, Order `t`); it opens the order it places."""
+    def open_test_order(self, product=None, currency: str | None = None) -> None:
+        """The guarded new-test-order form (catalog `enter`, Order `t`); it opens the order it places.
+
+        `currency`: the product's brand's, its face values' currency.
+        """
         from tui.screens.test_order import TestOrderScreen
 
-        self.push_screen(TestOrderScreen(product))
+        self.push_screen(TestOrderScreen(product, currency=currency))
 
     def action_jump(self) -> None:
         from tui.screens.jump import JumpScreen
@@ -450,6 +455,11 @@ class GiftdeskApp(GiftdeskHost):
 
     def _notify_retry(self, attempt: int, delay: float, reason: str) -> None:
         self.notify(f"{reason}: retrying in {delay:.0f} s (attempt {attempt}).", title="Retrying", severity="warning")
+
+    def _notify_wait(self, endpoint: str, seconds: float, limit: Limit | None) -> None:
+        rule = f"the provider allows {limit}" if limit else "the provider asked for a pause"
+        self.notify(f"Waiting {seconds:.0f} s for a turn at {endpoint} ({rule}).", title="Provider's limit",
+                    timeout=max(3.0, seconds))
 
     def report_error(self, error: BaseException) -> None:
         """Say what happened and what to do; never a secret, never a crash."""

@@ -14,9 +14,11 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from tui.api.client import ServiceClient
     from tui.local.config import Profile
+    from tui.local.report_copies import ReportCopies
     from tui.local.state_files import ChosenAccounts
 
 RetryNotice = Callable[[int, float, str], None]  # attempt, delay in s, reason
+WaitNotice = Callable[[str, float, Any], None]  # endpoint, seconds, its tui.api.limits.Limit (or None)
 # Secrets read without waiting (the demo's in memory, an environment variable); a command or a keyring may block.
 SECRETS_AT_HAND = frozenset({"inline-demo", "env"})
 
@@ -30,6 +32,7 @@ class Session:
         chosen_accounts: ChosenAccounts | None = None,
         wait_ready: Callable[[], Awaitable[None]] | None = None,
         on_retry: RetryNotice | None = None,
+        on_wait: WaitNotice | None = None,
         client_options: dict[str, Any] | None = None,
     ) -> None:
         self.profile = profile
@@ -39,8 +42,10 @@ class Session:
         self._chosen_accounts = chosen_accounts
         self._wait_ready = wait_ready
         self._on_retry = on_retry
+        self._on_wait = on_wait
         self._client_options = client_options or {}
         self._client: ServiceClient | None = None
+        self._copies: ReportCopies | None = None
         self._cleanups: list[Callable[[], None]] = []
         self._client_lock = asyncio.Lock()
         self.account_id: int | None = self._remembered_account()
@@ -90,15 +95,29 @@ class Session:
     def _build_client(self) -> ServiceClient:
         from tui.api.client import ServiceClient
         from tui.local.config import resolve_secret
+        from tui.local.limit_store import profile_limiter
 
+        options = {"limiter": profile_limiter(self.profile), **self._client_options}
         return ServiceClient(
             self.profile.base_url,
             self.profile.client_id,
             resolve_secret(self.profile),
             on_retry=self._on_retry,
+            on_wait=self._on_wait,
             environment=self.profile.environment,
-            **self._client_options,
+            **options,
         )
+
+    def copies(self) -> ReportCopies:
+        """The profile's local copies of the scarce reports (tui.local.report_copies), opened on first use."""
+        if self._copies is None:
+            from tui.api.limits import limits_table
+            from tui.local.limit_store import profile_database
+            from tui.local.report_copies import ReportCopies
+
+            self._copies = ReportCopies(profile_database(self.profile.name, self.profile.environment),
+                                        limits_table(self.profile.limits))
+        return self._copies
 
     def when_closed(self, cleanup: Callable[[], None]) -> None:
         """Run `cleanup` when the session ends (e.g. stop a listener it started, freeing its port)."""
@@ -111,6 +130,9 @@ class Session:
 
     async def close(self) -> None:
         self.release()
+        if self._copies is not None:
+            self._copies.close()
+            self._copies = None
         if self._client is not None:
             await self._client.aclose()
             self._client = None

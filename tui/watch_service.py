@@ -18,16 +18,17 @@ import logging
 from collections.abc import Callable, Coroutine, Mapping
 from typing import TYPE_CHECKING, Any
 
+from tui.api.limits import limits_table
 from tui.core.endings import NEEDS_ATTENTION
 from tui.core.polling import Backoff
 from tui.core.watching import (
     DEFAULT_BACKOFF,
-    DEFAULT_BUDGET,
     Budget,
     Observation,
     Pasted,
     Watched,
     WatchScheduler,
+    budget_for,
     client_fetch,
 )
 from tui.local.watchlist import WatchedItem, WatchList
@@ -54,16 +55,18 @@ class WatchService:
         store: WatchList | TeamWatchList | None = None,
         on_change: OnChange | None = None,
         on_error: OnError | None = None,
-        budget: Budget = DEFAULT_BUDGET,
+        budget: Budget | None = None,
         backoff: Backoff = DEFAULT_BACKOFF,
     ) -> None:
+        """`budget`: by default the one the profile's table of the provider's limits allows (tui.api.limits)."""
         self.session = session
         self.profile = session.profile.name
         self.store: WatchList | TeamWatchList = store or WatchList()
         self.on_change = on_change
         self.on_error = on_error
         self.scheduler = WatchScheduler(client_fetch(session.client), self._changed, on_error=self._failed,
-                                        budget=budget, backoff=backoff, active_profile=self.profile)
+                                        budget=budget or budget_for(limits_table(session.profile.limits)),
+                                        backoff=backoff, active_profile=self.profile)
         self._task: asyncio.Task[None] | None = None
         self._closed = False
         self.leading = isinstance(self.store, WatchList)  # a local list is this process's alone

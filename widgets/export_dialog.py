@@ -9,6 +9,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Label
 
+from tui.core.words import counted
 from tui.local.exports import FORMATS, ExportFormat
 
 
@@ -35,7 +36,7 @@ class ExportDialog(ModalScreen["ExportFormat | None"]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label(f"Export {self.row_count} rows of {self.what}, as shown (masked)")
+            yield Label(f"Export {counted(self.row_count, 'row')} of {self.what}, as shown (masked)")
             with Horizontal(id="export-buttons"):
                 yield Button("Cancel", id="cancel")
                 for fmt in FORMATS:

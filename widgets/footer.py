@@ -9,6 +9,11 @@ same keys, and not at all when the keys it would show are the ones it shows
 (on the catalog's way to its first rows, a second batch changed nothing on
 show). A compact footer's keys are also made compact as they are built,
 where Textual's would restyle each key again on mounting it.
+
+Keys that do not fit the width are left out whole (issue 26: Textual cuts the
+last one mid-word, `n Ne▏`), from the end: the app's own keys (quit, jump)
+come last, and a screen lists its everyday keys first. Every key stays in
+Help and the command palette.
 """
 
 from __future__ import annotations
@@ -46,6 +51,23 @@ class KeysFooter(Footer):
         self._recompose_due = False
         if self.is_attached and self._keys_shown() != self._shown:  # its screen may have gone meanwhile
             await self.recompose()
+            self.call_after_refresh(self.fit_keys)
+
+    def on_mount(self) -> None:
+        self.call_after_refresh(self.fit_keys)
+
+    def on_resize(self) -> None:
+        self.fit_keys()
+
+    def fit_keys(self) -> None:
+        """Show the keys that fit whole, in order; hide the rest (and the palette's key stays at the right)."""
+        keys = [key for key in self.query_children(FooterKey) if not key.has_class("-command-palette")]
+        palette = sum(key.outer_size.width for key in self.query_children(FooterKey) if key.has_class("-command-palette"))
+        room = self.size.width - palette
+        for key in keys:
+            margin = key.styles.margin
+            room -= key.render().cell_len + margin.left + margin.right
+            key.display = room >= 0
 
     def _keys_shown(self) -> tuple[object, ...]:
         """Everything of the screen's bindings that Footer.compose draws from, and the look's settings."""

@@ -61,6 +61,16 @@ def format_amount(value: Amount, currency: str) -> str:
     return f"{rounded:,.{places}f}"
 
 
+def exact_amount(value: Amount, currency: str) -> str:
+    """For files and scripts: `71219.8, "USD"` -> `71219.80`; no grouping, never rounded (`1.005` stays)."""
+    amount = to_decimal(value)
+    places = minor_units(currency)
+    exponent = amount.as_tuple().exponent
+    if isinstance(exponent, int) and exponent > -places:
+        amount = amount.quantize(Decimal(1).scaleb(-places))
+    return f"{amount:f}"
+
+
 def format_money(value: Amount, currency: str) -> str:
     """`1234.5, "USD"` -> `1,234.50 USD`."""
     return f"{format_amount(value, currency)} {currency}"

@@ -17,6 +17,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Input, Label, Static
 
+from tui.core.words import counted
 from widgets.safe_text import safe
 
 
@@ -35,7 +36,7 @@ class PageState:
         return replace(self, index=min(max(index, 0), self.pages - 1))
 
     def describe(self, noun: str) -> str:
-        return f"page {self.index + 1:,} of {self.pages:,} · {self.count:,} {noun}"
+        return f"page {self.index + 1:,} of {self.pages:,} · {counted(self.count, noun)}"
 
 
 def parse_page_number(text: str, pages: int) -> int | str:
@@ -75,7 +76,7 @@ class Pager(Horizontal):
     def compose(self) -> ComposeResult:
         yield Static(self._status(), id="pager-status")
         # Go-to is offered once there are pages to go to.
-        yield Label("g: go to page ", id="pager-go").set_styles(display="block" if self.answered else "none")
+        yield Label("g: page ", id="pager-go").set_styles(display="block" if self.answered else "none")
         yield Input(placeholder=self._range(), id="pager-jump", compact=True, max_length=7).set_styles(
             display="block" if self.answered else "none")
         yield Label("", id="pager-error")

@@ -5,6 +5,9 @@ so refilling it with 6,000 rows on each keystroke of a filter takes half a
 second. `RowTable` has fixed column widths and keeps the rows as a list:
 `set_rows` costs nothing per row, and a frame draws again only the lines in
 view whose row or cursor changed (each row's line is drawn once and kept).
+A column's width is the least it gets; columns that `grow` share the room a
+wider table has (`grown_widths`), so a wide terminal shows more of what
+matters instead of an empty right half.
 Rows can be any objects: `cells(row)` gives a row's cells, asked only for
 the rows drawn (and for `get_row_at`). Cells are Rich `Text` (outside
 strings through `widgets.safe_text.safe`).
@@ -40,7 +43,32 @@ CACHE_LINES = 5_000  # lines kept drawn, per cache (about 5 KB a row with its st
 class RowColumn:
     key: str
     title: str
-    width: int
+    width: int  # the least it gets; longer cells are cut with …
+    grow: int = 0  # its share of the room beyond every column's width
+
+
+def grown_widths(columns: Sequence[RowColumn], room: int) -> list[int]:
+    """Each column's width in `room` cells (padding included in the room, not in the widths)."""
+    widths = [column.width for column in columns]
+    spare = room - sum(width + 2 * PADDING for width in widths)
+    shares = sum(column.grow for column in columns)
+    if spare <= 0 or not shares:
+        return widths
+    growing = [index for index, column in enumerate(columns) if column.grow]
+    for index in growing:
+        widths[index] += spare * columns[index].grow // shares
+    widths[growing[-1]] += room - sum(width + 2 * PADDING for width in widths)  # what rounding left
+    return widths
+
+
+def whole_columns(widths: Sequence[int], room: int) -> int:
+    """The cells the leading columns take that fit `room` whole (padding included)."""
+    used = 0
+    for width in widths:
+        if used + width + 2 * PADDING > room:
+            break
+        used += width + 2 * PADDING
+    return used
 
 
 class RowTable(ScrollView, can_focus=True):
@@ -102,9 +130,25 @@ class RowTable(ScrollView, can_focus=True):
         self._top = 0  # the first row in view, as of this frame
         self._style_key: tuple[bool, str] | None = None
         self._style_set: tuple[Style, Style, Style, Style] = (Style(), Style(), Style(), Style())
-        self._width = sum(column.width + 2 * PADDING for column in self.columns)
+        self.widths = [column.width for column in self.columns]
+        self._width = sum(width + 2 * PADDING for width in self.widths)
+        self._whole = self._width  # unscrolled, the cells up to the last column that shows whole
         self._header: Strip | None = None  # the titles, drawn when first shown
         self.virtual_size = Size(self._width, 1)
+
+    def on_resize(self) -> None:
+        # The vertical scroll bar's room is kept whether it shows or not: widths do not jump with the rows.
+        room = self.size.width - self.styles.scrollbar_size_vertical
+        widths = grown_widths(self.columns, room)
+        self._whole = whole_columns(widths, room)
+        if widths != self.widths:
+            self.widths = widths
+            self._width = sum(width + 2 * PADDING for width in widths)
+            self._strips.clear()
+            self._drawn.clear()
+            self._header = None
+            self.virtual_size = Size(self._width, len(self.rows) + 1)
+            self.refresh()
 
     # --- data -------------------------------------------------------------------------
 
@@ -156,11 +200,11 @@ class RowTable(ScrollView, can_focus=True):
         console = self.app.console
         segments: list[Segment] = []
         plain = ""
-        for column, cell in zip(self.columns, cells, strict=False):
-            if cell.cell_len > column.width:
+        for width, cell in zip(self.widths, cells, strict=False):
+            if cell.cell_len > width:
                 cell = cell.copy()
-                cell.truncate(column.width, overflow="ellipsis")
-            gap = column.width - cell.cell_len
+                cell.truncate(width, overflow="ellipsis")
+            gap = width - cell.cell_len
             before, after = (PADDING + gap, PADDING) if cell.justify == "right" else (PADDING, PADDING + gap)
             plain += " " * before
             style = console.get_style(cell.style) if cell.style else None
@@ -235,6 +279,8 @@ class RowTable(ScrollView, can_focus=True):
         """A line styled and cut to the view, scrolled left or right."""
         assert self._frame is not None
         _, scroll_x, width = self._frame
+        if scroll_x == 0 and strip.cell_length > self._whole:  # a column cut at the edge shows once scrolled to
+            strip = strip.crop(0, self._whole)
         if scroll_x == 0 and strip.cell_length <= width:  # not scrolled: one new line, not three
             segments = list(Segment.apply_style(strip, style))
             if strip.cell_length < width:
@@ -284,8 +330,8 @@ class RowTable(ScrollView, can_focus=True):
             return
         x = offset.x + self.scroll_offset.x
         if offset.y == 0:
-            for column in self.columns:
-                x -= column.width + 2 * PADDING
+            for column, width in zip(self.columns, self.widths, strict=True):
+                x -= width + 2 * PADDING
                 if x < 0:
                     self.post_message(self.HeaderSelected(self, column))
                     return

@@ -361,7 +361,7 @@ async def test_backoff_is_capped_and_jittered_downwards():
 async def test_retry_after_is_honoured(connect, sleeps):
     client, service = connect(httpx.Response(429, headers={"Retry-After": "3"}), ORDER)
     await client.get_order("req-1")
-    assert sleeps == [3.0] and len(service.requests) == 2
+    assert sleeps == [pytest.approx(3.0, abs=0.5)] and len(service.requests) == 2  # the limiter waits out the hold
 
 
 async def test_a_retry_after_beyond_the_cap_is_not_waited_for(connect, sleeps):

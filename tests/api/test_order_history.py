@@ -60,7 +60,7 @@ def seeded():
     """A simulator with a seeded past; tests here only read it."""
     from tui.simulator import SimulatorServer, SimulatorSettings
 
-    with SimulatorServer(SimulatorSettings(seed=7, history=SEEDED)) as server:
+    with SimulatorServer(SimulatorSettings(seed=7, history=SEEDED, limits=None)) as server:  # shared by the module: no limits (conftest, sim)
         yield server
 
 

@@ -15,6 +15,7 @@ import pytest
 
 from tui.api.client import NO_RETRY, ServiceClient
 from tui.api.errors import RateLimitedError
+from tui.api.limiter import Limiter
 from tui.api.models import OrderLine, PlaceOrder
 from tui.api.pacing import PlaceLimits, PlacePacer
 from tui.simulator.pacing import PlaceOrderLimits
@@ -89,7 +90,7 @@ async def test_client_waits_before_sending_a_call_too_soon():
         clock.now += seconds
 
     async with ServiceClient("http://svc.test", "id", "pacing-test-Secr3t-2c1d", transport=httpx.MockTransport(service),
-                             sleep=sleep, pacer=PlacePacer(clock=clock)) as client:
+                             sleep=sleep, pacer=PlacePacer(clock=clock), limiter=Limiter(clock=clock)) as client:
         for _ in range(7):
             await client.place_order(PlaceOrder(str(uuid.uuid4()), 1001, [OrderLine(FIXED_PRODUCT, 1, VALUE)]))
     assert sleeps[:5] == [pytest.approx(0.5)] * 5

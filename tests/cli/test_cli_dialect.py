@@ -54,7 +54,7 @@ def test_accounts_without_sandbox_mode_take_the_profiles_environment(giftdesk, f
         {"id": 7, "currency": "USD", "balance": {"value": 5.5, "currencyCode": "USD"}, "isActive": True}]}))
     result = giftdesk("accounts", "--csv")
     assert result.exit_code == 0, result.stderr
-    assert result.stdout.splitlines()[1] == "7,USD,5.5,yes,sandbox"
+    assert result.stdout.splitlines()[1] == "7,USD,5.50,yes,sandbox"
 
 
 def test_a_truly_malformed_answer_is_exit_5_naming_the_field(giftdesk, fake_service):

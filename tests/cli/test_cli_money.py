@@ -125,7 +125,7 @@ def test_rates_three_ways(giftdesk, own_sim):
 def test_accounts_and_catalog_csv(giftdesk, own_sim):
     accounts = list(csv.reader(io.StringIO(giftdesk("accounts", "--csv").stdout)))
     assert accounts[0] == ["ID", "CURRENCY", "BALANCE", "ACTIVE", "ENVIRONMENT"]
-    assert ["1001", "USD", "100000.0", "yes", "sandbox"] in accounts  # the number as the service sent it
+    assert ["1001", "USD", "100000.00", "yes", "sandbox"] in accounts  # exact, in the currency's minor units (issue 26)
     result = giftdesk("catalog", "--csv", "--brand-id", "5")
     rows = list(csv.reader(io.StringIO(result.stdout)))
     assert rows[0][:4] == ["BRAND", "COUNTRY", "PRODUCT", "NAME"]

@@ -52,7 +52,8 @@ def test_add_list_use_show_remove() -> None:
     data = json.loads(run("show", "sbx", "--json").stdout)
     assert data == {"name": "sbx", "environment": "sandbox", "base_url": "https://sandbox.example.com",
                     "client_id": "acme-client", "secret": {"kind": "env", "ref": "SBX_SECRET"},
-                    "default_account": None, "readonly": False, "stuck_after_minutes": None, "current": False}
+                    "default_account": None, "readonly": False, "stuck_after_minutes": None, "limits": None,
+                    "current": False}
 
     removed = run("remove", "live")
     assert removed.exit_code == 0

@@ -162,7 +162,7 @@ async def _ready() -> None:
 
 class PagerApp(App[None]):
     def compose(self) -> ComposeResult:
-        yield Pager("brands")
+        yield Pager("brand")
 
 
 def status(node) -> str:

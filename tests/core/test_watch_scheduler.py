@@ -159,3 +159,12 @@ def test_pasted_lines_are_classified():
         ("order", "REQ-1"), ("payout", "https://pay.example.test/payout/abc123%3D"), ("payout", "abcdEFGH1234==")]
     assert classify("  ") is None
     assert classify("5d0c3f4e-0c1a-4f7e-9d59-0d3b7c3c2a11").kind == "order"
+
+
+def test_the_budget_keeps_get_orders_and_payout_statuss_limits_from_the_table():
+    from tui.api.limits import DEFAULT_LIMITS, parse_overrides
+    from tui.core.watching import DEFAULT_BUDGET, budget_for
+
+    assert DEFAULT_BUDGET.per_second == 2.0 == DEFAULT_LIMITS["get_order"].per_second  # 120/min
+    slower = budget_for({**DEFAULT_LIMITS, **parse_overrides({"payout_status": "30/min"})})
+    assert slower.per_second == 0.5  # one budget for both kinds: never more than either endpoint allows

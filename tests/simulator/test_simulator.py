@@ -44,7 +44,7 @@ DROP_SEED = 6  # with "drop=0.5", this seed drops the first two redeems of the t
 @pytest.fixture(scope="module")
 def quick():
     """A server of its own with short timings, for everything that waits."""
-    with SimulatorServer(SimulatorSettings(timing=QUICK)) as server:
+    with SimulatorServer(SimulatorSettings(timing=QUICK, limits=None)) as server:  # shared by the module: no limits (conftest, sim)
         yield server
 
 

@@ -81,8 +81,9 @@ async def test_callbacks_and_card_detail_show_hostile_text_literally(hostile_sim
         await until(pilot, lambda: screen.hub.running)
         for text in HOSTILE_STRINGS:
             body = {"orderId": 7, "status": text, "requestId": text, "secretKey": SECRET, "totalCards": 1}
-            assert httpx.post(screen.hub.listener.url, json=body).status_code < 300
-        httpx.post(screen.hub.listener.url, json={"orderId": 7, "status": "x", "requestId": "y", "secretKey": HOSTILE_STRINGS[7]})
+            assert httpx.post(screen.hub.listener.url, json=body, timeout=30).status_code < 300  # each waits for its fsync
+        httpx.post(screen.hub.listener.url, json={"orderId": 7, "status": "x", "requestId": "y", "secretKey": HOSTILE_STRINGS[7]},
+                   timeout=30)
         await until(pilot, lambda: screen.query_one("#inbox", DataTable).row_count >= len(HOSTILE_STRINGS))
         await settle(pilot)
         screen.query_one("#inbox", DataTable).focus()

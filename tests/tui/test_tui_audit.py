@@ -89,7 +89,8 @@ async def test_an_empty_log_says_what_is_recorded(sim, audit_file):
         assert "No audit entries yet" in str(screen.query_one("#audit-summary", Static).render())
 
 
-def test_snapshot_audit(sim, snap_compare, audit_file):
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)], ids=["80x24", "160x48"])
+def test_snapshot_audit(sim, snap_compare, audit_file, size):
     app = app_on(sim)
 
     async def run_before(pilot) -> None:
@@ -98,7 +99,7 @@ def test_snapshot_audit(sim, snap_compare, audit_file):
         await pilot.press("slash", *"redeem", "enter")
         assert len(rows(screen)) == 3
 
-    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
 
 
 @pytest.mark.parametrize("fmt", ["csv", "json"])

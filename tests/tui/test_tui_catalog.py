@@ -247,7 +247,7 @@ def test_target_currency_prices(sim, snap_compare, catalog_requests):
         screen = pilot.app.screen
         await shown_in_full(pilot, "1")
         assert catalog_requests[-1].target_currency == "EUR"
-        assert pager_text(screen) == "page 1 of 1 · 1 brands   prices in EUR"
+        assert pager_text(screen) == "page 1 of 1 · 1 brand   prices in EUR"
         assert rows(brands(screen))[0][4].endswith(" EUR")
         assert all(row[3].endswith(" EUR") for row in rows(products(screen)))
         assert rows(products(screen))[0][2] == "25.00"  # face values stay in the brand's currency
@@ -278,7 +278,8 @@ async def test_payout_products_are_marked_and_empty_texts_hidden(sim):
         await settle(pilot)
         await apply_filters(pilot, brand_id="2")
         screen = pilot.app.screen
-        assert rows(products(screen))[0][1] == "Giftdesk USD Payout PAYOUT"
+        name = rows(products(screen))[0][1]  # at 80 columns the name gives way to the values, not its mark
+        assert name.startswith("Giftdesk US") and name.endswith("… PAYOUT")
         assert rows(products(screen))[0][4] == "unrestricted"
         await apply_filters(pilot, brand_id="6")  # Bäckerei Blau: every text is null, no categories
         assert screen.detail.name == "Bäckerei Blau"
@@ -377,7 +378,7 @@ def test_v1_toggle(sim, snap_compare, catalog_requests):
         await settle(pilot)
         screen = pilot.app.screen
         assert screen.version == 1 and screen.query_one(FilterBar).disabled
-        assert pager_text(screen) == "page 1 of 6 · 300 brands   v1: flat list, no filters"
+        assert pager_text(screen) == "page 1 of 6 · 300 brands   v1: flat list, no filters · as of 12:04 (3 min ago)"
         await pilot.press("n")  # v1 pages are cut here: no request
         await settle(pilot)
         assert screen.page.index == 1 and len(catalog_requests) == 1

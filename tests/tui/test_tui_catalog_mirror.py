@@ -105,7 +105,7 @@ async def test_v2_filters_apply_to_the_mirror_and_live_is_one_key_away(own_sim, 
         assert {row[1] for row in rows(table)} == {"GB"} and 0 < screen.page.count <= gb
         await pilot.press("escape", "l")
         await settle(pilot)
-        assert note(screen).endswith("live service (mirror synced just now)")
+        assert note(screen).endswith("live; mirror synced just now")
         assert screen.page.count == gb  # the service's own answer to CountryCode=GB
 
 

@@ -26,7 +26,7 @@ from tui.api.statuses import is_order_final
 from tui.core.polling import Backoff
 from tui.local.storage import CARD_COPY, CARD_REVEAL, TEST_ORDER, AuditLog, RecentOrders
 from tui.screens.order import OrderScreen
-from tui.screens.test_order import PRODUCTION_PHRASE, TestOrderScreen
+from tui.screens.test_order import TestOrderScreen
 from tui.simulator import TIMING_PRESETS, demo_credential
 from widgets.confirm import ConfirmScreen
 from widgets.masked import MaskedValue
@@ -479,8 +479,8 @@ async def test_sandbox_test_order_is_confirmed_placed_audited_and_followed(sim):
         await fill(pilot, form, product_id="102", face_value="12.50", quantity="2")
         await press_place(pilot)
         await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
-        summary = str(app.screen.query_one("#summary").render())
-        for fact in ("SANDBOX", "1001 (USD)", "102 Acme Books eGift", "Face value:  12.5", "Quantity:    2", request_id):
+        summary = app.screen.summary_text()
+        for fact in ("SANDBOX", "1001 (", "102 Acme Books eGift", "Face value:  12.50 USD × 2 = 25.00 USD", request_id):
             assert fact in summary
         assert app.screen.typed_phrase is None
         await pilot.click("#confirm")
@@ -504,10 +504,13 @@ async def test_production_needs_the_typed_phrase_and_nothing_is_placed_without_i
         await press_place(pilot)
         await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
         confirm = app.screen
-        assert confirm.typed_phrase == PRODUCTION_PHRASE
-        assert "PRODUCTION" in str(confirm.query_one("#summary").render())
-        await pilot.press(*"place order", "enter")  # not the phrase
+        assert confirm.typed_phrase == "10.00"  # the total face value: 10 × 1
+        summary = confirm.summary_text()
+        assert "PRODUCTION" in summary and "10.00 USD × 1 = 10.00 USD" in summary
+        assert confirm.title_text == "Place this production order?"
+        await pilot.press(*"10", "enter")  # not the phrase
         assert app.screen is confirm and confirm.query_one("#confirm").disabled
+        assert "That is not the total face value" in str(confirm.query_one("#phrase-problem").render())
         await pilot.press("escape")
         await pilot.pause(0.2)
         assert app.screen is form
@@ -515,7 +518,7 @@ async def test_production_needs_the_typed_phrase_and_nothing_is_placed_without_i
 
         await press_place(pilot)
         await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
-        await pilot.press(*PRODUCTION_PHRASE, "enter")
+        await pilot.press(*"10.00", "enter")
         await until(pilot, lambda: isinstance(app.screen, OrderScreen))
     assert placed(sim, request_id, "acme-production")
 

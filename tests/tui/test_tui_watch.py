@@ -163,13 +163,14 @@ def fixed_list(monkeypatch):
     time.tzset()
 
 
-def test_snapshot_watch_screen(sim, snap_compare, fixed_list):
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)], ids=["80x24", "160x48"])
+def test_snapshot_watch_screen(sim, snap_compare, fixed_list, size):
     app = app_on(sim)
 
     async def run_before(pilot) -> None:
         await open_watch(app, pilot)
 
-    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
 
 
 def test_snapshot_paste_dialog(sim, snap_compare):

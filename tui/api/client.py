@@ -24,6 +24,7 @@ from urllib.parse import quote
 
 import httpx
 
+from tui.api import limits as endpoints
 from tui.api import wire_json
 from tui.api.errors import (
     AuthenticationError,
@@ -36,6 +37,8 @@ from tui.api.errors import (
     ServiceError,
     UnreachableError,
 )
+from tui.api.limiter import Limiter, Turn
+from tui.api.limits import Limit
 from tui.api.pacing import PlacePacer
 from tui.api.payout_rules import validate_redeem
 from tui.api.redact import Secret, mask_text, register_secret
@@ -76,6 +79,9 @@ TRANSACTIONS_PATH = "/api/integration/v1.0/transactions"
 EXCHANGE_RATES_PATH = "/api/integration/v1.0/exchange-rates"
 
 DEFAULT_TIMEOUT = httpx.Timeout(10.0, connect=5.0)
+# A turn further away than this is not waited for: the request fails saying when it will be possible.
+DEFAULT_MAX_WAIT = 60.0
+VISIBLE_WAIT = 1.0  # a wait for the limiter longer than this is told (on_wait)
 
 class WireDays(Protocol):
     """A day range as the history endpoints take it: `{"startDate": ..., "endDate": ...}`."""
@@ -84,6 +90,7 @@ class WireDays(Protocol):
 
 
 OnRetry = Callable[[int, float, str], None]
+OnWait = Callable[[str, float, "Limit | None"], None]  # endpoint, seconds to wait, its limit
 Sleep = Callable[[float], Awaitable[None]]
 M = TypeVar("M", bound="BaseModel")
 
@@ -175,8 +182,14 @@ class ServiceClient:
         sleep: Sleep = event_loop_sleep,
         rand: Callable[[], float] = random.random,
         pacer: PlacePacer | None = None,
+        limiter: Limiter | None = None,
+        on_wait: OnWait | None = None,
+        max_wait: float = DEFAULT_MAX_WAIT,
         environment: str | None = None,
     ) -> None:
+        """`limiter`: the provider's limits (tui.api.limiter); without one, DESIGN's table kept in this process.
+        `on_wait` hears of every wait for a turn longer than VISIBLE_WAIT; a turn more than `max_wait`
+        seconds away raises RateLimitedError saying when."""
         secret = client_secret if isinstance(client_secret, str) else client_secret.get_secret_value()
         register_secret(secret)
         self.base_url = base_url.rstrip("/")
@@ -187,6 +200,9 @@ class ServiceClient:
         self._sleep = sleep
         self._rand = rand
         self._pacer = pacer or PlacePacer()
+        self.limiter = limiter or Limiter()
+        self.on_wait = on_wait
+        self.max_wait = max_wait
         self._http = httpx.AsyncClient(
             base_url=self.base_url,
             auth=httpx.BasicAuth(client_id, secret),
@@ -213,14 +229,14 @@ class ServiceClient:
     async def accounts(self) -> list[Account]:
         from tui.api.models import Account
 
-        data = await self._get_json(ACCOUNTS_PATH)
+        data = await self._get_json(ACCOUNTS_PATH, endpoints.ACCOUNTS)
         return _parse_list(Account, _field(data, "accounts", ACCOUNTS_PATH), ACCOUNTS_PATH)
 
     async def catalog(self, query: CatalogQuery | None = None) -> CatalogPage:
         from tui.api.models import CatalogPage, CatalogQuery
 
         query = query or CatalogQuery()
-        data = await self._get_json(CATALOG_V2_PATH, params=query.to_wire())
+        data = await self._get_json(CATALOG_V2_PATH, endpoints.CATALOG_V2, params=query.to_wire())
         # A typical page skips building the model's schema (100-300 ms of the demo's start); anything else meets the model.
         page: CatalogPage | None = CATALOG_PAGE.built(data)
         return page if page is not None else _parse(CatalogPage, data, CATALOG_V2_PATH)
@@ -228,14 +244,14 @@ class ServiceClient:
     async def catalog_body(self, query: CatalogQuery | None = None) -> bytes:
         """A catalog v2 page's body as the service sent it, not parsed: for a reader of the whole catalog
         that parses each page where and when it stores it (tui.local.mirror_rows.catalog_rows)."""
-        response = await self._send("GET", CATALOG_V2_PATH, params=(query or CatalogQuery()).to_wire(),
+        response = await self._send("GET", CATALOG_V2_PATH, endpoints.CATALOG_V2, params=(query or CatalogQuery()).to_wire(),
                                     retry_on=RetryOn.READ)
         return response.content
 
     async def catalog_v1(self) -> list[Brand]:
         from tui.api.models import Brand
 
-        data = await self._get_json(CATALOG_V1_PATH)
+        data = await self._get_json(CATALOG_V1_PATH, endpoints.CATALOG_V1)
         return _parse_list(Brand, _field(data, "brands", CATALOG_V1_PATH), CATALOG_V1_PATH)
 
     async def place_order(self, order: PlaceOrder) -> str:
@@ -250,7 +266,8 @@ class ServiceClient:
         if delay > 0:
             await self._sleep(delay)
         try:
-            response = await self._send("POST", CHECKOUT_PATH, json=order.to_wire(), retry_on=RetryOn.READ,
+            response = await self._send("POST", CHECKOUT_PATH, endpoints.PLACE_ORDER, json=order.to_wire(),
+                                        retry_on=RetryOn.READ,
                                         retry=replace(self.retry, max_retry_after=PLACE_MAX_RETRY_AFTER))
         except RateLimitedError as limited:
             limited.hint = PLACE_RATE_LIMITED_HINT
@@ -284,13 +301,13 @@ class ServiceClient:
         """Every order line of the days in `day_range` (a tui.core.dates.DayRange: both days included)."""
         from tui.api.models import OrderHistoryLine
 
-        data = await self._get_json(ORDER_HISTORY_PATH, params=day_range.to_wire())
+        data = await self._get_json(ORDER_HISTORY_PATH, endpoints.ORDER_HISTORY, params=day_range.to_wire())
         return _parse_list(OrderHistoryLine, data, ORDER_HISTORY_PATH)
 
     async def get_notifications(self) -> NotificationConfig:
         from tui.api.models import NotificationConfig
 
-        return _parse(NotificationConfig, await self._get_json(NOTIFICATION_PATH), NOTIFICATION_PATH)
+        return _parse(NotificationConfig, await self._get_json(NOTIFICATION_PATH, endpoints.NOTIFICATIONS), NOTIFICATION_PATH)
 
     async def set_notifications(self, config: NotificationConfig) -> NotificationConfig:
         from tui.api.models import NotificationConfig
@@ -298,7 +315,7 @@ class ServiceClient:
         body = config.model_dump(
             by_alias=True, include={"notification_url", "notification_url_sandbox", "secret_key"}
         )
-        response = await self._send("POST", NOTIFICATION_PATH, json=body, retry_on=RetryOn.READ)
+        response = await self._send("POST", NOTIFICATION_PATH, endpoints.NOTIFICATIONS, json=body, retry_on=RetryOn.READ)
         return _parse(NotificationConfig, _json(response, NOTIFICATION_PATH), NOTIFICATION_PATH)
 
     async def redeem_payout(self, weblink_or_card_code: str, request: RedeemRequest) -> RedeemResult:
@@ -307,7 +324,7 @@ class ServiceClient:
 
         validate_redeem(request)
         path = REDEEM_PATH.format(token=weblink_token(weblink_or_card_code))
-        response = await self._send("POST", path, json=request.to_wire(), retry_on=RetryOn.REDEEM)
+        response = await self._send("POST", path, endpoints.REDEEM, json=request.to_wire(), retry_on=RetryOn.REDEEM)
         data = _json(response, path)
         if isinstance(data, dict):
             data = {**data, "http_status": response.status_code}
@@ -317,60 +334,95 @@ class ServiceClient:
         from tui.api.models import PayoutStatus
 
         path = PAYOUT_STATUS_PATH.format(token=weblink_token(weblink_or_card_code))
-        return _parse(PayoutStatus, await self._get_json(path), path)
+        return _parse(PayoutStatus, await self._get_json(path, endpoints.PAYOUT_STATUS), path)
 
     async def transactions(self, start: date, end: date) -> TransactionsReport:
         """Transactions of the days from `start` to `end`, both included."""
         from tui.api.money_models import TransactionsReport
 
         params = {"startDate": start.isoformat(), "endDate": end.isoformat()}
-        return _parse(TransactionsReport, await self._get_json(TRANSACTIONS_PATH, params=params), TRANSACTIONS_PATH)
+        return _parse(TransactionsReport, await self._get_json(TRANSACTIONS_PATH, endpoints.TRANSACTIONS, params=params), TRANSACTIONS_PATH)
 
     async def exchange_rates(self, base: str | None = None, currency: str | None = None) -> ExchangeRates:
         """Every rate based on USD; with `base`, every rate based on it; with both, that one rate."""
         from tui.api.money_models import ExchangeRates
 
         params = {name: value for name, value in (("baseCurrency", base), ("currency", currency)) if value}
-        return _parse(ExchangeRates, await self._get_json(EXCHANGE_RATES_PATH, params=params), EXCHANGE_RATES_PATH)
+        return _parse(ExchangeRates, await self._get_json(EXCHANGE_RATES_PATH, endpoints.EXCHANGE_RATES, params=params), EXCHANGE_RATES_PATH)
 
     # --- transport, errors and retries ---------------------------------------
 
     async def _get_order_json(self, path: str) -> Any:
         """Get order's answer; an unknown RequestId (404, or the provider's 400 OrderNotFound) is OrderNotFoundError."""
         try:
-            return await self._get_json(path)
+            return await self._get_json(path, endpoints.GET_ORDER)
         except RefusedError as error:
             if error.status == 404 or error.reason == "OrderNotFound":
                 raise OrderNotFoundError(self.environment, status=error.status or 404, context=error.context) from None
             raise
 
-    async def _get_json(self, path: str, params: dict[str, str] | None = None) -> Any:
-        response = await self._send("GET", path, params=params, retry_on=RetryOn.READ)
+    async def _get_json(self, path: str, endpoint: str, params: dict[str, str] | None = None) -> Any:
+        response = await self._send("GET", path, endpoint, params=params, retry_on=RetryOn.READ)
         return _json(response, path)
 
-    async def _send(self, method: str, path: str, *, retry_on: RetryOn, retry: RetryPolicy | None = None,
+    async def _send(self, method: str, path: str, endpoint: str, *, retry_on: RetryOn, retry: RetryPolicy | None = None,
                     **request: Any) -> httpx.Response:
+        """The one path of every request: each try waits for its turn (the limiter), then goes out."""
         where = mask_text(f"{method} {path}")
         policy = retry or self.retry
         attempt = 0
         in_doubt = False  # an earlier attempt may have reached the service: its answer was lost, or a 5xx
         while True:
             attempt += 1
+            turn = await self._wait_for_turn(endpoint, where, announce=attempt == 1)
             try:
                 outcome = await self._attempt(method, path, where, request)
             except RefusedError as refused:
                 refused.after_unknown_attempt = in_doubt  # tui.money tells "ours" from "placed before" by it
                 raise
+            finally:
+                self.limiter.answered(turn)
             if isinstance(outcome, httpx.Response):
+                self._honour_limit_headers(endpoint, outcome)
                 return outcome
             in_doubt = in_doubt or outcome.kind in RetryOn.IN_FLIGHT | RetryOn.SERVER
             delay = policy.delay(attempt, outcome.retry_after, self._rand) if outcome.kind in retry_on else None
+            if outcome.kind is RetryOn.RATE_LIMIT:
+                # The service's word overrides the table, for this process and the profile's others:
+                # the endpoint is held back, and the next try's turn waits it out.
+                self.limiter.hold(endpoint, outcome.retry_after if outcome.retry_after is not None
+                                  else delay or self.limiter.pause_after_refusal(endpoint))
             if delay is None:
                 raise outcome.error
             log.info("%s: %s; retry %d in %.1f s", where, outcome.reason, attempt, delay)
             if self.on_retry:
                 self.on_retry(attempt, delay, outcome.reason)
-            await self._sleep(delay)
+            if outcome.kind is not RetryOn.RATE_LIMIT:
+                await self._sleep(delay)
+
+    async def _wait_for_turn(self, endpoint: str, where: str, *, announce: bool) -> Turn:
+        """Wait for the endpoint's turn (`announce`: tell on_wait of a long one; a retry was told already)."""
+        turn = self.limiter.turn(endpoint, max_wait=self.max_wait)
+        limit = self.limiter.limits.get(endpoint)
+        if turn.booking is None:
+            moment = time.strftime("%H:%M:%S", time.localtime(turn.at))
+            rule = f"the provider allows {limit} here" if limit else "the provider asked for a pause"
+            raise RateLimitedError(
+                f"{where}: held back by the provider's limits ({rule}); the next request is possible at {moment} "
+                f"(in {_duration(turn.wait)})",
+                retry_after=turn.wait, hint=f"Try again at {moment}, or use what giftdesk keeps locally.")
+        if turn.wait > 0:
+            if announce and turn.wait > VISIBLE_WAIT and self.on_wait is not None:
+                self.on_wait(endpoint, turn.wait, limit)
+            log.debug("%s: waiting %.2f s for its turn", where, turn.wait)
+            await self._sleep(turn.wait)
+        return turn
+
+    def _honour_limit_headers(self, endpoint: str, response: httpx.Response) -> None:
+        """An answer saying no requests are left until a reset holds the endpoint back until then."""
+        reset = exhausted_until(response.headers)
+        if reset is not None:
+            self.limiter.hold(endpoint, reset)
 
     async def _attempt(self, method: str, path: str, where: str, request: dict[str, Any]) -> httpx.Response | _Failure:
         """One try: the 2xx response, a failure that may be retried, or a raised final error."""
@@ -419,6 +471,29 @@ class _Failure:
     kind: RetryOn
     reason: str  # for a person: "rate limited", "HTTP 503", "timed out"
     retry_after: float | None = None
+
+
+def exhausted_until(headers: httpx.Headers) -> float | None:
+    """Seconds until the service's budget resets, when its rate-limit headers say none is left
+    (`RateLimit-Remaining`/`-Reset`, or the `X-RateLimit-` ones; a reset may be delta seconds or a Unix time)."""
+    for prefix in ("ratelimit-", "x-ratelimit-"):
+        remaining, reset = headers.get(prefix + "remaining"), headers.get(prefix + "reset")
+        if remaining is None or reset is None:
+            continue
+        try:
+            left, moment = int(remaining.strip()), float(reset.strip())
+        except ValueError:
+            return None
+        if left > 0:
+            return None
+        return max(0.0, moment - time.time()) if moment > 1_000_000_000 else max(0.0, moment)
+    return None
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    return f"{seconds / 60:.0f} min"
 
 
 def _service_message(response: httpx.Response) -> str:

@@ -15,7 +15,7 @@ from tui.commands.common import (
     run,
     service_options,
 )
-from widgets.money import format_amount
+from widgets.money import exact_amount, format_amount
 
 
 @click.command("accounts")
@@ -44,7 +44,7 @@ def command(options: Options, as_csv: bool) -> None:
             emit_json({"accounts": [to_wire(account) for account in accounts]})
             return
         rows = [
-            [a.id, visible(a.currency), a.balance if as_csv else format_amount(a.balance, a.currency),
+            [a.id, visible(a.currency), (exact_amount if as_csv else format_amount)(a.balance, a.currency),
              "yes" if a.is_active else "no", a.environment(session.profile.environment)]
             for a in accounts
         ]

@@ -4,23 +4,30 @@ from __future__ import annotations
 
 import asyncio
 import math
+import re
 from datetime import datetime
 
 import click
 
+from tui.api.limits import CATALOG_V2
 from tui.commands.common import (
+    EXIT_BAD_INPUT,
     Options,
     Session,
     check_one_format,
     csv_option,
     emit_json,
+    fail,
+    fresh_option,
     print_csv,
     print_table,
     run,
     say,
+    say_freshness,
     service_options,
 )
-from tui.commands.progress import progress
+from tui.commands.progress import progress, say_pace
+from tui.core.words import counted
 from widgets.money import format_range
 
 MAX_PAGE_SIZE = 100  # DESIGN: the maximum is not published; cap at 100
@@ -36,26 +43,39 @@ def _wire_date(value: datetime | None) -> str | None:
     return value.date().isoformat() if value.time() == datetime.min.time() else value.isoformat()
 
 
+def _letters(count: int, example: str):
+    """A click callback: an ISO code of `count` letters (any case), or a usage error (exit 2) saying so."""
+
+    def check(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+        if value is not None and not re.fullmatch(f"[A-Za-z]{{{count}}}", value.strip()):
+            raise click.BadParameter(f"{value!r} is not a {count}-letter ISO code; give one like {example}")
+        return value
+
+    return check
+
+
 @click.group("catalog", invoke_without_command=True)
-@click.option("--country", metavar="CC", help="2-letter ISO country code (CountryCode).")
-@click.option("--currency", metavar="CUR", help="3-letter ISO currency code (CurrencyCode).")
+@click.option("--country", metavar="CC", callback=_letters(2, "GB"), help="2-letter ISO country code (CountryCode).")
+@click.option("--currency", metavar="CUR", callback=_letters(3, "GBP"), help="3-letter ISO currency code (CurrencyCode).")
 @click.option("--name", metavar="TEXT", help="Brand name filter (Name).")
 @click.option("--brand-id", type=int, metavar="ID", help="Brand filter (BrandId).")
 @click.option("--product-id", type=int, metavar="ID", help="Only this product, if it exists (ProductId).")
 @click.option("--modified-since", type=click.DateTime(["%Y-%m-%d", "%Y-%m-%dT%H:%M:%S"]), metavar="DATE",
               help="Only products modified after this date, YYYY-MM-DD[THH:MM:SS] (ModifiedDate).")
-@click.option("--target-currency", metavar="CUR", help="Show all prices in this currency (TargetCurrency).")
+@click.option("--target-currency", metavar="CUR", callback=_letters(3, "EUR"), help="Show all prices in this currency (TargetCurrency).")
 @click.option("--page", type=click.IntRange(min=0), metavar="N", help="Zero-based page index (PageIndex); default 0.")
 @click.option("--page-size", type=click.IntRange(1, MAX_PAGE_SIZE), metavar="N",
               help=f"Brands per page (PageSize), at most {MAX_PAGE_SIZE}; the service's default is 100.")
 @click.option("--all", "all_pages", is_flag=True,
               help="Fetch every page (several at a time) and print them as one list; "
                    "with --json: {\"count\", \"items\"}.")
-@click.option("--v1", is_flag=True, help="Use catalog version 1: the flat brand list, no filters or paging.")
+@click.option("--v1", is_flag=True, help="Use catalog version 1: the flat brand list, no filters or paging "
+                                        "(kept locally for 30 minutes: the provider allows 2 requests an hour).")
+@fresh_option
 @csv_option
 @service_options
 @click.pass_context
-def command(ctx: click.Context, options: Options, v1: bool, as_csv: bool, **filters) -> None:
+def command(ctx: click.Context, options: Options, v1: bool, fresh: bool, as_csv: bool, **filters) -> None:
     """Browse brands and products, filtered and paged.
 
     One line per product: brand, product id, face values, price, stock.
@@ -78,6 +98,8 @@ def command(ctx: click.Context, options: Options, v1: bool, as_csv: bool, **filt
     check_one_format(options, as_csv)
     if v1 and any(filters[name] not in (None, False) for name in V2_FILTERS):
         raise click.UsageError("--v1 takes no filters or paging options (catalog version 1 has none)")
+    if fresh and not v1:
+        raise click.UsageError("--fresh goes with --v1: version 2 pages are asked for each time (the mirror keeps them)")
     if filters["all_pages"] and filters["page"] is not None:
         raise click.UsageError("use either --all or --page, not both")
 
@@ -85,7 +107,9 @@ def command(ctx: click.Context, options: Options, v1: bool, as_csv: bool, **filt
         from tui.api.models import to_wire
 
         if v1:
-            brands = await session.client.catalog_v1()
+            answer = await session.copies.catalog_v1(session.client, fresh=fresh)
+            say_freshness(answer)
+            brands = answer.value
             wire = {"brands": [to_wire(brand) for brand in brands]}
         elif filters["all_pages"]:
             count, brands = await _all_pages(session, _query(filters))
@@ -94,7 +118,10 @@ def command(ctx: click.Context, options: Options, v1: bool, as_csv: bool, **filt
             page = await session.client.catalog(_query(filters, page_index=filters["page"]))
             brands, wire = page.items, to_wire(page)
             pages = math.ceil(page.count / page.page_size) if page.page_size else 1
-            say(f"page {page.page_index + 1} of {max(pages, 1)} (--page {page.page_index}), {page.count} brands match")
+            if page.count and page.page_index >= pages:  # nothing matching is an answer, not a mistake
+                fail(f"--page {page.page_index} is past the end: {counted(page.count, 'brand')} match, on {counted(pages, 'page')}",
+                     EXIT_BAD_INPUT, f"the last page is --page {pages - 1}")
+            say(f"page {page.page_index + 1} of {max(pages, 1)} (--page {page.page_index}), {counted(page.count, 'brand')} match")
         if options.json:
             emit_json(wire)
         elif as_csv:
@@ -125,15 +152,18 @@ async def _all_pages(session: Session, query):
     """Every page of a query: the first tells the count, the rest are fetched a few at a time."""
     from dataclasses import replace
 
+    client = session.client
     with progress("catalog pages") as advance:  # a bar on a terminal's stderr only
-        first = await session.client.catalog(replace(query, page_index=0))
+        first = await client.catalog(replace(query, page_index=0))
         pages = math.ceil(first.count / first.page_size) if first.page_size else 1
         advance(total=max(pages, 1))
+        say_pace(pages - 1, client.limiter.limits.get(CATALOG_V2))
+        client.on_wait = None  # the pages wait their turns at the catalog's rate: the bar and its ETA tell it
         limit = asyncio.Semaphore(PAGE_FETCH_CONCURRENCY)
 
         async def fetch(index: int):
             async with limit:
-                page = await session.client.catalog(replace(query, page_index=index, page_size=first.page_size))
+                page = await client.catalog(replace(query, page_index=index, page_size=first.page_size))
             advance()
             return page
 

@@ -29,7 +29,9 @@ if TYPE_CHECKING:
     from decimal import Decimal
 
     from tui.api.client import ServiceClient
+    from tui.api.limits import Limit
     from tui.local.config import Profile
+    from tui.local.report_copies import Answer, ReportCopies
     from tui.money import MoneyWrites
     from tui.team.mode import TeamMode
 
@@ -116,6 +118,9 @@ profile_option = click.option(
          "then the current profile).")
 
 
+JSON_HELP = "Print the service's data as JSON (wire field names) on stdout."
+
+
 def service_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """Adds --profile/--demo/--json/--debug to a command that reads; it receives `options: Options`.
 
@@ -124,12 +129,17 @@ def service_options(command: Callable[..., Any]) -> Callable[..., Any]:
     return _with_service_options(command, writes=False)
 
 
+def service_options_saying(json_help: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """service_options for a command whose --json prints something else than the service's data."""
+    return functools.partial(_with_service_options, writes=False, json_help=json_help)
+
+
 def write_service_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """service_options plus --readonly, for a command that changes something on the service."""
     return _with_service_options(command, writes=True)
 
 
-def _with_service_options(command: Callable[..., Any], *, writes: bool) -> Callable[..., Any]:
+def _with_service_options(command: Callable[..., Any], *, writes: bool, json_help: str = JSON_HELP) -> Callable[..., Any]:
     @functools.wraps(command)
     def with_options(*args: Any, profile: str | None, demo: bool, json: bool, readonly: bool = False,
                      **kwargs: Any) -> Any:
@@ -149,7 +159,7 @@ def _with_service_options(command: Callable[..., Any], *, writes: bool) -> Calla
         profile_option,
         click.option("--demo", is_flag=True,
                      help="Use an embedded simulator with the acme sandbox demo credentials."),
-        click.option("--json", is_flag=True, help="Print the service's data as JSON (wire field names) on stdout."),
+        click.option("--json", is_flag=True, help=json_help),
         debug_option,
     ]
     if writes:
@@ -170,6 +180,8 @@ def check_one_format(options: Options, as_csv: bool) -> None:
 
 
 yes_option = click.option("--yes", is_flag=True, help="Do not ask for confirmation in production.")
+fresh_option = click.option("--fresh", is_flag=True,
+                            help="Ask the service even when the local copy could answer (within the provider's limits).")
 
 
 # --- failing with the contract's exit codes ----------------------------------------------
@@ -310,6 +322,15 @@ class Session:
             fail("not confirmed; nothing was sent", EXIT_BAD_INPUT, "pass --yes to skip the question in scripts")
 
 
+    @functools.cached_property
+    def copies(self) -> ReportCopies:
+        """The profile's local copies of the scarce reports (tui.local.report_copies)."""
+        from tui.api.limits import limits_table
+        from tui.local.limit_store import profile_database
+        from tui.local.report_copies import ReportCopies
+
+        return ReportCopies(profile_database(self.profile.name, self.profile.environment), limits_table(self.profile.limits))
+
     def money(self) -> MoneyWrites:
         """The money writes (place order, redeem) of this profile: checked, traced, told truly (tui.money)."""
         from tui.money import MoneyWrites
@@ -336,12 +357,30 @@ class Session:
             say(f"warning: the audit log could not be written ({error.strerror or error})")
 
 
+def say_freshness(answer: Answer[Any]) -> None:
+    """On stderr, when an answer came (wholly or partly) from the local copy: how old it is, and when the
+    service can be asked again if it could not be now."""
+    from tui.local.report_copies import ago
+
+    if not answer.from_copy:
+        return
+    say(f"from the local copy, fetched {ago(answer.age())} (--fresh asks the service)")
+    if answer.refused is not None:
+        say(f"not refreshed: {answer.refused}")
+
+
 def _say_retry(attempt: int, delay: float, reason: str) -> None:
     say(f"{reason}; retrying in {delay:.1f} s (attempt {attempt + 1})")
 
 
+def _say_wait(endpoint: str, seconds: float, limit: Limit | None) -> None:
+    rule = f"the provider allows {limit}" if limit else "the provider asked for a pause"
+    say(f"waiting {seconds:.0f} s for a turn at {endpoint} ({rule})")
+
+
 def build_client(profile: Profile, *, concurrent: bool = False, **client_options: Any) -> ServiceClient:
     """The client for a profile; `client_options` (transport, sleep, retry) are for tests.
+    Every request keeps the profile's limits, shared with its other processes (tui.local.limit_store).
 
     httpx's blocking transport either way (a one-shot command need not load anyio):
     in worker threads for a `concurrent` command, else inline, with blocking retry waits.
@@ -349,7 +388,9 @@ def build_client(profile: Profile, *, concurrent: bool = False, **client_options
     from tui.api.client import ServiceClient, tls_verify
     from tui.api.transport import InlineTransport, ThreadedTransport
     from tui.local.config import resolve_secret
+    from tui.local.limit_store import profile_limiter
 
+    client_options.setdefault("limiter", profile_limiter(profile))
     verify = tls_verify(profile.base_url)
     if concurrent:
         client_options.setdefault("transport", ThreadedTransport(verify=verify))
@@ -357,7 +398,7 @@ def build_client(profile: Profile, *, concurrent: bool = False, **client_options
         client_options.setdefault("transport", InlineTransport(verify=verify))
         client_options.setdefault("sleep", blocking_sleep)
     return ServiceClient(profile.base_url, profile.client_id, resolve_secret(profile), on_retry=_say_retry,
-                         environment=profile.environment, **client_options)
+                         on_wait=_say_wait, environment=profile.environment, **client_options)
 
 
 def run(options: Options, work: Callable[[Session], Awaitable[None]], *, concurrent: bool = False) -> None:

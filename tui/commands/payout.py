@@ -65,13 +65,18 @@ def recipient_options(command_function):
     return command_function
 
 
-def _redeem_request(wallet, email, phone, handle):
-    """The body, validated locally: a broken rule exits 2 with the spec's text."""
+def _checked_request(wallet, email, phone, handle):
+    """The body and the spec's text for the first rule it breaks (None when valid)."""
     from tui.api.models import RedeemRequest
     from tui.api.payout_rules import redeem_problem
 
     request = RedeemRequest(wallet, recipient_email=email, recipient_phone=phone, recipient_handle=handle)
-    problem = redeem_problem(request)
+    return request, redeem_problem(request)
+
+
+def _redeem_request(wallet, email, phone, handle):
+    """The body, validated locally: a broken rule exits 2 with the spec's text."""
+    request, problem = _checked_request(wallet, email, phone, handle)
     if problem:
         fail(problem, EXIT_BAD_INPUT)
     return request
@@ -89,22 +94,31 @@ def _weblink(argument: str) -> str:
 
 @command.command("check")
 @recipient_options
+@click.option("--json", "as_json", is_flag=True,
+              help='Print the verdict as JSON: {"valid", "wallet", "recipient" (masked)} or {"valid": false, "problem"}.')
 @debug_option
-def check(wallet, email, phone, handle) -> None:
+def check(wallet, email, phone, handle, as_json: bool) -> None:
     """Check a wallet and recipient locally, sending nothing.
 
     The spec's rules, as the service applies them. Exit 0 when valid; exit 2
-    with the service's own text when not.
+    with the service's own text when not (on stderr; with --json also as
+    "problem" on stdout).
 
     \b
     Examples:
       giftdesk payout check --wallet PayPal --email ann@example.com
-      giftdesk payout check --wallet Venmo --handle @ann_smith
+      giftdesk payout check --wallet Venmo --handle @ann_smith --json
     """
     from tui.api.redact import mask_recipient
 
-    request = _redeem_request(wallet, email, phone, handle)
-    click.echo(visible(f"valid: {request.wallet} payout to {mask_recipient(request.recipient)}"))
+    request, problem = _checked_request(wallet, email, phone, handle)
+    if as_json:
+        emit_json({"valid": False, "problem": problem} if problem else
+                  {"valid": True, "wallet": request.wallet, "recipient": mask_recipient(request.recipient)})
+    if problem:
+        fail(problem, EXIT_BAD_INPUT)
+    if not as_json:
+        click.echo(visible(f"valid: {request.wallet} payout to {mask_recipient(request.recipient)}"))
 
 
 @command.command("redeem")

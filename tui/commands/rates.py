@@ -10,9 +10,11 @@ from tui.commands.common import (
     check_one_format,
     csv_option,
     emit_json,
+    fresh_option,
     print_csv,
     print_table,
     run,
+    say_freshness,
     service_options,
 )
 
@@ -23,13 +25,16 @@ HEADERS = ["BASE", "CURRENCY", "RATE"]
 @click.option("--base", metavar="CUR", help="Rates based on this currency (baseCurrency); default USD.")
 @click.option("--currency", metavar="CUR", help="Only the rate of this currency (currency).")
 @csv_option
+@fresh_option
 @service_options
-def command(options: Options, base: str | None, currency: str | None, as_csv: bool) -> None:
+def command(options: Options, base: str | None, currency: str | None, as_csv: bool, fresh: bool) -> None:
     """List exchange rates: units of each currency for one unit of the base.
 
     Without options every rate based on USD; with --base every rate based
     on it; with --base and --currency that one rate. An order paid from an
-    account in another currency is charged price × rate, rounded.
+    account in another currency is charged price × rate, rounded. Rates
+    are kept locally for 10 minutes (the provider allows 20 requests a
+    minute); stderr says when an answer is the local copy.
 
     \b
     Examples:
@@ -43,7 +48,10 @@ def command(options: Options, base: str | None, currency: str | None, as_csv: bo
         from tui.api.models import to_wire
         from tui.core.safe_text import visible
 
-        rates = await session.client.exchange_rates(base.upper() if base else None, currency.upper() if currency else None)
+        answer = await session.copies.exchange_rates(session.client, base.upper() if base else None,
+                                                     currency.upper() if currency else None, fresh=fresh)
+        say_freshness(answer)
+        rates = answer.value
         if options.json:
             emit_json(to_wire(rates))
             return

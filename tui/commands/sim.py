@@ -24,25 +24,31 @@ from tui.simulator.settings import DEMO_HISTORY
 @click.option("--history", type=click.IntRange(0), default=DEMO_HISTORY, show_default=True, metavar="N",
               help="Orders seeded over the last 30 days (Get order and the order history find them).")
 @click.option("--hostile", is_flag=True, help="Fill every free-text field with markup, escape sequences and control characters.")
+@click.option("--limits", type=click.Choice(["on", "off"]), default="on", show_default=True,
+              help="Enforce the provider's per-endpoint rate limits (429 with Retry-After); off for speed tests only.")
 @debug_option
-def command(port: int, seed: int, brands: int, faults: str | None, history: int, hostile: bool) -> None:
+def command(port: int, seed: int, brands: int, faults: str | None, history: int, hostile: bool, limits: str) -> None:
     """Run the service simulator on a local port.
 
     Prints its base URL and an `export ...` line per demo credential; point
     GIFTDESK_* at one of them to use the commands against it. Stop with Ctrl+C.
+    It enforces the provider's rate limits per credential (429 with
+    Retry-After), as the real service does; --limits off is for speed tests.
 
     \b
     Examples:
       giftdesk sim --port 8080
       giftdesk sim --brands N --faults latency=50ms,5xx=0.1
-      giftdesk sim --history 500 --seed 7 --hostile
+      giftdesk sim --history 500 --seed 7 --hostile --limits off
     """
     from tui.simulator import DEMO_CREDENTIALS, SimulatorServer, SimulatorSettings
+    from tui.simulator.rate_limits import PROVIDER_LIMITS
     from tui.simulator.webhooks import PORTAL_PATH, initial_secret
 
     try:
         server = SimulatorServer(SimulatorSettings(seed=seed, brands=brands, faults=faults, port=port,
-                                                      history=history, place_limits=True, hostile=hostile))
+                                                      history=history, place_limits=True, hostile=hostile,
+                                                      limits=PROVIDER_LIMITS if limits == "on" else None))
     except ValueError as error:  # a bad --faults spec
         raise click.BadParameter(str(error), param_hint="--faults") from None
 

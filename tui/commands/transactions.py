@@ -14,10 +14,12 @@ from tui.commands.common import (
     csv_option,
     emit_json,
     fail,
+    fresh_option,
     print_csv,
     print_table,
     run,
     say,
+    say_freshness,
     service_options,
 )
 
@@ -31,14 +33,19 @@ HEADERS = ["DATE", "TYPE", "AMOUNT", "BALANCE AFTER", "CURRENCY", "ORDER", "REQU
 @click.option("--account", "account_id", type=int, metavar="ID",
               help="Only this account's transactions (those in its currency), with a reconciliation.")
 @csv_option
+@fresh_option
 @service_options
-def command(options: Options, start: str, end: str | None, account_id: int | None, as_csv: bool) -> None:
+def command(options: Options, start: str, end: str | None, account_id: int | None, as_csv: bool, fresh: bool) -> None:
     """List transactions: date, type, amount, balance after, order, RequestId.
 
     Amounts are signed (a charge is negative). The balance after each
     transaction must be the one before plus its amount; a line on stderr says
     whether they add up, per currency. With --json the service's answer is
     printed as it came.
+
+    The provider allows 4 transaction requests an hour: a day that has
+    ended is fetched once and kept locally, today at most every 15 minutes
+    (stderr says when an answer is the local copy; --fresh asks anyway).
 
     \b
     Examples:
@@ -50,7 +57,7 @@ def command(options: Options, start: str, end: str | None, account_id: int | Non
 
     check_one_format(options, as_csv)
     try:
-        day_range = DayRange.parse(start, end, today=date.today())
+        day_range = DayRange.parse(start, end, today=date.today(), names=("--from", "--to"))
     except DateInvalid as error:
         raise click.BadParameter(str(error)) from None
 
@@ -58,7 +65,9 @@ def command(options: Options, start: str, end: str | None, account_id: int | Non
         from tui.api.models import to_wire
         from tui.core.ledger import UnknownAccount, account_by_id
 
-        report = await session.client.transactions(day_range.start, day_range.end)
+        answer = await session.copies.transactions(session.client, day_range.start, day_range.end, fresh=fresh)
+        say_freshness(answer)
+        report = answer.value
         currencies = sorted({t.currency for t in report.transactions})
         if account_id is not None:
             try:

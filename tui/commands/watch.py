@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from tui.commands.common import EXIT_BAD_INPUT, EXIT_REFUSED, Options, Session, fail, run, say, service_options
+from tui.commands.common import EXIT_BAD_INPUT, EXIT_REFUSED, Options, Session, fail, run, say, service_options_saying
 
 if TYPE_CHECKING:
     from tui.api.errors import ServiceError
@@ -38,7 +38,9 @@ def exit_for_status(exit_status: bool, status: str | None) -> None:
 @click.option("--from-file", "from_file", type=click.File("r"), metavar="FILE",
               help="Read RequestIds and card codes from FILE ('-' for stdin), one a line; each is classified.")
 @exit_status_option
-@service_options
+@service_options_saying(
+    'One JSON object per line (NDJSON), one per change: {"kind": "order"|"payout", "requestId" or "weblink" '
+    '(masked), "status", "final", "at"} and what else is known (card counts, payout ids).')
 def command(options: Options, request_ids: tuple[str, ...], payouts: tuple[str, ...], from_file: Any, exit_status: bool) -> None:
     """Follow orders and payouts until every one is final.
 
@@ -85,7 +87,7 @@ async def _watch_all(session: Session, wanted: list[Pasted], *, json_lines: bool
     from tui.api.errors import AuthenticationError, ForbiddenError
     from tui.api.redact import mask_weblink
     from tui.core.endings import REFUSED
-    from tui.core.watching import Watched, WatchScheduler, client_fetch
+    from tui.core.watching import Watched, WatchScheduler, budget_for, client_fetch
 
     async def client():
         return session.client
@@ -110,7 +112,8 @@ async def _watch_all(session: Session, wanted: list[Pasted], *, json_lines: bool
             return
         say(f"{labels[item.key]}: {error} (will look again)")
 
-    scheduler = WatchScheduler(client_fetch(client), changed, on_error=failed, sleep=session.sleep)
+    scheduler = WatchScheduler(client_fetch(client), changed, on_error=failed, sleep=session.sleep,
+                               budget=budget_for(session.client.limiter.limits))
     for index, pasted in enumerate(wanted):
         scheduler.add(Watched(index, pasted.kind, pasted.reference, session.profile.name))
     if view is None:

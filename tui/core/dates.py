@@ -40,12 +40,15 @@ class DayRange:
 
     def __post_init__(self) -> None:
         if self.end < self.start:
-            raise DateInvalid(f"the range ends ({self.end}) before it starts ({self.start}): swap --from and --to")
+            raise DateInvalid(_reversed(self.start, self.end, None))
 
     @classmethod
-    def parse(cls, start: str, end: str | None, *, today: date) -> DayRange:
-        first = parse_day(start, today=today)
-        return cls(first, parse_day(end, today=today) if end else today)
+    def parse(cls, start: str, end: str | None, *, today: date, names: tuple[str, str] | None = None) -> DayRange:
+        """`names`: what the days were typed into, for the message (the CLI's `--from`, `--to`)."""
+        first, last = parse_day(start, today=today), parse_day(end, today=today) if end else today
+        if last < first:
+            raise DateInvalid(_reversed(first, last, names))
+        return cls(first, last)
 
     @classmethod
     def last_days(cls, days: int, *, today: date) -> DayRange:
@@ -60,3 +63,8 @@ class DayRange:
 
     def __str__(self) -> str:
         return str(self.start) if self.start == self.end else f"{self.start} to {self.end}"
+
+
+def _reversed(start: date, end: date, names: tuple[str, str] | None) -> str:
+    swap = " and ".join(names) if names else "the two days"
+    return f"the range ends ({end}) before it starts ({start}): swap {swap}"

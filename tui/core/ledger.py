@@ -17,6 +17,7 @@ from decimal import Decimal
 
 from tui.api.models import Account
 from tui.api.money_models import Transaction, TransactionsReport
+from tui.core.words import counted
 
 
 class UnknownAccount(LookupError):
@@ -73,7 +74,7 @@ class Reconciliation:
         currency = last.transaction.currency
         moved = last.transaction.available_balance.value - first.before
         sign = "+" if moved >= 0 else "−"
-        head = (f"{len(self.lines)} transactions, balance {money(first.before, currency)} → "
+        head = (f"{counted(len(self.lines), 'transaction')}, balance {money(first.before, currency)} → "
                 f"{money(last.transaction.available_balance.value, currency)} ({sign}{money(abs(moved), currency)})")
         if not self.failures:
             return f"{head}: every balance change matches its amount."

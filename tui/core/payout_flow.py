@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import Enum
+from typing import Any
 
 from tui.api.models import RedeemRequest
 from tui.api.payout_rules import PAYPAL, VENMO, redeem_problem
@@ -92,9 +93,36 @@ class Attempt:
     def masked_recipient(self) -> str:
         return mask_recipient(self.recipient)
 
-    def confirmation_phrase(self) -> str:
-        """What production asks to be typed: the recipient's last four characters."""
-        return self.recipient[-4:]
+    def confirmation_phrase(self) -> tuple[str, str]:
+        """What production asks to be typed, and how it is asked for (the phrase itself is not shown).
+
+        The last four characters of what names the person: the email's name before the @ (never
+        ".com"), the handle without its @, the phone's last four digits. Shorter ones whole.
+        """
+        request = self.request
+        if request.recipient_email:
+            name = request.recipient_email.rpartition("@")[0] or request.recipient_email
+            return _last_four(name, "characters of the recipient's name before the @", "the recipient's name before the @")
+        if request.recipient_phone:
+            digits = "".join(c for c in request.recipient_phone if c.isdigit())
+            return _last_four(digits, "digits of the recipient's phone", "the recipient's phone digits")
+        handle = (request.recipient_handle or "").lstrip("@")
+        return _last_four(handle, "characters of the recipient's handle", "the recipient's handle without @")
+
+
+def _last_four(text: str, of_what: str, whole: str) -> tuple[str, str]:
+    return (text[-4:], f"the last four {of_what}") if len(text) > 4 else (text, whole)
+
+
+# The payout cards' face values, from the orders shown (Order screen), by weblink token: a pasted
+# weblink says nothing of its card's value, so the redeem confirmation shows it only when known.
+FACE_VALUES = "payout-face-values"  # key in Session.cache
+
+
+def face_values(cache: dict[str, Any]) -> dict[str, str]:
+    """The session's token -> "25.00 USD" table, created on first use."""
+    table: dict[str, str] = cache.setdefault(FACE_VALUES, {})
+    return table
 
 
 class Phase(Enum):

@@ -4,7 +4,8 @@ Many orders and payouts are followed at once until each is final. The
 scheduler is the only thing that asks the service about them:
 
 - a global request budget (a token bucket: `Budget.per_second`, bursts of
-  `Budget.burst`), so 500 watched items never exceed the provider's limits;
+  `Budget.burst`) drawn from the provider's limits of Get order and payout
+  status (`budget_for`), so 500 watched items never exceed them;
 - at most `Budget.concurrency` requests in flight, and never two for the same
   item (SPEC Limits: a second request for the same resource may get 429);
 - each item looks again on the shared `Backoff` (1 s growing to 30 s while
@@ -22,11 +23,12 @@ from __future__ import annotations
 import asyncio
 import heapq
 import time
-from collections.abc import Awaitable, Callable, Hashable, Iterable
+from collections.abc import Awaitable, Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from tui.api.errors import RateLimitedError, RefusedError, ServiceError
+from tui.api.limits import DEFAULT_LIMITS, GET_ORDER, PAYOUT_STATUS, Limit
 from tui.api.statuses import is_order_final, is_payout_final
 from tui.api.weblink import is_payout_url
 from tui.core.endings import REFUSED, ended_badly
@@ -82,12 +84,19 @@ def classify_lines(text: str) -> list[Pasted]:
 class Budget:
     """What the scheduler may ask of the service (docs/decisions.md gives the reasons)."""
 
-    per_second: float = 4.0
+    per_second: float = 2.0  # Get order's and payout status's 120/min (tui.api.limits)
     burst: int = 4
     concurrency: int = 4
 
 
-DEFAULT_BUDGET = Budget()
+def budget_for(limits: Mapping[str, Limit]) -> Budget:
+    """The budget a table of the provider's limits allows: one budget serves both kinds, so it keeps the
+    smaller of Get order's and payout status's rates (never more than either endpoint allows)."""
+    rates = [limit.per_second for limit in (limits.get(GET_ORDER), limits.get(PAYOUT_STATUS)) if limit is not None]
+    return Budget(per_second=min(rates)) if rates else Budget()
+
+
+DEFAULT_BUDGET = budget_for(DEFAULT_LIMITS)
 _EPSILON = 1e-9
 DEFAULT_BACKOFF = Backoff()
 

@@ -107,6 +107,9 @@ class Profile:
     readonly: bool = False
     # The Orders board flags a non-final order older than this (None: tui.core.triage's default, 15).
     stuck_after_minutes: int | None = None
+    # The provider's limits this profile keeps, where they differ from tui.api.limits.DEFAULT_LIMITS:
+    # endpoint name -> "requests/period" (`[profiles.NAME.limits]`, e.g. transactions = "4/hour").
+    limits: dict[str, str] | None = None
 
     @property
     def is_production(self) -> bool:
@@ -227,8 +230,19 @@ def _secret_source(value: Any) -> SecretSource:
     return SecretSource(kind=kind, ref=ref)  # which checks the ref for its kind
 
 
+def _limits(value: Any) -> dict[str, str] | None:
+    from tui.api.limits import LimitSyntaxError, parse_overrides
+
+    table = table_of(string)(value)
+    try:
+        parse_overrides(table)
+    except LimitSyntaxError as exc:
+        raise Problem(str(exc)) from None
+    return table or None
+
+
 _PROFILE_FIELDS = ("name", "environment", "base_url", "client_id", "secret", "default_account", "readonly",
-                   "stuck_after_minutes")
+                   "stuck_after_minutes", "limits")
 
 
 def _checked_profile(data: Mapping[str, Any]) -> Profile:
@@ -243,6 +257,7 @@ def _checked_profile(data: Mapping[str, Any]) -> Profile:
         default_account=checked.take("default_account", optional(whole_number(0)), None),
         readonly=checked.take("readonly", boolean, False),
         stuck_after_minutes=checked.take("stuck_after_minutes", optional(whole_number(1)), None),
+        limits=checked.take("limits", optional(_limits), None),
     )
     checked.done()
     return profile

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from tui.api.errors import MalformedResponseError
 from tui.local.database import DatabaseError
 from tui.local.mirror import Mirror, SyncResult, now_utc
+from tui.local.mirror_resume import PageStash
 from tui.local.mirror_rows import catalog_rows
 from tui.local.mirror_writer import frame
 
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
     from tui.api.models import CatalogQuery
 
 PAGE_SIZE = 100  # DESIGN: the service's maximum is not published; we cap at 100
-SYNC_CONCURRENCY = 4  # pages in flight at once, as `catalog --all`
+SYNC_CONCURRENCY = 4  # pages in flight at once, as `catalog --all` (each waits its turn at the catalog's limit)
 # How much the syncing process may hand over before it waits for the writer to catch up.
 WRITE_AHEAD_BYTES = 16 * 1024 * 1024
 STOP_SECONDS = 5.0  # a writer that does not stop this long after its input closed is killed
@@ -149,18 +150,24 @@ class MirrorWriter:
 
 
 class _Walker:
-    """Fetches every page of one query, a few at a time, handing the pages over in order as they come."""
+    """Fetches every page of one query, a few at a time, handing the pages over in order as they come.
+    With a `stash` (a full walk), the pages an interrupted walk kept are taken from it (tui.local.mirror_resume)."""
 
-    def __init__(self, client: ServiceClient, advance: Progress, concurrency: int):
-        self.client, self.advance = client, advance
+    def __init__(self, client: ServiceClient, advance: Progress, concurrency: int, stash: PageStash | None = None):
+        self.client, self.advance, self.stash = client, advance, stash
         self.limit = asyncio.Semaphore(concurrency)
         self.requests = 0
 
     async def page(self, query: CatalogQuery) -> bytes:
         """One page's body as the service sent it (ServiceClient.catalog_body)."""
+        stash = self.stash if self.stash is not None and _page_of_the_whole_catalog(query) else None
+        if stash is not None and (kept := stash.page(query.page_index or 0)) is not None:
+            return kept
         async with self.limit:
             body = await self.client.catalog_body(query)
         self.requests += 1
+        if stash is not None:
+            stash.keep(query.page_index or 0, body)
         return body
 
     async def walk(self, query: CatalogQuery, on_page: Callable[[bytes], Awaitable[None]]) -> None:
@@ -179,17 +186,39 @@ class _Walker:
                 task.cancel()
 
 
+def _page_of_the_whole_catalog(query: CatalogQuery) -> bool:
+    """A page of the full walk (no filter, the walk's page size): what an interrupted sync keeps."""
+    from tui.api.models import CatalogQuery
+
+    return replace(query, page_index=None) == CatalogQuery(page_size=PAGE_SIZE)
+
+
 async def sync(mirror: Mirror, client: ServiceClient, *, advance: Progress = _no_progress,
                concurrency: int = SYNC_CONCURRENCY, full: bool = False) -> SyncResult:
     """Bring the mirror up to the service: a full walk the first time (or when `full`), else the changes."""
-    from tui.api.models import CatalogQuery
 
     started = now_utc().isoformat(timespec="seconds")
-    walker = _Walker(client, advance, concurrency)
     # Read without the lock: the writer decides what it records under it. Another sync committing
     # meanwhile only makes this one ask for more than it needs.
     watermark = mirror.watermark()
     kind = "full" if full or mirror.last_sync() is None or watermark is None else "incremental"
+    stash = PageStash(mirror.path, PAGE_SIZE) if kind == "full" else None
+    try:
+        if stash is not None:
+            started = stash.begin(started)
+        result = await _sync(mirror, _Walker(client, advance, concurrency, stash), advance, started, watermark, kind)
+        if stash is not None:
+            stash.clear()
+        return result
+    finally:
+        if stash is not None:
+            stash.close()
+
+
+async def _sync(mirror: Mirror, walker: _Walker, advance: Progress, started: str, watermark: str | None,
+                kind: str) -> SyncResult:
+    from tui.api.models import CatalogQuery
+
     async with MirrorWriter.started(mirror.path, started, advance) as writer:
         async def store_whole(body: bytes) -> None:
             await writer.page(body, whole=True)

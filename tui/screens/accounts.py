@@ -23,7 +23,9 @@ from tui.api.models import Account
 from tui.api.money_models import TransactionsReport
 from tui.core.dates import DayRange
 from tui.core.ledger import of_currency, reconcile
+from tui.core.words import counted
 from tui.screens.base import BaseScreen
+from tui.screens.freshness import FreshnessMixin
 from tui.screens.ledger_panel import LedgerPanel
 from widgets.date_range import RANGE_BINDINGS, DateRangeKeys
 from widgets.money import format_money
@@ -53,10 +55,11 @@ def account_label(account: Account) -> str:
     return f"{account.id} {account.currency}"
 
 
-class AccountsScreen(DateRangeKeys, BaseScreen):
+class AccountsScreen(FreshnessMixin, DateRangeKeys, BaseScreen):
     destination = "accounts"
     CSS_PATH = STYLES / "accounts.tcss"
     EXPORT_NAME = "ledger"
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
     BINDINGS = [
         Binding("r", "refresh", "Refresh", id="accounts.refresh"),
         Binding("c", "copy_id", "Copy id", id="accounts.copy"),
@@ -93,12 +96,16 @@ class AccountsScreen(DateRangeKeys, BaseScreen):
     def action_refresh(self) -> None:
         self.table.loading = True
         self.load()
-        self.range_changed()
+        self.reload_ledger(fresh=True)
 
     def range_changed(self) -> None:
+        self.reload_ledger(fresh=False)
+
+    def reload_ledger(self, *, fresh: bool) -> None:
+        """The range's transactions: from the local copy where it can answer, unless `fresh` (r)."""
         self.report = None
         self.ledger.table.loading = True
-        self.load_ledger()
+        self.load_ledger(fresh)
 
     @work(exclusive=True, exit_on_error=False, group="accounts")
     async def load(self) -> None:
@@ -106,10 +113,12 @@ class AccountsScreen(DateRangeKeys, BaseScreen):
         self.show(await client.accounts())
 
     @work(exclusive=True, exit_on_error=False, group="ledger")
-    async def load_ledger(self) -> None:
-        client = await self.app.session.client()
-        self.report = await client.transactions(self.day_range.start, self.day_range.end)
-        self.show_ledger()
+    async def load_ledger(self, fresh: bool) -> None:
+        session = self.app.session
+        client = await session.client()
+        answer = await session.copies().transactions(client, self.day_range.start, self.day_range.end, fresh=fresh)
+        self.report = answer.value
+        self.show_freshness(answer)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         # BaseScreen's handler runs too (Textual calls each class's) and reports the error.
@@ -122,9 +131,12 @@ class AccountsScreen(DateRangeKeys, BaseScreen):
     def show_ledger(self) -> None:
         """The highlighted account's transactions, from the range's report (no new request)."""
         account = self._selected()
-        self.ledger.show_title(account_label(account) if account else None, self.day_range)
+        self.ledger.show_title(account_label(account) if account else None, self.day_range, self.freshness_text())
         if account is not None and self.report is not None:
             self.ledger.show(reconcile(of_currency(self.report, account.currency)))
+
+    def draw_freshness(self, text: str) -> None:
+        self.show_ledger()
 
     @on(DataTable.RowHighlighted, "#accounts")
     def on_account_highlighted(self) -> None:
@@ -150,7 +162,7 @@ class AccountsScreen(DateRangeKeys, BaseScreen):
         self.table.move_cursor(row=chosen)
         usable = sum(1 for a in accounts if why_not_choosable(a, session.environment) is None)
         self.query_one("#accounts-note", Static).update(
-            safe(f"{len(accounts)} accounts, {usable} usable on {session.profile.name} ({session.environment}). "
+            safe(f"{counted(len(accounts), 'account')}, {usable} usable on {session.profile.name} ({session.environment}). "
                  "enter: settle orders on it · r: refresh")
         )
 

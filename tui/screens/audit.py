@@ -17,13 +17,21 @@ from textual.binding import Binding
 from textual.widgets import DataTable, Static
 
 from styles import STYLES
+from tui.core.words import counted
 from tui.local.storage import AuditEntry, audit_log
 from tui.screens.base import BaseScreen
 from widgets.filter_bar import RowFilter
+from widgets.row_table import RowColumn, grown_widths
 from widgets.safe_text import safe, safe_row
 
-# Widths chosen so that what matters in an incident (when, where, what, how it ended) fits 80 columns.
-COLUMNS = (("Time (UTC)", 16), ("Env", 7), ("Action", 11), ("Outcome", 24), ("Subject", 12), ("Recipient", 12), ("Wallet", 6), ("Profile", 16))
+# Widths chosen so that what matters in an incident (when, where, what, how it ended) fits 80 columns;
+# a wider terminal gives its room to the outcome first, then to what it was about.
+COLUMNS = (
+    RowColumn("time", "Time (UTC)", 16), RowColumn("env", "Env", 7), RowColumn("action", "Action", 11),
+    RowColumn("outcome", "Outcome", 24, grow=3), RowColumn("subject", "Subject", 12, grow=1),
+    RowColumn("recipient", "Recipient", 12, grow=1), RowColumn("wallet", "Wallet", 6), RowColumn("profile", "Profile", 16),
+)
+SCROLLBAR = 2  # the table's vertical scroll bar, kept whether it shows or not
 
 
 def _time(entry: AuditEntry, *, seconds: bool = True) -> str:
@@ -73,6 +81,7 @@ class AuditScreen(BaseScreen):
         self.audit_log = audit_log()
         self.entries: list[AuditEntry] = []  # the whole log, newest first
         self.shown: list[AuditEntry] = []  # the rows on screen, after the filter
+        self.widths: list[int] = []  # the columns' widths for the screen's width
 
     def compose_body(self) -> ComposeResult:
         yield RowFilter(id="audit-filter")
@@ -81,10 +90,22 @@ class AuditScreen(BaseScreen):
         yield Static(id="audit-detail")
 
     def on_mount(self) -> None:
+        self._fit_columns(self.app.size.width)
+        self.query_one(DataTable).focus()  # not the filter: it is hidden until `/`
+
+    def on_resize(self) -> None:
+        self._fit_columns(self.size.width)
+
+    def _fit_columns(self, width: int) -> None:
+        widths = grown_widths(COLUMNS, width - SCROLLBAR)
+        if widths == self.widths:
+            return
+        self.widths = widths
         table = self.query_one(DataTable)
-        for label, width in COLUMNS:
-            table.add_column(label, width=width)
-        table.focus()  # not the filter: it is hidden until `/`
+        table.clear(columns=True)
+        for column, column_width in zip(COLUMNS, widths, strict=True):
+            table.add_column(column.title, width=column_width)
+        self._show_rows()
 
     def on_screen_resume(self) -> None:
         # Other screens append while this one is hidden: read again on every visit.
@@ -122,9 +143,9 @@ class AuditScreen(BaseScreen):
         if not self.entries:
             summary = f"No audit entries yet in {self.audit_log.where}. Redeems, test orders, notification changes and card reveals are recorded here."
         elif text:
-            summary = f"{len(self.shown)} of {len(self.entries)} entries match “{text}” · newest first"
+            summary = f"{len(self.shown)} of {counted(len(self.entries), 'entry')} match “{text}” · newest first"
         else:
-            summary = f"{len(self.entries)} entries · newest first · / filters · {self.audit_log.where}"
+            summary = f"{counted(len(self.entries), 'entry')} · newest first · / filters · {self.audit_log.where}"
         self.query_one("#audit-summary", Static).update(safe(summary))
 
     @on(DataTable.RowHighlighted, "#audit-table")

@@ -15,6 +15,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Input
 from textual.worker import Worker, WorkerState
 
+from tui.core.words import counted
 from tui.screens.host import WatchListUnavailable
 from widgets.context_bar import ContextBar
 from widgets.footer import KeysFooter
@@ -132,7 +133,7 @@ class BaseScreen(Screen):
                 self.notify(f"Export failed: {error}. Check that the export folder is writable (GIFTDESK_EXPORT_DIR).",
                             severity="error", title="Export")
                 return
-            self.notify(f"{len(rows)} rows written to {path}", title="Exported")
+            self.notify(f"{counted(len(rows), 'row')} written to {path}", title="Exported")
 
         self.app.push_screen(ExportDialog(self.EXPORT_NAME or "", len(rows)), write)
 

@@ -27,6 +27,7 @@ from styles import STYLES
 from tui.core.safe_text import visible
 from tui.local.demo_data import keeping_first_page, read_first_page, write_first_page
 from tui.screens.catalog_mirror import MIRROR_BINDINGS, MirrorSource
+from tui.screens.freshness import FreshnessMixin
 from widgets.filter_bar import FilterBar, FilterField, RowFilter, int_between, letters, positive_int, real_date
 from widgets.money import format_amount, format_range, to_decimal
 from widgets.pager import Pager, PageState
@@ -54,9 +55,13 @@ CATALOG_FILTERS = (
 
 # Fixed widths: a new page then only repaints the table, with no layout pass
 # (a whole-screen reflow); the detail pane holds the full name.
-BRAND_COLUMNS = (("Brand", 18), ("Ctry", 4), ("Cur", 3), ("Prods", 5), ("Price", 18), ("Stock", 17))
-BRAND_TABLE_COLUMNS = tuple(RowColumn(label.lower(), label, width) for label, width in BRAND_COLUMNS)
+# The brand's name takes what room there is: every column shows whole in 80 columns and in the wide layout's 78.
+BRAND_COLUMNS = (("Brand", 17), ("Ctry", 4), ("Cur", 3), ("Prods", 5), ("Price", 18), ("Stock", 17))
+BRAND_TABLE_COLUMNS = tuple(RowColumn(label.lower(), label, width, grow=int(label == "Brand")) for label, width in BRAND_COLUMNS)
 PRODUCT_COLUMNS = ("Id", "Product", "Face value", "Client price", "Stock", "Modified")
+PAYOUT_MARK = " PAYOUT"  # after a payout product's name; kept when the name is cut
+SHRINKS, SHRINK_LEAST = 1, 16  # the product's name gives way first, to a readable width (whole at wider sizes)
+KEEP_LEAST = 4  # id, name, face value and price: never left out
 TEXT_SECTIONS = (
     ("description", "Description"),
     ("redemption_instructions", "How to redeem"),
@@ -140,7 +145,7 @@ def brand_sections(brand: Brand) -> dict[str, str]:
 def product_row(product: Product, currency: str) -> tuple[Text, ...]:
     name = safe(product.name, limit=CELL_LIMIT)
     if is_payout_product(product):
-        name.append(" PAYOUT", style="bold magenta")
+        name.append(PAYOUT_MARK, style="bold magenta")
     stock = Text(stock_words(product.count), style="bold red" if product.count == 0 else "")
     return safe_row(
         product.id,
@@ -190,15 +195,41 @@ def catalog_query(filters: dict[str, str], page: PageState) -> CatalogQuery:
 MAX_PRODUCT_ROWS = 11  # more scroll inside the table
 
 
-def refill(table: DataTable, columns: tuple[str, ...], rows: Iterable[tuple[Text, ...]]) -> None:
+def refill(table: DataTable, columns: tuple[str, ...], rows: Iterable[tuple[Text, ...]], room: int = 0) -> None:
     """Replace every row in one go, each column as wide as its widest cell. The widths are
     given, not left to DataTable: it measures new cells when next idle, and a frame drawn
-    before that (a loaded machine) kept the labels' widths."""
+    before that (a loaded machine) kept the labels' widths.
+
+    With a `room` (cells), nothing is cut but the product names: they give way (with …, down
+    to SHRINK_LEAST), then the last columns (the date, then stock) are left out whole, so that
+    the values and prices show at 80 columns.
+    """
     rows = list(rows)
+    widths = [max([cell_len(label), *(row[index].cell_len for row in rows)]) for index, label in enumerate(columns)]
+    keep = list(range(len(columns)))
+
+    def others() -> int:  # DataTable pads each cell by 1 either side
+        return sum(widths[index] + 2 for index in keep if index != SHRINKS) + 2
+
+    while room and len(keep) > KEEP_LEAST and others() + SHRINK_LEAST > room:
+        keep.pop()
+    if room:
+        widths[SHRINKS] = max(SHRINK_LEAST, min(widths[SHRINKS], room - others()))
     table.clear(columns=True)
-    for index, label in enumerate(columns):
-        table.add_column(label, width=max([cell_len(label), *(row[index].cell_len for row in rows)]))
-    table.add_rows(rows)
+    for index in keep:
+        table.add_column(columns[index], width=widths[index])
+    table.add_rows([tuple(_cut(row[index], widths[index]) if index == SHRINKS else row[index] for index in keep)
+                    for row in rows])
+
+
+def _cut(cell: Text, width: int) -> Text:
+    """The cell in `width` cells, its end an ellipsis; a payout product keeps its mark whole."""
+    if cell.cell_len <= width:
+        return cell
+    mark = len(PAYOUT_MARK) if cell.plain.endswith(PAYOUT_MARK) else 0
+    name = cell[:len(cell.plain) - mark]
+    name.truncate(width - mark, overflow="ellipsis")
+    return name + cell[len(cell.plain) - mark:] if mark else name
 
 
 # --- the demo's first page, as its last start showed it -------------------------------
@@ -263,7 +294,7 @@ def brand_cells(brand: Brand | KeptBrand) -> tuple[Text, ...]:
 # --- the screen -------------------------------------------------------------------
 
 
-class CatalogScreen(MirrorSource):
+class CatalogScreen(FreshnessMixin, MirrorSource):
     destination = "catalog"
     CSS_PATH = STYLES / "catalog.tcss"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
@@ -304,7 +335,7 @@ class CatalogScreen(MirrorSource):
 
     def compose_body(self) -> ComposeResult:
         yield FilterBar(CATALOG_FILTERS, id="filters")
-        yield Pager("brands", id="pager")
+        yield Pager("brand", id="pager")
         yield RowFilter(id="row-filter")
         with Container(id="catalog-body"):
             yield RowTable(BRAND_TABLE_COLUMNS, cells=brand_cells, id="brands")
@@ -339,8 +370,9 @@ class CatalogScreen(MirrorSource):
 
     # --- requests -------------------------------------------------------------------
 
-    def reload(self) -> None:
-        """Ask for what the current version, filters and page say; the pager says which."""
+    def reload(self, *, fresh: bool = False) -> None:
+        """Ask for what the current version, filters and page say; the pager says which.
+        `fresh`: the v1 list from the service (within its limits), not the local copy."""
         if self.mirror is not None:  # v1 is live only: the note says both
             self.pager.note = (f"{V1_NOTE} · " if self.version == 1 else "") + self.source_note()
         if self.from_mirror:  # answered at once: the pager says "loading" never, and changes once
@@ -354,7 +386,7 @@ class CatalogScreen(MirrorSource):
         self.pager.activity = self._loading_words()
         self.pager.busy = True
         if self.version == 1:
-            self.fetch_v1()
+            self.fetch_v1(fresh)
         else:
             self.fetch_page(catalog_query(self.filters, self.page))
 
@@ -377,9 +409,11 @@ class CatalogScreen(MirrorSource):
         self.show_page(PageState(page.page_index, self.page.size, page.count), page.items)
 
     @work(exclusive=True, exit_on_error=False, group="catalog")
-    async def fetch_v1(self) -> None:
+    async def fetch_v1(self, fresh: bool) -> None:
         client = await self._client()
-        self.v1_brands = await client.catalog_v1()
+        answer = await self.app.session.copies().catalog_v1(client, fresh=fresh)
+        self.v1_brands = answer.value
+        self.show_freshness(answer)
         self.show_v1_page(PageState(0, self.page.size, len(self.v1_brands)))
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
@@ -473,6 +507,20 @@ class CatalogScreen(MirrorSource):
             self._show_detail_parts(detail_title(brand), [product_row(product, brand.currency_code)
                                                           for product in brand.products], brand_sections(brand))
 
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._refit_products)  # their room changed (e.g. the detail moved beside the table)
+
+    def _refit_products(self) -> None:
+        if self.detail is not None:
+            self.show_detail(self.detail)
+
+    def _products_room(self, rows: int) -> int:
+        """The cells the products table has across (0 before the first layout: no fitting then)."""
+        # Narrow, the pane is short and its texts nearly always scroll: its scroll bar is kept room for.
+        detail = self.query_one("#brand-detail")
+        room = detail.content_region.width - (0 if self.has_class("-wide") else detail.styles.scrollbar_size_vertical)
+        return max(0, room - (2 if rows > MAX_PRODUCT_ROWS else 0))  # the table's own scroll bar past that
+
     def _show_detail_parts(self, title: Text, product_rows: list[tuple[Text, ...]], sections: dict[str, str]) -> None:
         products = self.query_one("#products", DataTable)
         products.display = bool(product_rows)
@@ -481,7 +529,7 @@ class CatalogScreen(MirrorSource):
         if not product_rows:
             products.clear()
         else:
-            refill(products, PRODUCT_COLUMNS, product_rows)
+            refill(products, PRODUCT_COLUMNS, product_rows, self._products_room(len(product_rows)))
             # An explicit height: DataTable measures its rows on idle and does not
             # re-lay out an "auto" height, so it could stay 0 rows tall.
             # + the header, + a line for the horizontal scrollbar narrow screens need.
@@ -511,7 +559,11 @@ class CatalogScreen(MirrorSource):
         self.reload()
 
     def action_reload(self) -> None:
-        self.reload()
+        self.reload(fresh=True)
+
+    def draw_freshness(self, text: str) -> None:
+        if self.version == 1:
+            self.pager.note = f"{V1_NOTE} · {text}" + (f" · {self.source_note()}" if self.mirror is not None else "")
 
     def go_to_page(self, index: int) -> None:
         page = self.page.at(index)
@@ -629,4 +681,4 @@ class CatalogScreen(MirrorSource):
         if self.from_mirror:
             self.order_live_product(product.id)
             return
-        self.app.open_test_order(product)
+        self.app.open_test_order(product, self.detail.currency_code if self.detail else None)

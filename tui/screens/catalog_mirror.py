@@ -22,6 +22,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, Static
 
+from tui.core.words import counted
 from tui.local.fileio import mirror_path
 from tui.screens.base import BaseScreen
 from widgets.money import format_money, format_range
@@ -93,8 +94,9 @@ class MirrorSource(BaseScreen):
         age = f"synced {last.age()}" if last else "never synced"
         if self.from_mirror:
             return f"mirror, {age}"
+        # Short: beside the page count and the go-to box, whole at 80 columns.
         target = self.filters.get("target_currency")
-        return f"live service (mirror {age})" + (f" · prices in {target.upper()}" if target else "")
+        return f"live: prices in {target.upper()}, not in the mirror" if target else f"live; mirror {age}"
 
     def mirror_page(self, search: str) -> tuple[PageState, list[Brand]]:
         """A page of the mirror; a brand the last page showed exactly so is that same Brand, not a new one
@@ -151,8 +153,8 @@ class MirrorSource(BaseScreen):
         finally:
             bar.display = False
             bar.update(total=IDLE_TOTAL, progress=0)  # no indeterminate animation while hidden
-        self.notify(f"Catalog mirror synced ({result.record.kind}): {result.record.products:,} products, "
-                    f"{result.changes:,} changes (H shows them).")
+        self.notify(f"Catalog mirror synced ({result.record.kind}): {counted(result.record.products, 'product')}, "
+                    f"{counted(result.changes, 'change')} (H shows them).")
         self.open_mirror()
         self.refresh_bindings()
         self.reload()
@@ -175,13 +177,13 @@ class MirrorSource(BaseScreen):
         from tui.api.models import CatalogQuery
 
         page = await (await self.app.session.client()).catalog(CatalogQuery(product_id=product_id))
-        found = [p for brand in page.items for p in brand.products if p.id == product_id]
+        found = [(p, brand.currency_code) for brand in page.items for p in brand.products if p.id == product_id]
         if not found:
             self.notify(f"Product {product_id} is no longer in the live catalog.", severity="warning")
-        elif found[0].count == 0:
-            self.notify(f"{found[0].name} is out of stock now.", severity="warning")
+        elif found[0][0].count == 0:
+            self.notify(f"{found[0][0].name} is out of stock now.", severity="warning")
         else:
-            self.app.open_test_order(found[0])
+            self.app.open_test_order(*found[0])
 
 
 def price_text(low: Decimal | None, high: Decimal | None, currency: str) -> str:

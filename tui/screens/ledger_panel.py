@@ -25,8 +25,9 @@ from tui.core.ledger import LedgerLine, Reconciliation, balance_series
 from widgets.money import format_money
 from widgets.safe_text import safe
 
-# The check first: it must show at 80 columns, where the detail pane takes the right.
-LEDGER_COLUMNS = ("OK", "Date", "Type", "Amount", "Balance after", "Order", "RequestId")
+# The check first, then the money: they must show whole at 80 columns, where the detail pane takes the right
+# (the seconds of the date are in the detail pane).
+LEDGER_COLUMNS = ("OK", "Date", "Amount", "Balance after", "Type", "Order", "RequestId")
 
 
 class LedgerPanel(Vertical):
@@ -49,9 +50,11 @@ class LedgerPanel(Vertical):
     def on_mount(self) -> None:
         self.table.add_columns(*LEDGER_COLUMNS)
 
-    def show_title(self, label: str | None, day_range: DayRange) -> None:
+    def show_title(self, label: str | None, day_range: DayRange, freshness: str = "") -> None:
         who = safe(f"Ledger of {label}") if label else Text("Ledger: no account")
         who.append(f" · {range_label(day_range, date.today())}", style="bold")
+        if freshness:
+            who.append(f" · {freshness}")
         who.append("  t d k R: days · enter: order", style="dim")
         self.query_one("#ledger-title", Static).update(who)
 
@@ -92,13 +95,17 @@ def _row(line: LedgerLine) -> tuple[Text, ...]:
     check = Text("✓", style="green") if line.adds_up else Text("✗", style="bold red")
     return (
         check,
-        safe((t.transaction_date or "").replace("T", " ")[:19]),
-        safe(t.transaction_type or ""),
+        safe(_when(t)[:16]),
         safe(format_money(amount.value, t.currency), style="red" if amount.value < 0 else "green"),
         safe(format_money(after.value, t.currency)),
+        safe(t.transaction_type or ""),
         safe(t.order_number or ""),
         safe(t.request_id or ""),
     )
+
+
+def _when(t: Transaction) -> str:
+    return (t.transaction_date or "").replace("T", " ")[:19]
 
 
 def _money_text(value: Decimal | None, currency: str | None) -> str:
@@ -152,6 +159,7 @@ def _detail(line: LedgerLine) -> Text:
     currency = t.currency
     lines = [
         f"Transaction {t.reference} ({t.transaction_type or '?'})",
+        f"at {_when(t)}",
         f"Balance {_money_text(line.before, currency)} → {_money_text(t.available_balance.value, currency)}",
     ]
     for item in t.order_items:

@@ -9,6 +9,7 @@ is not final, and the recent orders of this profile.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
@@ -24,16 +25,17 @@ from textual.widgets import ContentSwitcher, DataTable, Input, Label, Static
 
 from styles import STYLES
 from tui.api.errors import AuthenticationError, ForbiddenError, OrderNotFoundError, RefusedError, ServiceError
-from tui.api.models import Card, Order
+from tui.api.models import Card, Order, OrderItem
 from tui.api.redact import mask_card_code, mask_pin
 from tui.api.statuses import card_code_releasable, is_order_final, order_status_meaning
-from tui.api.weblink import is_payout_url
+from tui.api.weblink import WeblinkError, is_payout_url, weblink_token
 from tui.core.order_watch import card_summary, needs_attention, readable_time
+from tui.core.payout_flow import face_values
 from tui.core.polling import Backoff
 from tui.local.storage import CARD_COPY, CARD_REVEAL, RecentOrders, audit_log
 from tui.screens.base import BaseScreen
 from widgets.masked import MaskedValue
-from widgets.money import format_amount
+from widgets.money import format_amount, format_money
 from widgets.note_dialog import NoteDialog
 from widgets.safe_text import VisibleControls, safe, safe_assemble, safe_row
 from widgets.status_badge import status_text
@@ -58,13 +60,14 @@ class OrderScreen(BaseScreen):
     AUTO_FOCUS = "#recent-orders"
     BINDINGS = [
         Binding("i", "focus_lookup", "RequestId", id="order.lookup", show=False),  # said in the field itself
+        # The everyday keys first: the footer leaves out, whole, what does not fit (Help lists all).
         Binding("r", "toggle_recent", "Recent", id="order.recent"),
+        Binding("w", "pin", "Watch", id="order.watch"),
         Binding("v", "reveal", "Reveal", id="order.reveal"),
         Binding("c", "copy('code')", "Copy code", id="order.copy-code"),
         Binding("n", "copy('pin')", "Copy PIN", id="order.copy-pin", show=False),
-        Binding("y", "payout", "Redeem/payout", id="order.payout"),
+        Binding("y", "payout", "Payout", id="order.payout"),
         Binding("t", "new_test_order", "Test order", id="order.test-order"),
-        Binding("w", "pin", "Watch", id="order.watch"),
         Binding("m", "note", "Note", id="order.note", show=False),  # in Help and the palette: the footer keeps its keys
         Binding("ctrl+r", "refresh", "Refresh now", id="order.refresh", show=False),
     ]
@@ -267,10 +270,18 @@ class OrderScreen(BaseScreen):
         for item in order.items if order else []:
             for card in item.cards:
                 self._cards[str(card.id)] = card
+                self._remember_face_value(card, item)
                 table.add_row(*_card_cells(card, item.product_id), key=str(card.id))
         if table.row_count:
             table.move_cursor(row=min(max(row, 0), table.row_count - 1))
         self._show_card(self._selected_card())
+
+    def _remember_face_value(self, card: Card, item: OrderItem) -> None:
+        """A payout card's value, for the redeem confirmation (the weblink alone does not say it)."""
+        if card.card_code and is_payout_url(card.card_code):
+            with contextlib.suppress(WeblinkError):
+                currency = item.currency_code or "USD"
+                face_values(self.app.session.cache)[weblink_token(card.card_code)] = format_money(item.product_face_value, currency)
 
     # --- the selected card ------------------------------------------------------------------
 

@@ -45,7 +45,9 @@ from tui.core.triage import (
     sorted_rows,
     status_counts,
 )
+from tui.core.words import counted
 from tui.screens.base import BaseScreen
+from tui.screens.freshness import FreshnessMixin
 from widgets.date_range import RANGE_BINDINGS, DateRangeKeys
 from widgets.filter_bar import RowFilter
 from widgets.money import format_money
@@ -53,15 +55,16 @@ from widgets.row_table import RowColumn, RowTable
 from widgets.safe_text import safe
 from widgets.status_badge import status_style
 
-# Keys are the sort keys (tui.core.triage.SORT_KEYS); what matters in an incident comes first, so 80 columns show it.
+# Keys are the sort keys (tui.core.triage.SORT_KEYS). What matters in an incident comes first (when, status, order,
+# money), so 80 columns show it; the product's name and the denomination take the room a wider terminal has.
 COLUMNS = (
     RowColumn("time", "Time (UTC)", 11),
     RowColumn("status", "Status", 18),
     RowColumn("order", "Order", 10),
-    RowColumn("product", "Product", 16),
-    RowColumn("denomination", "Denomination", 12),
-    RowColumn("quantity", "Qty", 3),
     RowColumn("total", "Total", 14),
+    RowColumn("quantity", "Qty", 3),
+    RowColumn("product", "Product", 10, grow=3),
+    RowColumn("denomination", "Denomination", 12, grow=1),
     RowColumn("request", "RequestId", 36),
 )
 STUCK_MARK = " ⚑ stuck"
@@ -96,11 +99,11 @@ def row_cells(row: BoardRow, noted: bool = False) -> tuple[Text, ...]:
     else:  # the history dates an order; its time is known only from Get order
         when = f"{row.day:%m-%d}" + (" --:--" if row.time_unknown else "") if row.day else (line.order_date or "")
     quantity = Text("" if line.quantity is None else str(line.quantity), justify="right")
-    return (safe(when), _status_cell(row, noted), safe(line.order_number), safe(line.product_name or ""),
-            safe(line.denomination or ""), quantity, _total_cell(line), safe(line.client_reference_number))
+    return (safe(when), _status_cell(row, noted), safe(line.order_number), _total_cell(line), quantity,
+            safe(line.product_name or ""), safe(line.denomination or ""), safe(line.client_reference_number))
 
 
-class OrdersScreen(DateRangeKeys, BaseScreen):
+class OrdersScreen(FreshnessMixin, DateRangeKeys, BaseScreen):
     destination = "orders"
     EXPORT_NAME = "orders"
     AUTO_FOCUS = "#orders-table"
@@ -155,19 +158,25 @@ class OrdersScreen(DateRangeKeys, BaseScreen):
     # --- loading -----------------------------------------------------------------
 
     def range_changed(self) -> None:
-        self.action_reload()
-
-    def action_reload(self) -> None:
         self._asked = set()
         self.table.loading = True
-        self.load()
+        self.load(fresh=False)
+
+    def action_reload(self) -> None:
+        """The range's orders from the service (within its limits); opening the board or another range
+        takes the days the local copy keeps."""
+        self._asked = set()
+        self.table.loading = True
+        self.load(fresh=True)
 
     @work(exclusive=True, group="orders-load", exit_on_error=False)
-    async def load(self) -> None:
+    async def load(self, fresh: bool) -> None:
         day_range = self.day_range
+        session = self.app.session
         try:
-            client = await self.app.session.client()
-            lines = await client.order_history(day_range)
+            client = await session.client()
+            answer = await session.copies().order_history(client, day_range, fresh=fresh)
+            lines = answer.value
         except Exception as error:
             self.problem = str(error)
             self.show_lines([])
@@ -175,6 +184,7 @@ class OrdersScreen(DateRangeKeys, BaseScreen):
         finally:
             self.table.loading = False
         self.problem = None
+        self.show_freshness(answer)
         self.show_lines(lines)
 
     def show_lines(self, lines: list[OrderHistoryLine]) -> None:
@@ -273,14 +283,19 @@ class OrdersScreen(DateRangeKeys, BaseScreen):
 
     # --- what is shown around the table ---------------------------------------------
 
+    def draw_freshness(self, text: str) -> None:
+        self._show_summary()
+
     def _show_summary(self) -> None:
         summary = Text(f"{self.day_range} · ", style="bold")
+        if self.freshness is not None:
+            summary.append(f"{self.freshness_text()} · ", style="dim")
         if self.problem is not None:
             summary.append_text(safe(f"could not load: {self.problem}", style="red"))
         elif not self.rows:
             summary.append("no orders · t today · d 24 h · k 7 days · R a range of days", style="dim")
         else:
-            summary.append(f"{self.orders} orders ({len(self.rows)} lines): ")
+            summary.append(f"{counted(self.orders, 'order')} ({counted(len(self.rows), 'line')}): ")
             parts = []
             for status, count in self.counts.items():
                 style = "bold red" if status == STUCK else status_style(status)

@@ -26,7 +26,7 @@ from styles import STYLES
 from tui.api.errors import AuthenticationError, RefusedError, ServiceError
 from tui.api.models import PayoutStatus, RedeemResult
 from tui.api.payout_rules import RecipientInvalid
-from tui.api.redact import mask_weblink
+from tui.api.redact import mask_recipient, mask_weblink
 from tui.api.statuses import is_payout_final, payout_status_meaning
 from tui.core.payout_flow import (
     EMAIL,
@@ -39,6 +39,7 @@ from tui.core.payout_flow import (
     PayoutForm,
     Phase,
     RedeemFlow,
+    face_values,
     format_elapsed,
     status_advice,
 )
@@ -46,7 +47,7 @@ from tui.core.polling import Backoff
 from tui.money import AuditUnavailable, EnvironmentMismatch, MoneyWrites, NotSent
 from tui.screens.base import BaseScreen
 from tui.screens.host import WatchListUnavailable
-from widgets.confirm import ConfirmScreen
+from widgets.confirm import ConfirmScreen, PrivateLine, SummaryLine
 from widgets.private import PRIVATE
 from widgets.safe_text import VisibleControls, safe, safe_assemble
 from widgets.status_badge import status_text
@@ -61,7 +62,7 @@ class PayoutScreen(BaseScreen):
     BINDINGS = [
         Binding("i", "focus_weblink", "Weblink", id="payout.weblink"),
         Binding("w", "pin", "Watch", id="payout.watch"),
-        Binding("r", "redeem", "Redeem…", id="payout.redeem"),
+        Binding("ctrl+r", "redeem", "Redeem…", id="payout.redeem"),  # a chord: money never leaves on one stray letter
         Binding("s", "lookup", "Status", id="payout.lookup"),
         Binding("c", "copy_ids", "Copy ids", id="payout.copy"),
     ]
@@ -123,7 +124,8 @@ class PayoutScreen(BaseScreen):
 
     def on_mount(self) -> None:
         self.set_interval(1.0, self._show_timing)
-        if self.app.readonly:
+        if self.app.readonly:  # not offered at all (DESIGN rule 7); the note says why, whole at 80 columns
+            self.query_one("#redeem", Button).display = False
             self.query_one("#readonly-note", Static).update("Read-only: redeeming is off; status lookups work.")
         self._refresh_form()
 
@@ -186,7 +188,12 @@ class PayoutScreen(BaseScreen):
             return
         text = self.form.recipient_problem()
         problem.set_class(text is not None, "-invalid")
-        problem.update(safe(text) if text else Text("✓ Ready to redeem" if self.form.is_valid else ""))
+        if text:
+            problem.update(safe(text))
+        elif self.payout is not None and self.panel_token == self.form.token():
+            problem.update(Text("Redeemed: the payout's status is below."))
+        else:
+            problem.update(Text("✓ Ready to redeem" if self.form.is_valid else ""))
 
     @on(Input.Changed, "#weblink")
     def weblink_changed(self) -> None:
@@ -247,17 +254,20 @@ class PayoutScreen(BaseScreen):
     def action_redeem(self) -> None:
         attempt = self.flow.next_attempt(self.form)
         session = self.app.session
-        lines = [
+        face = face_values(session.cache).get(attempt.token)
+        # The recipient as typed, to be checked (a screenshot masks it: PrivateLine).
+        lines: list[SummaryLine] = [
+            PrivateLine("Recipient    ", attempt.recipient, mask_recipient),
             f"Wallet       {attempt.request.wallet}",
-            f"Recipient    {attempt.masked_recipient}",
+            f"Face value   {face}" if face else "Face value   not known here: open the card's order (3) to see it",
             f"Weblink      {attempt.masked_weblink}",
             f"Profile      {session.profile.name}",
             f"Environment  {session.environment.upper()}",
         ]
         if self.flow.phase is Phase.RETRY_OFFERED:
             lines.append("A retry of the earlier attempt: same weblink, wallet and recipient.")
-        phrase = attempt.confirmation_phrase() if session.is_production else None
-        confirm = ConfirmScreen("Redeem this payout?", lines, typed_phrase=phrase, confirm_label="Redeem")
+        phrase, prompt = attempt.confirmation_phrase() if session.is_production else (None, None)
+        confirm = ConfirmScreen("Redeem this payout?", lines, typed_phrase=phrase, phrase_prompt=prompt, confirm_label="Redeem")
         self.app.push_screen(confirm, lambda confirmed: self._start_submit(attempt) if confirmed else None)
 
     def _start_submit(self, attempt: Attempt) -> None:
@@ -347,7 +357,7 @@ class PayoutScreen(BaseScreen):
             self.last_check = self.clock.wall()
             if in_doubt:
                 self.flow.checked(payout_exists=False)
-                self._show(Text("No payout recorded", style="bold"), advice="The earlier submit made no payout. Retry with the same recipient: r.", detail=error.message)
+                self._show(Text("No payout recorded", style="bold"), advice="The earlier submit made no payout. Retry with the same recipient: ctrl+r.", detail=error.message)
             else:
                 self._show(Text("No payout found", style="bold"), advice="Nothing redeemed yet for this weblink, or it belongs to another client or environment.", detail=error.message)
             self._refresh_form()

@@ -23,6 +23,7 @@ from styles import STYLES
 from tui.api.money_models import ExchangeRates
 from tui.core.rates import AmountInvalid, convert_all, parse_amount
 from tui.screens.base import BaseScreen
+from tui.screens.freshness import FreshnessMixin
 from widgets.money import format_money
 from widgets.safe_text import safe
 
@@ -30,7 +31,7 @@ RATE_COLUMNS = ("Currency", "Rate", "Converted")
 DEFAULT_AMOUNT = Decimal(100)
 
 
-class RatesScreen(BaseScreen):
+class RatesScreen(FreshnessMixin, BaseScreen):
     destination = "rates"
     CSS_PATH = STYLES / "rates.tcss"
     EXPORT_NAME = "rates"
@@ -61,12 +62,12 @@ class RatesScreen(BaseScreen):
     def on_mount(self) -> None:
         self.table.add_columns(*RATE_COLUMNS)
         self.table.focus()
-        self.action_refresh()
+        self.show_base()
 
     def accept_jump(self, argument: str) -> None:
         """`:rates GBP` shows the rates based on GBP."""
         self.query_one("#rates-base", Input).value = argument.strip().upper()[:3]
-        self.action_refresh()
+        self.show_base()
 
     def action_focus_base(self) -> None:
         self.query_one("#rates-base", Input).focus()
@@ -75,13 +76,21 @@ class RatesScreen(BaseScreen):
         self.query_one("#rates-amount", Input).focus()
 
     def action_refresh(self) -> None:
+        """The rates from the service (within its limits)."""
+        self.show_base(fresh=True)
+
+    def show_base(self, *, fresh: bool = False) -> None:
+        """The base's rates: from the local copy while it is younger than its keeping time, unless `fresh`."""
         self.table.loading = True
-        self.load(self.query_one("#rates-base", Input).value.strip().upper() or None)
+        self.load(self.query_one("#rates-base", Input).value.strip().upper() or None, fresh)
 
     @work(exclusive=True, exit_on_error=False, group="rates")
-    async def load(self, base: str | None) -> None:
-        client = await self.app.session.client()
-        self.rates = await client.exchange_rates(base)
+    async def load(self, base: str | None, fresh: bool) -> None:
+        session = self.app.session
+        client = await session.client()
+        answer = await session.copies().exchange_rates(client, base, fresh=fresh)
+        self.rates = answer.value
+        self.show_freshness(answer)
         self.show()
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
@@ -91,7 +100,7 @@ class RatesScreen(BaseScreen):
 
     @on(Input.Submitted, "#rates-base")
     def base_submitted(self) -> None:
-        self.action_refresh()
+        self.show_base()
         self.action_focus_amount()  # the next field (the table cannot take focus while it loads)
 
     @on(Input.Changed, "#rates-amount")
@@ -107,13 +116,21 @@ class RatesScreen(BaseScreen):
     def amount_submitted(self) -> None:
         self.table.focus()
 
-    def show(self) -> None:
+    def draw_freshness(self, text: str) -> None:
+        self.show_note()
+
+    def show_note(self) -> None:
         if self.rates is None:
             return
         base = self.rates.base_currency_code
         note = safe(f"{format_money(self.amount, base)} in each currency, at the service's rates (1 {base} = rate).")
-        note.append("  b: base · a: amount · e: export", style="dim")
+        note.append(f"  {self.freshness_text()} · b: base · a: amount · e: export", style="dim")
         self.query_one("#rates-note", Static).update(note)
+
+    def show(self) -> None:
+        if self.rates is None:
+            return
+        self.show_note()
         self.table.clear()
         self.table.add_rows(
             (safe(row.currency), Text(str(row.rate), justify="right"),

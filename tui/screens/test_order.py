@@ -10,6 +10,7 @@ network failure re-sends the same one, so no second order can result.
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from rich.text import Text
@@ -27,14 +28,19 @@ from tui.api.request_ids import new_request_id
 from tui.core.order_watch import DraftInvalid, order_line, plain_amount
 from tui.local.storage import TEST_ORDER
 from tui.money import AuditUnavailable, EnvironmentMismatch, MoneyWrites, NotSent
+from tui.screens.accounts import account_label
 from widgets.confirm import ConfirmScreen
-from widgets.money import format_money
+from widgets.money import exact_amount, format_money
 from widgets.safe_text import safe
 
 if TYPE_CHECKING:
     from tui.screens.host import GiftdeskHost
 
-PRODUCTION_PHRASE = "place production order"
+
+
+def production_phrase(value: Decimal | float, quantity: int, currency: str) -> str:
+    """What a production order's confirmation asks to be typed: the total face value, e.g. "50.00"."""
+    return exact_amount(Decimal(str(value)) * quantity, currency)
 
 
 def _range_text(product: Product) -> str:
@@ -48,9 +54,10 @@ class TestOrderScreen(ModalScreen[None]):
     CSS_PATH = STYLES / "order.tcss"
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="test-order.cancel")]
 
-    def __init__(self, product: Product | None = None, *, request_id: str | None = None) -> None:
+    def __init__(self, product: Product | None = None, *, request_id: str | None = None, currency: str | None = None) -> None:
         super().__init__()
         self.product = product
+        self.currency = currency  # the product's face values' (its brand's): None until known
         # One RequestId for the life of the form: every (re)try sends this one.
         self.request_id = request_id or new_request_id()
         self._sent_in_doubt = False  # a try of this form's order may have reached the service (its answer was lost)
@@ -61,7 +68,7 @@ class TestOrderScreen(ModalScreen[None]):
         self.set_class(session.is_production, "-production")
         product = self.product
         with Vertical(id="test-order"):
-            yield Label("New test order", classes="title")
+            yield Label("New production order" if session.is_production else "New test order", classes="title")
             yield Static(safe(f"Environment {session.environment.upper()} · profile {session.profile.name}"), id="test-order-environment")
             with Grid(id="test-order-fields"):
                 yield Label("Account")
@@ -162,26 +169,29 @@ class TestOrderScreen(ModalScreen[None]):
             raise DraftInvalid("Product id must be a number from the catalog.")
         if self.product is None or self.product.id != int(text):
             page = await (await self.app.session.client()).catalog(CatalogQuery(product_id=int(text)))
-            found = [p for brand in page.items for p in brand.products if p.id == int(text)]
+            found = [(p, brand.currency_code) for brand in page.items for p in brand.products if p.id == int(text)]
             if not found:
                 raise DraftInvalid(f"No product {text} in this profile's catalog.")
-            self.product = found[0]
+            self.product, self.currency = found[0]
             self.query_one("#product-info", Static).update(self._product_text())
         return self.product
 
     def _confirmation(self, order: PlaceOrder, account: Account, product: Product) -> ConfirmScreen:
         session = self.app.session
         line = order.products[0]
+        currency = self.currency or product.price.currency_code
+        total = production_phrase(line.value, line.quantity, currency)
         summary = [
             f"Environment: {session.environment.upper()} (profile {session.profile.name})",
-            f"Account:     {account.id} ({account.currency})",
+            f"Account:     {account.id} ({format_money(account.balance, account.currency)} left)",
             f"Product:     {product.id} {product.name}",
-            f"Face value:  {plain_amount(line.value)}",
-            f"Quantity:    {line.quantity}",
+            f"Face value:  {format_money(line.value, currency)} × {line.quantity} = {total} {currency}",
             f"RequestId:   {order.request_id}",
         ]
-        phrase = PRODUCTION_PHRASE if session.is_production else None
-        return ConfirmScreen("Place this test order?", summary, typed_phrase=phrase, confirm_label="Place order")
+        if session.is_production:  # the total, typed: proof that the amount was read
+            return ConfirmScreen("Place this production order?", summary, typed_phrase=total,
+                                 phrase_prompt="the total face value (the number only)", confirm_label="Place order")
+        return ConfirmScreen("Place this test order?", summary, confirm_label="Place order")
 
     async def _place(self, order: PlaceOrder) -> None:
         """Sent through the money rules (tui.money): environment checked, traced, the truth told on OrderAlreadyExists."""
@@ -207,8 +217,14 @@ class TestOrderScreen(ModalScreen[None]):
             button.loading = False
         if placed.found != "placed":
             self.notify(f"{placed.describe()} Opening that order.", severity="information" if placed.is_ours else "warning", timeout=10)
+        self._settled_on(self.accounts[order.account_id])
         self.dismiss()
         self.app.call_later(self.app.navigate, "order", order.request_id)
+
+    def _settled_on(self, account: Account) -> None:
+        """The account an order was placed on is the one the context bar names from now on."""
+        if self.app.session.account_id != account.id:
+            self.app.choose_account(account.id, account_label(account))
 
     def _audit_not_written(self, problem: str) -> None:
         self.notify(f"The order was sent, but {problem}.", severity="error", timeout=10)

@@ -23,6 +23,7 @@ from .notifications import NotificationConfigInvalid, Notifier
 from .orders import OrderBook, OrderRejected
 from .pacing import PlaceOrderLimits
 from .payouts import PayoutDesk, RedeemRefused, parse_redeem_body
+from .rate_limits import RateLimits, retry_after
 from .settings import Timing
 from .webhooks import WebhookSender, portal_handlers
 
@@ -35,7 +36,7 @@ NO_ACCESS = "The client does not have access to this resource."
 class SimulatorState:
     """Everything the service knows; lives in the server's event loop."""
 
-    def __init__(self, catalog: Catalog, timing: Timing, seed: int):
+    def __init__(self, catalog: Catalog, timing: Timing, seed: int, rate_limits: RateLimits | None = None):
         self.catalog = catalog
         self.timing = timing
         self.orders = OrderBook(catalog, timing, seed)
@@ -44,6 +45,7 @@ class SimulatorState:
         self.webhooks = WebhookSender(timing, seed)  # signed webhooks (Svix), docs/simulator.md
         self.credentials = {c.client_id: c for c in DEMO_CREDENTIALS}
         self.place_limits: PlaceOrderLimits | None = None  # SimulatorSettings.place_limits
+        self.rate_limits = rate_limits or RateLimits(None)  # SimulatorSettings.limits; logs every request
         # Set once the seeded past exists (SimulatorServer.seed_past); only the catalog answers before.
         self.past = threading.Event()
         # Set once a catalog page went out or a request waits for the past: time to seed it
@@ -90,11 +92,22 @@ async def json_body(request: Request) -> object:
 
 
 def build_app(state: SimulatorState) -> Starlette:
-    def endpoint(handler: Handler, resource: str, *, needs_past: bool = True):
+    def endpoint(handler: Handler, resource: str, name: str, *, needs_past: bool = True):
+        """`resource`: what a credential needs access to (403 without); `name`: the endpoint's rate limit."""
         async def run(request: Request) -> Response:
             credential = authenticate(state, request)
             if credential is None:
                 return Response(status_code=401, headers={"WWW-Authenticate": 'Basic realm="giftdesk-sim"'})
+            limits = state.rate_limits
+            wait = limits.admit(name, credential.name)
+            if wait is not None:
+                limits.record(name, credential.name, 429, request.url.query)
+                return Response(status_code=429, headers={"Retry-After": retry_after(wait)})
+            response = await answer(request, credential)
+            limits.record(name, credential.name, response.status_code, request.url.query)
+            return response
+
+        async def answer(request: Request, credential: DemoCredential) -> Response:
             if not credential.may_use(resource):
                 return JSONResponse({"error": NO_ACCESS}, status_code=403)
             if needs_past and not state.past.is_set():  # e.g. Get order of a seeded order, asked early
@@ -168,19 +181,20 @@ def build_app(state: SimulatorState) -> Starlette:
         return JSONResponse(payout.status_json()) if payout else text(404, PAYOUT_NOT_FOUND)
 
     routes = [
-        Route("/api/integration/v1.0/accounts", endpoint(accounts, "accounts"), methods=["GET"]),
-        Route("/api/integration/v1.0/catalog", endpoint(catalog_v1, "catalog", needs_past=False), methods=["GET"]),
-        Route("/api/integration/v2.0/catalog", endpoint(catalog_v2, "catalog", needs_past=False), methods=["GET"]),
-        Route("/api/integration/v1.0/orders/checkout", endpoint(checkout, "orders"), methods=["POST"]),
-        Route(HISTORY_PATH, endpoint(history_endpoint(state.orders), "orders"), methods=["GET"]),
-        Route("/api/integration/v1.0/orders/{request_id}", endpoint(get_order, "orders"), methods=["GET"]),
-        Route("/api/integration/v1.0/transactions", endpoint(transactions(state.orders.ledger), "transactions"),
+        Route("/api/integration/v1.0/accounts", endpoint(accounts, "accounts", "accounts"), methods=["GET"]),
+        Route("/api/integration/v1.0/catalog", endpoint(catalog_v1, "catalog", "catalog_v1", needs_past=False), methods=["GET"]),
+        Route("/api/integration/v2.0/catalog", endpoint(catalog_v2, "catalog", "catalog_v2", needs_past=False), methods=["GET"]),
+        Route("/api/integration/v1.0/orders/checkout", endpoint(checkout, "orders", "place_order"), methods=["POST"]),
+        Route(HISTORY_PATH, endpoint(history_endpoint(state.orders), "orders", "order_history"), methods=["GET"]),
+        Route("/api/integration/v1.0/orders/{request_id}", endpoint(get_order, "orders", "get_order"), methods=["GET"]),
+        Route("/api/integration/v1.0/transactions", endpoint(transactions(state.orders.ledger), "transactions", "transactions"),
               methods=["GET"]),
-        Route("/api/integration/v1.0/exchange-rates", endpoint(exchange_rates, "rates"), methods=["GET"]),
-        Route("/api/Integration/v1/notification", endpoint(notification, "notifications"), methods=["GET", "POST"]),
-        Route(REDEEM_PREFIX + "{weblink:path}", endpoint(redeem, "payouts"), methods=["POST"]),
-        Route(STATUS_PREFIX + "{weblink:path}", endpoint(payout_status, "payouts"), methods=["GET"]),
-        *(Route(path, endpoint(handler, "webhooks", needs_past=False), methods=["GET", "POST"])
+        Route("/api/integration/v1.0/exchange-rates", endpoint(exchange_rates, "rates", "exchange_rates"), methods=["GET"]),
+        Route("/api/Integration/v1/notification", endpoint(notification, "notifications", "notifications"),
+              methods=["GET", "POST"]),
+        Route(REDEEM_PREFIX + "{weblink:path}", endpoint(redeem, "payouts", "redeem"), methods=["POST"]),
+        Route(STATUS_PREFIX + "{weblink:path}", endpoint(payout_status, "payouts", "payout_status"), methods=["GET"]),
+        *(Route(path, endpoint(handler, "webhooks", "webhooks", needs_past=False), methods=["GET", "POST"])
           for path, handler in portal_handlers(state.webhooks).items()),
     ]
     return Starlette(routes=routes)

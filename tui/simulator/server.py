@@ -17,6 +17,7 @@ from .faults import FaultInjector, FaultSpec
 from .history import seed_history
 from .hostile import HostileText
 from .pacing import PlaceOrderLimits
+from .rate_limits import LoggedRequest, RateLimits
 
 if TYPE_CHECKING:
     from starlette.types import ASGIApp
@@ -45,6 +46,7 @@ class SimulatorServer:
             build_catalog(self.settings.seed, self.settings.brands),
             self.settings.resolved_timing(),
             self.settings.seed,
+            RateLimits(self.settings.limits),
         )
         if not past_later:
             self.seed_past()
@@ -154,6 +156,11 @@ class SimulatorServer:
         self.state.catalog = self.state.orders.catalog = catalog
         self.state.webhooks.catalog_changed(changes)  # productupdated.v1 per changed product
         return changes
+
+    def requests(self, endpoint: str | None = None, credential: str | None = None) -> list[LoggedRequest]:
+        """Every request answered so far (oldest first), of one endpoint and credential when named."""
+        return [logged for logged in list(self.state.rate_limits.log)
+                if (endpoint is None or logged.endpoint == endpoint) and (credential is None or logged.credential == credential)]
 
     def set_webhook_endpoint(self, credential: str, url: str) -> dict:
         """As the provider's webhook portal does (tui/simulator/webhooks.py): {"url", "secrets"}."""

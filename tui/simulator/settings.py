@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
+from .rate_limits import PROVIDER_LIMITS
+
 
 @dataclass(frozen=True)
 class Timing:
@@ -64,6 +66,9 @@ class SimulatorSettings:
     history: int = 0  # orders seeded over the last 30 days (tui/simulator/history.py)
     place_limits: bool = False  # refuse Place order calls that break the provider's pacing (429)
     hostile: bool = False  # free-text fields hold markup, escapes and controls (hostile.py)
+    # The provider's per-endpoint limits, enforced with 429 + Retry-After (rate_limits.py): (endpoint, requests,
+    # seconds) per limit; None enforces none (`giftdesk sim --limits off`, speed tests only).
+    limits: tuple[tuple[str, int, float], ...] | None = PROVIDER_LIMITS
 
     def resolved_timing(self) -> Timing:
         if isinstance(self.timing, Timing):

@@ -1,0 +1,152 @@
+"""The one limiter every request of the client goes through (DESIGN rule 11).
+
+A sliding window per endpoint: a request gets the earliest moment at which
+no `Limit.seconds`-long window holds more than `Limit.requests` of them, and
+that moment is booked at once, so requests made side by side queue up
+instead of racing. The service counts a request when it arrives, somewhere
+between its sending and its answer: so a request still in flight counts as
+arriving now (it may still be queued for a connection), and when its answer
+comes its booking moves to that moment. Never an undercount, however long a
+request waited or travelled.
+A Retry-After (or a rate-limit header saying none are left) holds the
+endpoint back until the moment it names, whatever the table says.
+
+The bookings live in a `LimitStore`: `MemoryLimitStore` for one process, or
+the profile's shared SQLite store (tui.local.limit_store) injected by the
+wiring, so that every giftdesk process of a profile shares one budget.
+Times are wall-clock seconds (time.time): the only clock processes share.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from tui.api.limits import Limit, limits_table
+
+
+class LimitStore(Protocol):
+    """Where the bookings live. Each method is atomic (across processes, for a shared store)."""
+
+    def reserve(self, key: str, limit: Limit | None, now: float, latest: float) -> tuple[float, int | None]:
+        """The earliest moment from `now` for one more request under `limit` (and any hold), with the
+        booking's id; nothing is booked (id None) when that moment is later than `latest`."""
+        ...
+
+    def answered(self, booking: int, at: float) -> None:
+        """The request's answer came at `at`: count the booking from then."""
+        ...
+
+    def hold(self, key: str, until: float) -> None:
+        """No request before `until` (a Retry-After); an earlier hold is extended, never shortened."""
+        ...
+
+
+IN_FLIGHT_FORGOTTEN = 600.0  # seconds: a booking never answered (its process died) stops counting after this
+
+
+@dataclass
+class _Window:
+    bookings: dict[int, float] = field(default_factory=dict)
+    answered: set[int] = field(default_factory=set)
+    held_until: float = 0.0
+
+
+class MemoryLimitStore:
+    """The bookings of one process."""
+
+    def __init__(self) -> None:
+        self._windows: dict[str, _Window] = {}
+        self._keys: dict[int, str] = {}
+        self._next_id = 0
+
+    def reserve(self, key: str, limit: Limit | None, now: float, latest: float) -> tuple[float, int | None]:
+        window = self._windows.setdefault(key, _Window())
+        horizon = now - (limit.seconds if limit is not None else 0.0)
+        for booking, at in list(window.bookings.items()):  # answered a window ago, or lost: no longer counted
+            if at <= (horizon if booking in window.answered else horizon - IN_FLIGHT_FORGOTTEN):
+                del window.bookings[booking]
+                del self._keys[booking]
+                window.answered.discard(booking)
+        counted = [at if booking in window.answered else max(at, now) for booking, at in window.bookings.items()]
+        at = earliest(sorted(counted, reverse=True), limit, now, window.held_until)
+        if at > latest:
+            return at, None
+        self._next_id += 1
+        window.bookings[self._next_id] = at
+        self._keys[self._next_id] = key
+        return at, self._next_id
+
+    def answered(self, booking: int, at: float) -> None:
+        key = self._keys.get(booking)
+        if key is not None:
+            window = self._windows[key]
+            window.bookings[booking] = max(window.bookings[booking], at)
+            window.answered.add(booking)
+
+    def hold(self, key: str, until: float) -> None:
+        window = self._windows.setdefault(key, _Window())
+        window.held_until = max(window.held_until, until)
+
+
+def earliest(newest_first: list[float], limit: Limit | None, now: float, held_until: float) -> float:
+    """The first moment from `now`, after any hold, at which one more request keeps `limit`,
+    given the counted moments newest first (one in flight counts as `now` at the earliest).
+    Shared by every store, so they agree."""
+    at = max(now, held_until)
+    if limit is not None and len(newest_first) >= limit.requests:
+        at = max(at, newest_first[limit.requests - 1] + limit.seconds + margin(limit))
+    return at
+
+
+def margin(limit: Limit) -> float:
+    """Kept beyond each window: requests booked a window apart do not arrive exactly so (one opens a
+    connection, the next reuses it), and the service counts arrivals. 1% of the window, 50 ms to 2 s."""
+    return min(2.0, max(0.05, limit.seconds / 100))
+
+
+@dataclass(frozen=True)
+class Turn:
+    """A request's booked moment: `wait` seconds from when it was asked for."""
+
+    endpoint: str
+    at: float
+    wait: float
+    booking: int | None  # None: not booked, the wait is longer than the caller accepts
+
+
+class Limiter:
+    """The client's limiter: the table of limits, and the store holding the bookings."""
+
+    def __init__(self, limits: Mapping[str, Limit] | None = None, store: LimitStore | None = None, *,
+                 key: str = "", clock: Callable[[], float] = time.time) -> None:
+        """`limits`: by default DESIGN's table (with $GIFTDESK_LIMITS); `key` names whose budget this is
+        (the credential): one shared store serves many."""
+        self.limits = dict(limits if limits is not None else limits_table())
+        self.store: LimitStore = store or MemoryLimitStore()
+        self.key = key
+        self.clock = clock
+
+    def turn(self, endpoint: str, *, max_wait: float = float("inf")) -> Turn:
+        """Book the endpoint's next turn, unless it is more than `max_wait` seconds away."""
+        now = self.clock()
+        at, booking = self.store.reserve(self._key(endpoint), self.limits.get(endpoint), now, now + max_wait)
+        return Turn(endpoint, at, max(0.0, at - now), booking)
+
+    def answered(self, turn: Turn) -> None:
+        if turn.booking is not None:
+            self.store.answered(turn.booking, self.clock())
+
+    def hold(self, endpoint: str, seconds: float) -> None:
+        """The service asked for a pause (Retry-After, or no requests left until a reset)."""
+        self.store.hold(self._key(endpoint), self.clock() + seconds)
+
+    def pause_after_refusal(self, endpoint: str) -> float:
+        """A 429 without a Retry-After: the limit's own spacing (1 s for an endpoint without a figure)."""
+        limit = self.limits.get(endpoint)
+        return limit.interval if limit is not None else 1.0
+
+    def _key(self, endpoint: str) -> str:
+        return f"{self.key} {endpoint}" if self.key else endpoint

@@ -1,0 +1,261 @@
+"""Local copies of the reports the provider's limits make scarce (DESIGN rule 11, issue 27).
+
+Per profile and environment, in the profile's database (tui.local.limit_store.profile_database):
+
+- transactions and the orders report, by day: a day that has ended is fetched
+  once and kept; a day still open (today) is asked again once its copy is older
+  than the endpoint's spacing (transactions: 4/hour -> 15 min);
+- exchange rates, per query, kept RATES_KEPT_FOR;
+- catalog v1, kept for its limit's spacing (2/hour -> 30 min).
+
+`fresh=True` asks the service whatever the copy holds (the limiter still keeps
+the limits). When the service cannot be asked before the limiter's longest
+wait and the copy has every day, the copy answers, with `.refused` saying when
+the service can be asked again. Every answer says how old it is (`Answer`).
+The copies hold the wire JSON (tui.api.wire_json: amounts exactly as they came).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+from tui.api import wire_json
+from tui.api.errors import RateLimitedError
+from tui.api.limits import CATALOG_V1, DEFAULT_LIMITS, ORDER_HISTORY, TRANSACTIONS, Limit
+from tui.local.limit_store import open_database
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from tui.api.client import ServiceClient
+    from tui.api.models import Brand, OrderHistoryLine
+    from tui.api.money_models import ExchangeRates, TransactionsReport
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS copies (kind TEXT NOT NULL, key TEXT NOT NULL, body BLOB NOT NULL, fetched REAL NOT NULL,
+                                   PRIMARY KEY (kind, key));
+"""
+RATES_KEPT_FOR = 600.0  # seconds: rates move slowly; a support engineer converts amounts, not trades
+UNLIMITED_KEPT_FOR = 60.0  # an open day of an endpoint without a limit (the orders report)
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Answer(Generic[T]):
+    value: T
+    fetched: float  # when it came from the service (time.time); by day: its oldest part that may still change
+    from_copy: bool  # some or all of it is the local copy
+    refused: RateLimitedError | None = None  # the service could not be asked now: says when it can
+
+    def age(self, now: float | None = None) -> float:
+        return max(0.0, (time.time() if now is None else now) - self.fetched)
+
+
+def as_of(fetched: float, now: float | None = None) -> str:
+    """"as of 12:04 (3 min ago)": when a screen's data came from the service."""
+    seconds = max(0.0, (time.time() if now is None else now) - fetched)
+    return f"as of {time.strftime('%H:%M', time.localtime(fetched))} ({ago(seconds)})"
+
+
+def ago(seconds: float) -> str:
+    if seconds < 60:
+        return "just now"
+    if seconds < 3600:
+        return f"{seconds // 60:.0f} min ago"
+    if seconds < 2 * 86400:
+        return f"{seconds // 3600:.0f} h ago"
+    return f"{seconds // 86400:.0f} days ago"
+
+
+def service_today() -> date:
+    """The last day that may still change: the local day or the UTC one, whichever is earlier."""
+    return min(date.today(), datetime.now(UTC).date())
+
+
+class ReportCopies:
+    def __init__(self, path: Path, limits: Mapping[str, Limit] = DEFAULT_LIMITS, *,
+                 clock: Callable[[], float] = time.time, today: Callable[[], date] = service_today) -> None:
+        self._db = open_database(path)
+        self._db.executescript(SCHEMA)
+        self.limits = limits
+        self.clock = clock
+        self.today = today
+
+    def close(self) -> None:
+        self._db.close()
+
+    # --- the reports -------------------------------------------------------------------
+
+    async def transactions(self, client: ServiceClient, start: date, end: date, *,
+                           fresh: bool = False) -> Answer[TransactionsReport]:
+        from tui.api.models import to_wire
+        from tui.api.money_models import TransactionsReport
+
+        async def fetch(first: date, last: date) -> tuple[Any, dict[date, Any] | None]:
+            wire = to_wire(await client.transactions(first, last))
+            return wire, _transactions_by_day(wire, first, last)
+
+        days, answer = await self._by_day(TRANSACTIONS, start, end, fresh, fetch)
+        if days is None:
+            return _with(answer, TransactionsReport.model_validate(answer.value))
+        clients: dict[str | None, list[Any]] = {}
+        for day in _days(start, end):
+            for part in days[day]["clients"]:
+                clients.setdefault(part.get("clientName"), []).extend(part.get("transactions") or [])
+        wire = {"startDate": start.isoformat(), "endDate": end.isoformat(),
+                "clients": [{"clientName": name, "transactions": rows} for name, rows in clients.items()]}
+        return _with(answer, TransactionsReport.model_validate(wire))
+
+    async def order_history(self, client: ServiceClient, day_range: Any, *,
+                            fresh: bool = False) -> Answer[list[OrderHistoryLine]]:
+        """`day_range`: a tui.core.dates.DayRange (.start, .end, both included)."""
+        from tui.api.models import OrderHistoryLine, to_wire
+
+        async def fetch(first: date, last: date) -> tuple[Any, dict[date, Any] | None]:
+            wire = [to_wire(line) for line in await client.order_history(_Days(first, last))]
+            return wire, _lines_by_day(wire, first, last)
+
+        days, answer = await self._by_day(ORDER_HISTORY, day_range.start, day_range.end, fresh, fetch)
+        lines = answer.value if days is None else [line for day in _days(day_range.start, day_range.end) for line in days[day]]
+        return _with(answer, [OrderHistoryLine.model_validate(line) for line in lines])
+
+    async def exchange_rates(self, client: ServiceClient, base: str | None = None, currency: str | None = None, *,
+                             fresh: bool = False) -> Answer[ExchangeRates]:
+        from tui.api.models import to_wire
+        from tui.api.money_models import ExchangeRates
+
+        async def fetch() -> Any:
+            return to_wire(await client.exchange_rates(base, currency))
+
+        answer = await self._kept("rates", f"{base or ''}|{currency or ''}", RATES_KEPT_FOR, fresh, fetch)
+        return _with(answer, ExchangeRates.model_validate(answer.value))
+
+    async def catalog_v1(self, client: ServiceClient, *, fresh: bool = False) -> Answer[list[Brand]]:
+        from tui.api.models import Brand, to_wire
+
+        async def fetch() -> Any:
+            return [to_wire(brand) for brand in await client.catalog_v1()]
+
+        answer = await self._kept(CATALOG_V1, "", self._kept_for(CATALOG_V1), fresh, fetch)
+        return _with(answer, [Brand.model_validate(brand) for brand in answer.value])
+
+    # --- how copies are kept -----------------------------------------------------------
+
+    def _kept_for(self, endpoint: str) -> float:
+        limit = self.limits.get(endpoint)
+        return limit.interval if limit is not None else UNLIMITED_KEPT_FOR
+
+    async def _kept(self, kind: str, key: str, kept_for: float, fresh: bool,
+                    fetch: Callable[[], Awaitable[Any]]) -> Answer[Any]:
+        stored = self._read(kind, [key]).get(key)
+        if stored is not None and not fresh and self.clock() - stored[1] < kept_for:
+            return Answer(stored[0], stored[1], from_copy=True)
+        try:
+            wire = await fetch()
+        except RateLimitedError as refused:
+            if stored is None:
+                raise
+            return Answer(stored[0], stored[1], from_copy=True, refused=refused)
+        now = self.clock()
+        self._write(kind, {key: wire}, now)
+        return Answer(wire, now, from_copy=False)
+
+    async def _by_day(self, kind: str, start: date, end: date, fresh: bool,
+                      fetch: Callable[[date, date], Awaitable[tuple[Any, dict[date, Any] | None]]],
+                      ) -> tuple[dict[date, Any] | None, Answer[Any]]:
+        """Each day's wire part, from the copy where it can answer; the days it cannot, from one request.
+        None (and the whole answer as the Answer's value) when the service's answer cannot be split by day."""
+        days = _days(start, end)
+        stored = {date.fromisoformat(key): value for key, value in self._read(kind, [d.isoformat() for d in days]).items()}
+        now, today, kept_for = self.clock(), self.today(), self._kept_for(kind)
+        missing = [day for day in days if fresh or day not in stored
+                   or (day >= today and now - stored[day][1] >= kept_for)]
+        parts = {day: body for day, (body, _) in stored.items()}
+        fetched = {day: stored[day][1] for day in days if day in stored and day not in missing}
+        refused = None
+        if missing:
+            try:
+                wire, by_day = await fetch(missing[0], missing[-1])
+            except RateLimitedError as error:
+                if any(day not in stored for day in missing):
+                    raise
+                refused, fetched = error, {day: stored[day][1] for day in days}
+            else:
+                if by_day is None:  # an answer that cannot be split by day is neither kept nor mixed with the copy
+                    whole = wire if (missing[0], missing[-1]) == (start, end) else (await fetch(start, end))[0]
+                    return None, Answer(whole, self.clock(), from_copy=False)
+                now = self.clock()
+                self._write(kind, {day.isoformat(): body for day, body in by_day.items()}, now)
+                parts.update(by_day)
+                fetched.update(dict.fromkeys(by_day, now))
+        from_copy = refused is not None or len(missing) < len(days)
+        # How fresh: as the days that may still change (a closed day's copy is as good as new).
+        open_days = [fetched[day] for day in days if day >= today]
+        return parts, Answer(None, min(open_days or fetched.values()), from_copy, refused)
+
+    def _read(self, kind: str, keys: list[str]) -> dict[str, tuple[Any, float]]:
+        marks = ",".join("?" * len(keys))
+        rows = self._db.execute(f"SELECT key, body, fetched FROM copies WHERE kind = ? AND key IN ({marks})", (kind, *keys))
+        return {key: (wire_json.loads(body), fetched) for key, body, fetched in rows}
+
+    def _write(self, kind: str, bodies: Mapping[str, Any], fetched: float) -> None:
+        with self._db:
+            self._db.execute("BEGIN IMMEDIATE")
+            self._db.executemany("INSERT OR REPLACE INTO copies (kind, key, body, fetched) VALUES (?, ?, ?, ?)",
+                                 [(kind, key, wire_json.dumps(body).encode(), fetched) for key, body in bodies.items()])
+
+
+@dataclass(frozen=True)
+class _Days:
+    """A day range as the client's order_history takes it (tui.core.dates.DayRange's wire form)."""
+
+    start: date
+    end: date
+
+    def to_wire(self) -> dict[str, str]:
+        return {"startDate": self.start.isoformat(), "endDate": self.end.isoformat()}
+
+
+def _with(answer: Answer[Any], value: T) -> Answer[T]:
+    return Answer(value, answer.fetched, answer.from_copy, answer.refused)
+
+
+def _days(start: date, end: date) -> list[date]:
+    return [start + timedelta(days=n) for n in range((end - start).days + 1)]
+
+
+def _day_of(stamp: Any, first: date, last: date) -> date | None:
+    try:
+        day = date.fromisoformat(str(stamp)[:10])
+    except ValueError:
+        return None
+    return day if first <= day <= last else None
+
+
+def _transactions_by_day(wire: Any, first: date, last: date) -> dict[date, Any] | None:
+    """{day: {"clients": [...]}} for every day of the range; None when a transaction has no day in it."""
+    days: dict[date, Any] = {day: {"clients": []} for day in _days(first, last)}
+    for client in wire.get("clients") or []:
+        by_day: dict[date, list[Any]] = {}
+        for row in client.get("transactions") or []:
+            day = _day_of(row.get("transactionDate"), first, last)
+            if day is None:
+                return None
+            by_day.setdefault(day, []).append(row)
+        for day, rows in by_day.items():
+            days[day]["clients"].append({**client, "transactions": rows})
+    return days
+
+
+def _lines_by_day(wire: list[Any], first: date, last: date) -> dict[date, Any] | None:
+    days: dict[date, list[Any]] = {day: [] for day in _days(first, last)}
+    for line in wire:
+        day = _day_of(line.get("orderDate"), first, last)
+        if day is None:
+            return None
+        days[day].append(line)
+    return days
