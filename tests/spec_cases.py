@@ -177,3 +177,7 @@ WEBLINK_CASES: list[WeblinkCase] = [
     WeblinkCase("abcDEF12==", "abcDEF12%3D%3D"),
     WeblinkCase("noPadding42", "noPadding42"),
 ]
+
+# DESIGN.md "What the real provider sends and enforces": the 400 reason codes, each said to the user in words.
+REASON_CODES = ("OrderAlreadyExists", "OrderNotFound", "WrongAccount", "InsufficientBalance", "InvalidProductIds",
+                "InvalidDenomination", "ProductIsOutOfStock", "CardsLimitExceeded")

@@ -70,7 +70,10 @@ class AppSettings:
 
 ERROR_SECONDS = 10.0  # an error's toast stays this long; the same error meanwhile is not repeated
 WATCH_REDRAW_SECONDS = 0.3  # the watch list's changes that are not final reach the screen this often at most
-START_COLLECTOR_PAUSE_SECONDS = 3.0  # the command line starts the TUI with the cyclic collector off, this long at most
+# The command line starts the TUI with the cyclic collector off: it resumes after the start screen's first
+# content, or this long after mounting at the latest (a loaded machine's first rows came after 3 s, and the
+# collection, ~0.3 s there, came before them).
+START_COLLECTOR_PAUSE_SECONDS = 10.0
 WATCH_AFTER_CONTENT_SECONDS = 0.3  # how long after the start screen's first content the watch list starts
 WATCH_START_LATEST_SECONDS = 2.0  # the watch list starts after the start screen's first content, or this long after mounting
 TEAM_UNREACHABLE = "team database unreachable, retrying"
@@ -226,7 +229,11 @@ class GiftdeskApp(GiftdeskHost):
     def start_screen_shown(self) -> None:
         # A moment later: Textual draws on a timer of its own, and a callback "after refresh" may
         # still run before the frame that shows what was just set (seen on a loaded machine).
-        self.set_timer(WATCH_AFTER_CONTENT_SECONDS, self._start_put_off_watching)
+        self.set_timer(WATCH_AFTER_CONTENT_SECONDS, self._after_first_content)
+
+    def _after_first_content(self) -> None:
+        self._start_put_off_watching()
+        resume_collector()
 
     def _start_put_off_watching(self) -> None:
         if self._watch_put_off:
@@ -496,7 +503,10 @@ class GiftdeskApp(GiftdeskHost):
 
 
 def resume_collector() -> None:
-    """Collect what the start left, keep the rest out of every later full collection, and go on collecting."""
+    """Collect what the start left, keep the rest out of every later full collection, and go on collecting
+    (once: the collector on means it was resumed, or never paused)."""
+    if gc.isenabled():
+        return
     gc.collect()
     gc.freeze()  # modules, styles, widgets: what the start made lives as long as the app
     gc.enable()

@@ -8,6 +8,7 @@ from decimal import Decimal
 import httpx
 import pytest
 from dialect_cases import GUID, TRANSACTION
+from spec_cases import REASON_CODES
 
 from tui.api import wire_json
 from tui.api.client import RetryPolicy, ServiceClient
@@ -100,7 +101,11 @@ def client_answering(response: httpx.Response, environment: str = "sandbox") -> 
     return client, sent
 
 
-@pytest.mark.parametrize("code", sorted(REASONS))
+def test_the_reason_codes_said_in_words_are_designs():
+    assert sorted(REASONS) == sorted(REASON_CODES)
+
+
+@pytest.mark.parametrize("code", REASON_CODES)
 async def test_every_reason_code_is_said_in_words_with_what_to_do(code):
     client, _ = client_answering(httpx.Response(400, json={"message": code}))
     with pytest.raises(RefusedError) as caught:
@@ -155,3 +160,11 @@ async def test_a_malformed_answer_still_names_the_field():
                                                                          "balance": {"value": "lots", "currencyCode": "USD"}}]}))
     with pytest.raises(MalformedResponseError, match=r"balance: amount_parsing"):
         await client.accounts()
+
+
+@pytest.mark.parametrize("status", [404, 410])
+async def test_a_retired_catalog_v1_is_said_to_be_gone(status):
+    client, _ = client_answering(httpx.Response(status, text="Not Found"))
+    with pytest.raises(RefusedError, match=r"^catalog version 1 is gone") as caught:
+        await client.catalog_v1()
+    assert "version 2" in caught.value.hint

@@ -249,10 +249,12 @@ def wire_brand(**changes) -> dict:
     return brand
 
 
-def test_amounts_are_kept_as_the_exact_numbers_served(mirror):
+@pytest.mark.parametrize("max_face", ["150000.10", '{"value": 150000.10, "currencyCode": "GBP"}'],
+                         ids=["number", "money-object"])  # the provider's dialect: either (issue 25)
+def test_amounts_are_kept_as_the_exact_numbers_served(mirror, max_face):
     body = ('{"pageIndex": 0, "pageSize": 100, "count": 1, "items": [{"internalId": "7", "name": "Exact Cards", '
             '"countryCode": "GB", "currencyCode": "GBP", "modifiedDate": "2024-05-01T10:00:00Z", "categories": [], '
-            '"products": [{"id": 71, "name": "Exact", "minFaceValue": 12.50, "maxFaceValue": 150000.10, '
+            f'"products": [{{"id": 71, "name": "Exact", "minFaceValue": 12.50, "maxFaceValue": {max_face}, '
             '"count": 3, "price": {"min": 12.1000, "max": 145000, "currencyCode": "GBP"}, '
             '"modifiedDate": "2024-05-01T11:00:00+01:00"}]}]}')
     transport = httpx.MockTransport(lambda request: httpx.Response(200, content=body.encode()))

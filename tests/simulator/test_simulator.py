@@ -331,6 +331,11 @@ CHECKOUT_REFUSALS = [
 ]
 
 
+def test_the_refusals_use_designs_reason_codes_and_two_words_of_the_simulators_own():
+    assert {reason for reason, _ in CHECKOUT_REFUSALS} | {"OrderAlreadyExists", "OrderNotFound"} == {
+        *spec.REASON_CODES, "InvalidQuantity"}
+
+
 @pytest.mark.parametrize(("reason", "order"), CHECKOUT_REFUSALS)
 def test_place_order_refusals(sim, reason, order):
     with http(sim) as client:

@@ -27,3 +27,20 @@ def test_the_collector_resumes_with_what_the_start_made_frozen():
     finally:
         gc.unfreeze()
         gc.enable()
+
+
+async def test_the_collector_resumes_after_the_first_rows_not_before(sim):
+    from apps import app_on, until
+
+    from tui.app import START_COLLECTOR_PAUSE_SECONDS
+
+    app = app_on(sim)
+    gc.disable()  # as the command line starts the TUI
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            screen = app.screen
+            assert not gc.isenabled()  # mounted: the first rows are not there yet
+            await until(pilot, lambda: screen.brands and gc.isenabled(), timeout=START_COLLECTOR_PAUSE_SECONDS / 2)
+    finally:
+        gc.unfreeze()
+        gc.enable()

@@ -176,23 +176,23 @@ def test_snapshot_ledger(sim_factory, snap_compare, size, broken):
 
 
 @pytest.mark.parametrize("fmt", ["csv", "json"])
-async def test_e_exports_the_ledger_as_shown_into_a_private_folder(sim_factory, demo_credentials, tmp_path: Path, fmt):
+async def test_e_exports_the_ledger_as_numbers_a_spreadsheet_sums(sim_factory, demo_credentials, tmp_path: Path, fmt):
     sim = sim_factory()
     await place(sim, demo_credentials, 1001, 501, "20")
+    await place(sim, demo_credentials, 1001, 101, "25")
     app = app_on(sim)
     async with app.run_test(size=WIDE) as pilot:
         screen = await open_ledger(pilot)
-        headers, rows = table_as_shown(screen.ledger.table)
         path = await export_shown(pilot, fmt, tmp_path / "data")
         assert path.name.startswith("ledger-")
         assert str(path) in " ".join(str(message) for message in notifications(app))
         text = path.read_text()
-        if fmt == "json":
-            assert json.loads(text) == [dict(zip(headers, row, strict=True)) for row in rows]
-        else:
-            # As shown: a charge (-25.32 USD) is an amount, not a formula, so it is written as it is.
-            assert rows[0][2] == "-25.32 USD"
-            assert list(csv.reader(io.StringIO(text))) == [headers, *rows]
+        records = json.loads(text) if fmt == "json" else list(csv.DictReader(io.StringIO(text)))
+        # Plain decimals with a currency column and plain words (issue 26), not "-25.32 USD" or "✓".
+        assert [(r["Amount"], r["Balance after"], r["Currency"], r["Adds up"]) for r in records] == [
+            ("-25.32", "99974.68", "USD", "yes"), ("-25.0", "99949.68", "USD", "yes")]
+        assert sum(Decimal(r["Amount"]) for r in records) == Decimal("-50.32")
+        assert [r["RequestId"] for r in records] == [row[6] for row in table_as_shown(screen.ledger.table)[1]]
 
 
 # --- the Rates screen ---------------------------------------------------------------------

@@ -81,6 +81,7 @@ TRANSACTIONS_PATH = "/api/integration/v1.0/transactions"
 EXCHANGE_RATES_PATH = "/api/integration/v1.0/exchange-rates"
 
 DEFAULT_TIMEOUT = httpx.Timeout(10.0, connect=5.0)
+CATALOG_V1_GONE = "catalog version 1 is gone: the provider has retired it"
 # A turn further away than this is not waited for: the request fails saying when it will be possible.
 DEFAULT_MAX_WAIT = 60.0
 VISIBLE_WAIT = 1.0  # a wait for the limiter longer than this is told (on_wait)
@@ -262,9 +263,16 @@ class ServiceClient:
         return response.content
 
     async def catalog_v1(self) -> list[Brand]:
+        """Catalog version 1, announced for retirement: when the provider no longer has it, say so."""
         from tui.api.models import Brand
 
-        data = await self._get_json(CATALOG_V1_PATH, endpoints.CATALOG_V1)
+        try:
+            data = await self._get_json(CATALOG_V1_PATH, endpoints.CATALOG_V1)
+        except RefusedError as error:
+            if error.status in (404, 410):
+                raise RefusedError(CATALOG_V1_GONE, status=error.status, hint="Use catalog version 2 (leave out --v1, "
+                                   "or press v again).", context=error.context) from None
+            raise
         return _parse_list(Brand, _field(data, "brands", CATALOG_V1_PATH), CATALOG_V1_PATH)
 
     async def place_order(self, order: PlaceOrder) -> str:

@@ -71,6 +71,9 @@ def plain_amount(amount: float | Decimal) -> str:
 
 def order_line(product: Product, value_text: str, quantity_text: str) -> OrderLine:
     """The one line of a test order, checked against the product (raises DraftInvalid)."""
+    if not product.orderable:
+        state = "deleted" if product.is_deleted else f"{product.status}"
+        raise DraftInvalid(f"{product.name} is {state} at the provider: it cannot be ordered.")
     value = face_value(value_text)
     low, high = Decimal(str(product.min_face_value)), Decimal(str(product.max_face_value))
     if not low <= value <= high:

@@ -218,7 +218,10 @@ def _whole(value: Any) -> int:
 
 
 def _amount(value: Any) -> str:
-    """The amount as the exact text it came as."""
+    """The amount as the exact text it came as; a money object (`{"value", "currencyCode"}`, the provider's
+    dialect, as tui.api.models.Amount reads it) by its value."""
+    if type(value) is dict and "value" in value:
+        value = value["value"]
     if (type(value) is _Number or type(value) is int or type(value) is str) and number_is_sane(str(value)):
         return str(value)  # finite, and within any sane range (not 1e999999, nor 5,000 digits)
     raise ValueError("expected a number within a sane range")

@@ -84,6 +84,9 @@ class AccountsScreen(FreshnessMixin, DateRangeKeys, BaseScreen):
     def export_table(self) -> DataTable:
         return self.ledger.table
 
+    def export_rows(self) -> tuple[list[str], list[list[str]]]:
+        return self.ledger.export_rows()
+
     @property
     def table(self) -> DataTable:
         return self.query_one("#accounts", DataTable)

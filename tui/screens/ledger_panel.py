@@ -28,6 +28,8 @@ from widgets.safe_text import safe
 # The check first, then the money: they must show whole at 80 columns, where the detail pane takes the right
 # (the seconds of the date are in the detail pane).
 LEDGER_COLUMNS = ("OK", "Date", "Amount", "Balance after", "Type", "Order", "RequestId")
+# What `e` writes: numbers and plain words a spreadsheet can sum (issue 26), not the drawn cells.
+EXPORT_COLUMNS = ("Date", "Type", "Amount", "Balance after", "Currency", "Order", "RequestId", "Transaction", "Adds up")
 
 
 class LedgerPanel(Vertical):
@@ -75,6 +77,16 @@ class LedgerPanel(Vertical):
             detail.update(Text("No transaction highlighted.", style="dim"))
             return
         detail.update(_detail(self.lines[row]))
+
+    def export_rows(self) -> tuple[list[str], list[list[str]]]:
+        """Every line shown, amounts as plain signed decimals with a currency column, and yes/no for the check."""
+        rows = []
+        for line in self.lines:
+            t = line.transaction
+            rows.append([(t.transaction_date or "").replace("T", " ")[:19], t.transaction_type or "",
+                         str(t.transaction_amount.value), str(t.available_balance.value), t.currency,
+                         t.order_number or "", t.request_id or "", t.reference, "yes" if line.adds_up else "no"])
+        return list(EXPORT_COLUMNS), rows
 
     def selected(self) -> Transaction | None:
         row = self.table.cursor_row
