@@ -54,7 +54,7 @@ def _opened(name: str, environment: str, *, must_exist: bool) -> Iterator[Mirror
     except DatabaseError as error:
         fail(str(error), EXIT_BAD_INPUT)
     except sqlite3.OperationalError as error:
-        fail(f"{path}: {error}", EXIT_BAD_INPUT, what_to_do(error))
+        fail(f"{path}: {error}", EXIT_BAD_INPUT, what_to_do(error, path))
 
 
 @click.command("sync")

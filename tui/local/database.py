@@ -40,7 +40,7 @@ def open_database(path: Path, migrations: Sequence[str], *, check_same_thread: b
         connection.execute("PRAGMA busy_timeout=5000")
         _migrate(connection, migrations, path)
     except sqlite3.DatabaseError as error:
-        raise DatabaseError(f"{path}: {error}. {what_to_do(error)}") from error
+        raise DatabaseError(f"{path}: {error}. {what_to_do(error, path)}") from error
     return connection
 
 
@@ -64,9 +64,13 @@ def failure_kind(error: BaseException) -> str:
     return _KINDS.get((code or 0) & 0xFF, "database")
 
 
-def what_to_do(error: BaseException) -> str:
-    """The hint for a database `error`, true to its kind."""
-    return _OPEN_HINTS[failure_kind(error)]
+def what_to_do(error: BaseException, path: Path) -> str:
+    """The hint for a database `error` on the file at `path`, true to its kind."""
+    kind = failure_kind(error)
+    # A read-only folder or file system is "unable to open" to SQLite, as a folder in the file's place is.
+    if kind == "database" and path.is_file() and not (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)):
+        kind = "readonly"
+    return _OPEN_HINTS[kind]
 
 
 def _migrate(connection: sqlite3.Connection, migrations: Sequence[str], path: Path) -> None:
