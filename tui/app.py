@@ -465,12 +465,13 @@ class GiftdeskApp(GiftdeskHost):
         """Say what happened and what to do; never a secret, never a crash."""
         from tui.api.errors import AuthenticationError, ServiceError
         from tui.local.config import ConfigError
+        from tui.local.database import DatabaseError
 
         if isinstance(error, AuthenticationError) and self.current_session is not None:
             message = f"Authentication failed (401). Check profile {self.current_session.profile.name}'s client id and secret."
         elif isinstance(error, ServiceError):
             message = f"{error}\n{error.hint}"
-        elif isinstance(error, (ConfigError, WatchListUnavailable)):
+        elif isinstance(error, (ConfigError, WatchListUnavailable, DatabaseError)):
             message = str(error)
         else:
             from tui.local.logs import current_log_file, log_unexpected

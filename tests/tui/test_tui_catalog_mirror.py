@@ -7,6 +7,7 @@ the test's own data dir, by the screen's `S` or by tui.local.mirror directly.
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 
 import pytest
 from apps import app_on, notifications, settle, until
@@ -187,3 +188,23 @@ async def test_back_on_the_mirror_a_live_page_still_on_its_way_does_not_replace_
         await settle(pilot)
         assert note(screen).endswith("   mirror, synced just now") and screen.page.index == 1
         assert rows(table) == second
+
+
+async def test_a_sync_that_fails_removes_its_bar_and_says_why(own_sim):
+    """The mirror locked by another sync throughout: the bar does not stay (issue 24 item 4)."""
+    path = mirror_path("demo-sandbox", "sandbox")
+    Mirror(path).close()  # made, never synced
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        async with app_on(own_sim).run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            screen = pilot.app.screen
+            await pilot.press("S")
+            await until(pilot, lambda: any("being written by another sync" in n for n in notifications(pilot.app)))
+            await settle(pilot)
+            assert not screen.query_one("#sync-progress", ProgressBar).display and idle_bar(screen)
+            assert screen.mirror is None
+    finally:
+        holder.rollback()
+        holder.close()

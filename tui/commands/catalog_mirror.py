@@ -40,7 +40,7 @@ def _identity(options: Options) -> tuple[str, str]:
 
 @contextmanager
 def _opened(name: str, environment: str, *, must_exist: bool) -> Iterator[Mirror]:
-    from tui.local.database import DatabaseError
+    from tui.local.database import DatabaseError, what_to_do
     from tui.local.fileio import mirror_path
     from tui.local.mirror import Mirror
 
@@ -54,7 +54,7 @@ def _opened(name: str, environment: str, *, must_exist: bool) -> Iterator[Mirror
     except DatabaseError as error:
         fail(str(error), EXIT_BAD_INPUT)
     except sqlite3.OperationalError as error:
-        fail(f"{path}: {error}", EXIT_BAD_INPUT, "another sync may be running; try again when it is done")
+        fail(f"{path}: {error}", EXIT_BAD_INPUT, what_to_do(error, path))
 
 
 @click.command("sync")

@@ -40,8 +40,37 @@ def open_database(path: Path, migrations: Sequence[str], *, check_same_thread: b
         connection.execute("PRAGMA busy_timeout=5000")
         _migrate(connection, migrations, path)
     except sqlite3.DatabaseError as error:
-        raise DatabaseError(f"{path}: {error}. Move the file aside and giftdesk will start a new one.") from error
+        raise DatabaseError(f"{path}: {error}. {what_to_do(error, path)}") from error
     return connection
+
+
+# SQLite's primary result codes (the low byte of an extended one) that giftdesk tells apart.
+_KINDS = {sqlite3.SQLITE_BUSY: "locked", sqlite3.SQLITE_LOCKED: "locked", sqlite3.SQLITE_FULL: "full",
+          sqlite3.SQLITE_READONLY: "readonly", sqlite3.SQLITE_PERM: "readonly"}
+# Only a file that is not a database (or a broken one) is worth moving aside: the others are good files.
+_OPEN_HINTS = {
+    "locked": "Another giftdesk is writing it; try again when it is done.",
+    "full": "The disk is full; free some space and try again.",
+    "readonly": "It cannot be written here; make the file and its folder writable and try again.",
+    "database": "Move the file aside and giftdesk will start a new one.",
+}
+
+
+def failure_kind(error: BaseException) -> str:
+    """What kind of SQLite failure `error` is (or wraps): "locked", "full", "readonly" or "database"."""
+    code = getattr(error, "sqlite_errorcode", None)
+    if code is None and isinstance(error.__cause__, sqlite3.Error):  # a DatabaseError raised by open_database
+        code = getattr(error.__cause__, "sqlite_errorcode", None)
+    return _KINDS.get((code or 0) & 0xFF, "database")
+
+
+def what_to_do(error: BaseException, path: Path) -> str:
+    """The hint for a database `error` on the file at `path`, true to its kind."""
+    kind = failure_kind(error)
+    # A read-only folder or file system is "unable to open" to SQLite, as a folder in the file's place is.
+    if kind == "database" and path.is_file() and not (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)):
+        kind = "readonly"
+    return _OPEN_HINTS[kind]
 
 
 def _migrate(connection: sqlite3.Connection, migrations: Sequence[str], path: Path) -> None:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import pickle
-import sqlite3
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -41,10 +40,20 @@ def _no_progress(steps: int = 1, total: int | None = None) -> None:
     """Nobody is watching."""
 
 
+# The writer's failures (mirror_writer `_kind`), each said with what is true and what to do. The mirror
+# is always as it was: the writer fails before its commit, which rolls everything back.
 _ERRORS: dict[str, Callable[[str], Exception]] = {
     "malformed": MalformedResponseError,
-    "locked": sqlite3.OperationalError,
-    "database": DatabaseError,
+    "locked": lambda said: DatabaseError(
+        f"the catalog mirror is being written by another sync ({said}); this sync stored nothing. "
+        "Sync again once the other is done."),
+    "full": lambda said: DatabaseError(
+        f"the catalog mirror could not be written: the disk is full ({said}); the mirror is as it was. "
+        "Free some space in giftdesk's data folder and sync again."),
+    "readonly": lambda said: DatabaseError(
+        f"the catalog mirror cannot be written ({said}); the mirror is as it was. "
+        "Make giftdesk's data folder and its catalog files writable and sync again."),
+    "database": lambda said: DatabaseError(f"the catalog mirror could not be written ({said}); the mirror is as it was."),
 }
 
 

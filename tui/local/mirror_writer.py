@@ -14,7 +14,7 @@ the pipes carry pickled tuples, each framed by its length (4 bytes, big-endian, 
   ("finish", kind, requests);
 - from it: ("stored", steps) as pages are stored, and in order one answer to each
   other request: ("removed",), ("counts", brands, products), ("done", changes), or
-  ("failed", kind, message), after which it stops.
+  ("failed", kind, message), after which it stops (kind: malformed, locked, full, readonly or database).
 The writer takes the mirror's write lock (BEGIN IMMEDIATE) as it starts and commits
 on "finish". Its input closing before that (the sync cancelled, failed or killed)
 rolls the whole sync back: the previous mirror stays as it was.
@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from tui.api.errors import MalformedResponseError
-from tui.local.database import DatabaseError, transaction
+from tui.local.database import DatabaseError, failure_kind, transaction
 from tui.local.mirror import Mirror, now_utc, store_rows
 from tui.local.mirror_rows import CatalogRows, catalog_rows
 
@@ -170,10 +170,8 @@ def main(path: str, at: str) -> int:
         return 0  # rolled back: the sync gave up
     except MalformedResponseError as error:
         say(("failed", "malformed", error.message))
-    except sqlite3.OperationalError as error:
-        say(("failed", "locked", str(error)))
     except (DatabaseError, sqlite3.DatabaseError) as error:
-        say(("failed", "database", str(error)))
+        say(("failed", failure_kind(error), str(error)))
     # The syncing side closes the input once answered (or it is gone): the reading ends there. Left
     # reading, it would hold stdin's lock, and the interpreter's exit would wait a second for it.
     reading.join()
