@@ -165,7 +165,7 @@ async def test_jump_outside_the_pages_says_which_pages_exist(sim, catalog_reques
 
 
 async def test_newest_answer_wins(sim_factory):
-    slow = sim_factory(faults="latency=150ms")
+    slow = sim_factory(faults="latency=1s")  # long enough that the three presses all come before an answer, on a loaded machine too
     async with app_on(slow).run_test(size=SIZE) as pilot:
         await settle(pilot)
         screen = pilot.app.screen
