@@ -5,6 +5,7 @@ notifications instead of crashing the app."""
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
@@ -139,17 +140,21 @@ class BaseScreen(Screen):
 
     def pin_order(self, request_id: str) -> None:
         """Add an order to the watch list: followed until final, also after a restart."""
+        self.pin(lambda: self.app.watch_list.add_order(request_id), f"order {request_id}")
+
+    def pin(self, add: Callable[[], object], shown_as: str) -> None:
+        """Run one watch-list addition and say how it went (`shown_as` is already masked where it must be)."""
         from tui.local.watchlist import NotWatched
 
         try:
-            self.app.watch_list.add_order(request_id)
+            add()
         except WatchListUnavailable as problem:
             self.notify(str(problem), title="Watch list", severity="error", timeout=10)
             return
         except NotWatched as error:
             self.notify(str(error), title="Watch list", severity="warning")
             return
-        self.notify(f"Watching order {request_id} until it is final (9: Watch list).", title="Watch list")
+        self.notify(f"Watching {shown_as} until it is final (9: Watch list).", title="Watch list")
 
     def accept_jump(self, argument: str) -> None:
         """Handle `:<destination> ARGUMENT`; screens that take one override this."""

@@ -46,7 +46,6 @@ from tui.core.payout_flow import (
 from tui.core.polling import Backoff
 from tui.money import AuditUnavailable, EnvironmentMismatch, MoneyWrites, NotSent
 from tui.screens.base import BaseScreen
-from tui.screens.host import WatchListUnavailable
 from widgets.confirm import ConfirmScreen, PrivateLine, SummaryLine
 from widgets.private import PRIVATE
 from widgets.safe_text import VisibleControls, safe, safe_assemble
@@ -138,17 +137,7 @@ class PayoutScreen(BaseScreen):
         if token is None:
             self.notify(self.form.weblink_problem() or "Paste a weblink first (i).", severity="warning")
             return
-        from tui.local.watchlist import NotWatched
-
-        try:
-            self.app.watch_list.add_payout(token)
-        except WatchListUnavailable as problem:
-            self.notify(str(problem), title="Watch list", severity="error", timeout=10)
-            return
-        except NotWatched as error:
-            self.notify(str(error), title="Watch list", severity="warning")
-            return
-        self.notify(f"Watching payout {mask_weblink(token)} until it is final (9: Watch list).", title="Watch list")
+        self.pin(lambda: self.app.watch_list.add_payout(token), f"payout {mask_weblink(token)}")
 
     # --- the form ----------------------------------------------------------------
 
