@@ -36,6 +36,7 @@ Credentials, accounts, showcase products and magic values: docs/simulator.md.
 from __future__ import annotations
 
 import dataclasses
+import logging
 from collections.abc import Callable, Iterator
 
 import pytest
@@ -47,7 +48,7 @@ pytest_plugins = ["memory_keyring", "hostile_walk", "pg_fixtures"]  # the in-mem
 
 
 @pytest.fixture(autouse=True)
-def isolated_dirs(tmp_path, monkeypatch) -> None:
+def isolated_dirs(tmp_path, monkeypatch) -> Iterator[None]:
     monkeypatch.setenv("GIFTDESK_CONFIG", str(tmp_path / "config" / "config.toml"))
     monkeypatch.setenv("GIFTDESK_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("GIFTDESK_LOG_DIR", str(tmp_path / "log"))
@@ -56,6 +57,14 @@ def isolated_dirs(tmp_path, monkeypatch) -> None:
                      "GIFTDESK_EXPORT_DIR", "GIFTDESK_SCREENSHOT_DIR", "GIFTDESK_DEMO_FIRST_PAGE",
                      "GIFTDESK_DATABASE_URL"):
         monkeypatch.delenv(variable, raising=False)
+    # The log handlers too: one a demo installed into its temp folder outlives the test otherwise.
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    yield
+    for handler in [h for h in root.handlers if h not in handlers]:
+        root.removeHandler(handler)
+        handler.close()
+    root.setLevel(level)
 
 
 RELAXED_LIMITS = ",".join(f"{endpoint}=10000/s" for endpoint in DEFAULT_LIMITS)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import logging.handlers
 import stat
 from pathlib import Path
 
@@ -125,3 +126,39 @@ def test_rotated_files_stay_private(monkeypatch: pytest.MonkeyPatch) -> None:
     files = sorted(path.parent.iterdir())
     assert len(files) == 1 + logs.BACKUP_COUNT
     assert all(stat.S_IMODE(f.stat().st_mode) == 0o600 for f in files)
+
+
+def test_a_log_folder_removed_while_running_is_made_again_and_no_traceback_reaches_the_terminal(
+    log_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A temp cleaner (or the demo's own cleanup) may remove the folder; a later record, even a
+    library's from a background thread that rolls the file over, must not print "--- Logging error ---"."""
+    import shutil
+
+    path = setup_logging()
+    logging.getLogger("tui.test").info("before")
+    shutil.rmtree(log_dir)
+    for handler in logging.getLogger().handlers:
+        if isinstance(handler, logging.handlers.RotatingFileHandler):
+            handler.close()  # as after a rollover: the next record opens the file again
+    logging.getLogger("psycopg.pool").warning("after")
+
+    assert "Traceback" not in capsys.readouterr().err
+    assert "after" in written(path)
+
+
+def test_a_log_that_cannot_be_written_is_said_in_one_line(log_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import shutil
+
+    setup_logging()
+    shutil.rmtree(log_dir)
+    log_dir.write_text("a file where the folder was")
+    for handler in logging.getLogger().handlers:
+        if isinstance(handler, logging.handlers.RotatingFileHandler):
+            handler.close()
+    logging.getLogger("tui.test").warning("first")
+    logging.getLogger("tui.test").warning("second")
+
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    assert err.count("cannot write its log") == 1

@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import logging
 import os
+import sys
 from logging.handlers import RotatingFileHandler
 from pathlib import Path
 
@@ -28,12 +29,26 @@ log = logging.getLogger("tui")
 
 
 class _PrivateRotatingFileHandler(RotatingFileHandler):
-    """A rotating file handler whose files are created mode 0600 (the default follows the umask)."""
+    """A rotating file handler whose files are created mode 0600 (the default follows the umask).
+
+    The folder is made again if something removed it while giftdesk ran (a temp cleaner, the
+    demo's own cleanup); a log it cannot write is said in one line, never as a traceback.
+    """
+
+    _said_unwritable = False
 
     def _open(self) -> io.TextIOWrapper:
+        ensure_private_dir(Path(self.baseFilename).parent)
         fd = os.open(self.baseFilename, os.O_WRONLY | os.O_APPEND | os.O_CREAT, PRIVATE_FILE_MODE)
         os.fchmod(fd, PRIVATE_FILE_MODE)
         return open(fd, "a", encoding=self.encoding, errors=self.errors)  # setup_logging opens for append only
+
+    def handleError(self, record: logging.LogRecord) -> None:
+        if self._said_unwritable:
+            return
+        self._said_unwritable = True
+        error = sys.exc_info()[1]
+        sys.stderr.write(f"giftdesk: cannot write its log {self.baseFilename} ({error}); going on without it\n")
 
 
 def setup_logging(debug: bool = False, log_dir: Path | str | None = None) -> Path:
