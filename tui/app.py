@@ -20,6 +20,7 @@ from textual.binding import Binding
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.theme import Theme
+from textual.worker import Worker, WorkerState
 
 from styles import STYLES
 from tui.core.navigation import BY_NAME, DESTINATIONS, HOME
@@ -250,7 +251,8 @@ class GiftdeskApp(GiftdeskHost):
         if self.current_session is not None:
             store = self.settings.team.watch_list() if self.settings.team is not None else None
             try:
-                self._watch = WatchService(self.current_session, store=store, on_change=self._watch_changed, on_error=self._watch_failed)
+                self._watch = WatchService(self.current_session, store=store, on_change=self._watch_changed,
+                                           on_error=self._watch_failed, on_stopped=self._watch_stopped)
             except DatabaseError as error:
                 self._watch_problem = (f"The watch list cannot be used: {error} "
                                        "Orders and payouts still open as usual; only pinning waits until giftdesk restarts.")
@@ -258,6 +260,11 @@ class GiftdeskApp(GiftdeskHost):
             else:
                 self._watch.start()
         self._apply_context()
+
+    def _watch_stopped(self, error: BaseException) -> None:
+        self.notify(f"The watch list stopped following its items ({type(error).__name__}: {error}). What it shows "
+                    "may be old: switch profile or restart giftdesk to follow them again.",
+                    title="Watch list", severity="error", timeout=ERROR_SECONDS)
 
     def _watch_changed(self, item: WatchedItem, went_final: bool) -> None:
         from tui.core.endings import ended_badly
@@ -311,6 +318,16 @@ class GiftdeskApp(GiftdeskHost):
         team.link.on_reachable(reachable_changed)
         self.team_listener = team.listener(self._team_changed)
         self.run_worker(self.team_listener.run(), name="team-listener", group="team", exit_on_error=False)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        # The app's own workers (the screens' have BaseScreen's handler): a failure is said, not swallowed.
+        if event.state == WorkerState.ERROR and event.worker.error is not None:
+            if event.worker.group == "team":
+                self.notify(f"Live updates from the team stopped ({type(event.worker.error).__name__}: "
+                            f"{event.worker.error}); restart giftdesk to hear them again.",
+                            title="Team", severity="error", timeout=ERROR_SECONDS)
+            else:
+                self.report_error(event.worker.error)
 
     def _team_reachable(self, reachable: bool) -> None:
         self._apply_context()

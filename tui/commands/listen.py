@@ -114,6 +114,7 @@ def _open_inbox(profile: str):
 async def _serve(session: Session, receiver, team) -> None:
     """The receiver and the work on its inbox, in this loop, until the receiver stops; in team mode
     (`team`, a TeamMode) the inbox and the watch list it settles are the team's."""
+    from tui.core.tasks import said_task
     from tui.inbox_work import InboxWork, StoredWatch, mirror_syncer
     from tui.local.inbox import SqliteInbox
     from tui.local.watchlist import WatchList
@@ -151,15 +152,9 @@ async def _serve(session: Session, receiver, team) -> None:
             work.wake()
 
         receiver.subscribe(kept)  # serve() runs in this loop: no thread hand-over
-        worker = asyncio.create_task(work.run(), name="giftdesk-inbox-work")
-
-        def worker_ended(task: asyncio.Task) -> None:
-            # Not swallowed: deliveries would be kept and answered, and never acted on or shown.
-            if not task.cancelled() and task.exception() is not None:
-                error = task.exception()
-                stop(f"the work on the inbox stopped ({type(error).__name__}: {error})")
-
-        worker.add_done_callback(worker_ended)
+        # Not swallowed: deliveries would be kept and answered, and never acted on or shown.
+        worker = said_task(work.run(), "giftdesk-inbox-work",
+                           lambda error: stop(f"the work on the inbox stopped ({type(error).__name__}: {error})"))
         try:
             await receiver.serve()
         finally:
