@@ -213,3 +213,13 @@ async def test_an_item_settled_by_an_event_says_so(sim):
         await until(pilot, lambda: table_rows(screen) and table_rows(screen)[0][3] == "final")
         [row] = table_rows(screen)
         assert (row[1], row[2], row[5]) == (slow, "Succeeded", "settled by event msg_0f3a")
+
+
+async def test_a_watch_list_that_stops_following_says_so(sim):
+    """Its store failing ended the following silently: the list stopped moving, and nobody knew."""
+    app = app_on(sim)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_watch(app, pilot)
+        app.watch_list.add_order(place(sim, "10.14"))
+        app.watch_list.store.close()  # what is seen can no longer be recorded, as with a file gone bad
+        await until(pilot, lambda: any("stopped following its items" in said for said in notifications(app)))
