@@ -20,6 +20,7 @@ from textual.binding import Binding
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.theme import Theme
+from textual.worker import Worker, WorkerState
 
 from styles import STYLES
 from tui.core.navigation import BY_NAME, DESTINATIONS, HOME
@@ -261,7 +262,8 @@ class GiftdeskApp(GiftdeskHost):
         if self.current_session is not None:
             store = self.settings.team.watch_list() if self.settings.team is not None else None
             try:
-                self._watch = WatchService(self.current_session, store=store, on_change=self._watch_changed, on_error=self._watch_failed)
+                self._watch = WatchService(self.current_session, store=store, on_change=self._watch_changed,
+                                           on_error=self._watch_failed, on_stopped=self._watch_stopped)
             except DatabaseError as error:
                 self._watch_problem = (f"The watch list cannot be used: {error} "
                                        "Orders and payouts still open as usual; only pinning waits until giftdesk restarts.")
@@ -269,6 +271,11 @@ class GiftdeskApp(GiftdeskHost):
             else:
                 self._watch.start()
         self._apply_context()
+
+    def _watch_stopped(self, error: BaseException) -> None:
+        self.notify(f"The watch list stopped following its items ({type(error).__name__}: {error}). What it shows "
+                    "may be old: switch profile or restart giftdesk to follow them again.",
+                    title="Watch list", severity="error", timeout=ERROR_SECONDS)
 
     def _watch_changed(self, item: WatchedItem, went_final: bool) -> None:
         # Many items move at once (a first look at 500, a receiver settling 20 a second): the header and the
@@ -341,6 +348,16 @@ class GiftdeskApp(GiftdeskHost):
         team.link.on_reachable(reachable_changed)
         self.team_listener = team.listener(self._team_changed)
         self.run_worker(self.team_listener.run(), name="team-listener", group="team", exit_on_error=False)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        # The app's own workers (the screens' have BaseScreen's handler): a failure is said, not swallowed.
+        if event.state == WorkerState.ERROR and event.worker.error is not None:
+            if event.worker.group == "team":
+                self.notify(f"Live updates from the team stopped ({type(event.worker.error).__name__}: "
+                            f"{event.worker.error}); restart giftdesk to hear them again.",
+                            title="Team", severity="error", timeout=ERROR_SECONDS)
+            else:
+                self.report_error(event.worker.error)
 
     def _team_reachable(self, reachable: bool) -> None:
         self._apply_context()
@@ -421,7 +438,12 @@ class GiftdeskApp(GiftdeskHost):
         """Go to a screen: back down the stack if it is open, else open it (see `_in_app_turn`)."""
         await self._in_app_turn(self._navigate, name, *([argument] if argument else []))
 
-    async def _navigate(self, name: str, argument: str | None = None) -> None:
+    async def open_over(self, name: str, argument: str) -> None:
+        """Open one thing (an order, a payout) over the screen the person is on, so that esc comes
+        back to it (the board, the ledger, the watch list); see `_in_app_turn`."""
+        await self._in_app_turn(self._navigate, name, argument, "over")
+
+    async def _navigate(self, name: str, argument: str | None = None, how: str = "down") -> None:
         if self.current_session is None and name not in ("help", "profiles"):
             self.notify("No profile yet: add one on the Profiles screen (6) or start the demo.", severity="warning")
             return
@@ -432,11 +454,21 @@ class GiftdeskApp(GiftdeskHost):
         if target is None:
             target = self._make_screen(name)
             await self.push_screen(target)
+        elif how == "over" and self.screen is not target:
+            await self._bring_forward(target)
         else:
             while self.screen is not target:
                 await self.pop_screen()
         if argument:
             target.accept_jump(argument)
+
+    async def _bring_forward(self, screen: BaseScreen) -> None:
+        """Move a screen open lower in the stack to its top, keeping what it shows and every screen
+        between. Textual has no call for taking a screen out of the stack's middle, so it is taken
+        out of the stack's own list (its push's result callback with it, as a pop would) and pushed."""
+        self._screen_stack.remove(screen)
+        screen._pop_result_callback()
+        await self.push_screen(screen)
 
     async def action_go(self, name: str) -> None:
         await self.navigate(name)

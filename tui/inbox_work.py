@@ -30,6 +30,7 @@ from tui.api.errors import RefusedError, ServiceError
 from tui.api.redact import mask_text
 from tui.api.statuses import is_order_final
 from tui.core.polling import Backoff
+from tui.core.tasks import said_task
 from tui.local.inbox import CALLBACK, Delivery, InboxStore
 
 if TYPE_CHECKING:
@@ -125,7 +126,8 @@ class CoalescedSync:
         if event_id not in self._pending:
             self._pending.append(event_id)
         if self._task is None or self._task.done():
-            self._task = asyncio.get_running_loop().create_task(self._syncs(), name="giftdesk-coalesced-sync")
+            self._task = said_task(self._syncs(), "giftdesk-coalesced-sync",
+                                   lambda error: log.error("the catalog syncs for product events stopped: %s", error))
 
     async def _syncs(self) -> None:
         while self._pending:

@@ -321,6 +321,7 @@ class Receiver:
         self.callback_secret = callback_secret
         self.webhook_secrets = tuple(webhook_secrets)
         self._subscribers: list[Subscriber] = []
+        self._serving_here = False  # serve() runs in the caller's loop: stop() only asks it to end
         self._lock = threading.Lock()
         self._limiter = RateLimiter(self.settings.rate_per_second, self.settings.rate_burst)
         # Bound now, so the URL is known (and a busy port reported) before serving starts.
@@ -376,10 +377,13 @@ class Receiver:
     async def serve(self) -> None:
         """In the caller's event loop until stopped (`stop()`, SIGTERM or Ctrl+C in the main thread);
         deliveries in flight finish first."""
+        self._serving_here = True
         try:
             await self._server.serve(sockets=[self._socket])
         finally:
+            self._serving_here = False
             self._writer.stop()
+            self._socket.close()
 
     def start(self) -> Receiver:
         """In a background thread; returns once it accepts connections."""
@@ -395,7 +399,10 @@ class Receiver:
         return self
 
     def stop(self) -> None:
+        """Ends serve() (which then closes what it used) or the thread of start(); in flight finishes first."""
         self._server.should_exit = True
+        if self._serving_here:
+            return
         if self._thread is not None:
             self._thread.join(timeout=self.settings.graceful_seconds + START_TIMEOUT_SECONDS)
             self._thread = None

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from tui.api.limits import limits_table
 from tui.core.endings import NEEDS_ATTENTION
 from tui.core.polling import Backoff
+from tui.core.tasks import said_task
 from tui.core.watching import (
     DEFAULT_BACKOFF,
     Budget,
@@ -45,6 +46,7 @@ LEAD_RETRY_SECONDS = 3.0  # how often a follower tries to take the lead (the lea
 
 OnChange = Callable[[WatchedItem, bool], None]  # the item as stored now; True when it just went final
 OnError = Callable[[WatchedItem, "ServiceError"], None]
+OnStopped = Callable[[BaseException], None]  # the following stopped for good (its store failed, a bug)
 
 
 class WatchService:
@@ -55,6 +57,7 @@ class WatchService:
         store: WatchList | TeamWatchList | None = None,
         on_change: OnChange | None = None,
         on_error: OnError | None = None,
+        on_stopped: OnStopped | None = None,
         budget: Budget | None = None,
         backoff: Backoff = DEFAULT_BACKOFF,
     ) -> None:
@@ -64,6 +67,7 @@ class WatchService:
         self.store: WatchList | TeamWatchList = store or WatchList()
         self.on_change = on_change
         self.on_error = on_error
+        self.on_stopped = on_stopped
         self.scheduler = WatchScheduler(client_fetch(session.client), self._changed, on_error=self._failed,
                                         budget=budget or budget_for(limits_table(session.profile.limits)),
                                         backoff=backoff, active_profile=self.profile)
@@ -135,8 +139,14 @@ class WatchService:
             work = self.scheduler.run() if self.leading else self._lead_then_poll()
             if isinstance(self.store, WatchList):  # the team's list tells its changes itself (NOTIFY: shared_change)
                 work = self._picking_up(work)
-            self._task = asyncio.get_running_loop().create_task(work, name=f"watch-{self.profile}")
+            self._task = said_task(work, f"watch-{self.profile}", self._stopped)
             self.session.when_closed(self.stop)
+
+    def _stopped(self, error: BaseException) -> None:
+        log.error("watch: following profile %s's items stopped: %s", self.profile, error,
+                  exc_info=(type(error), error, error.__traceback__))
+        if self.on_stopped is not None:
+            self.on_stopped(error)
 
     async def _picking_up(self, work: Coroutine[Any, Any, None]) -> None:
         """`work`, and every PICK_UP_SECONDS what another process settled in the store (`pick_up_settled`)."""

@@ -116,17 +116,23 @@ def test_two_limiters_on_one_database_share_one_budget(tmp_path):
 def client_on():
     clients = []
 
-    def build(*answers: httpx.Response, limits=DEFAULT_LIMITS, store=None, clock=None, **options):
+    def build(*answers: httpx.Response, limits=DEFAULT_LIMITS, store=None, clock=None, before_answer=None,
+              during_sleep=None, **options):
+        """`before_answer`, `during_sleep`: awaited while a request travels, and while the client sleeps."""
         clock = clock or Clock()
         sleeps, sent = [], []
         replies = itertools.chain(answers, itertools.repeat(httpx.Response(200, json=ORDER)))
 
-        def service(request: httpx.Request) -> httpx.Response:
+        async def service(request: httpx.Request) -> httpx.Response:
             sent.append((clock.now, request.url.path))
+            if before_answer is not None:
+                await before_answer()
             return next(replies)
 
         async def sleep(seconds: float) -> None:
             sleeps.append(seconds)
+            if during_sleep is not None:
+                await during_sleep()
             clock.now += seconds
 
         client = ServiceClient("http://svc.test", "id", "limiter-test-Secr3t-77aa", transport=httpx.MockTransport(service),
@@ -192,3 +198,35 @@ async def test_a_429_beyond_the_longest_retry_after_fails_and_keeps_the_hold(cli
     with pytest.raises(RateLimitedError, match=r"the next request is possible at .* \(in 15 min\)"):
         await client.get_order("r")
     assert len(sent) == 1
+
+
+@pytest.mark.parametrize("processes", [1, 2])
+async def test_turns_booked_before_a_429_move_after_its_retry_after(client_on, tmp_path, processes):
+    """One request is in flight; another is booked for the next window; the first is answered 429 with
+    Retry-After 30. When the booked turn comes, the hold (set after it was booked) moves it after the 30 s,
+    in the same process and in another process of the profile (its own connection to the database)."""
+    import asyncio
+
+    clock, path = Clock(), tmp_path / "limits.sqlite3"
+    store = MemoryLimitStore() if processes == 1 else SqliteLimitStore(path)
+    booked, refused = asyncio.Event(), asyncio.Event()
+
+    async def second_is_booked() -> None:
+        booked.set()
+        await refused.wait()
+
+    limits = {GET_ORDER: Limit(1, 10.0)}
+    first, _, _ = client_on(httpx.Response(429, headers={"Retry-After": "30"}), limits=limits, clock=clock,
+                            store=store, retry=NO_RETRY, before_answer=booked.wait)
+    second, second_sleeps, second_sent = client_on(limits=limits, clock=clock, during_sleep=second_is_booked,
+                                                   store=store if processes == 1 else SqliteLimitStore(path))
+    started = clock.now
+
+    async def first_request() -> None:
+        with pytest.raises(RateLimitedError):
+            await first.get_order("r")
+        refused.set()
+
+    await asyncio.gather(first_request(), second.get_order("r"))
+    assert second_sleeps[0] == pytest.approx(10.1)  # booked a window after the request in flight
+    assert [at - started for at, _ in second_sent] == [pytest.approx(30)]  # not at 10.1: after the Retry-After

@@ -62,3 +62,20 @@ async def test_an_item_settled_in_the_file_by_another_process_ends_here_too(sim,
     assert service.counts() == (0, 0)
     await session.close()
     other.close()
+
+
+async def test_following_that_stops_for_good_is_said_not_swallowed(sim, tmp_path):
+    """The store failing under the scheduler ended its task, and the list silently stopped moving."""
+    session = Session(demo_profile("demo-sandbox", "sandbox", sim.base_url, CREDENTIAL.client_id, CREDENTIAL.client_secret))
+    store = WatchList(tmp_path / "w.sqlite3")
+    stopped: list[BaseException] = []
+    service = WatchService(session, store=store, on_stopped=stopped.append)
+    service.add_order(place(sim, "10.14"))
+    store.close()  # what is seen can no longer be recorded, as with a file gone bad
+    service.start()
+    for _ in range(200):
+        if stopped:
+            break
+        await asyncio.sleep(0.05)
+    assert stopped, "the failure was not said"
+    await session.close()

@@ -374,6 +374,19 @@ def test_a_writer_killed_mid_sync_fails_the_sync_and_leaves_the_mirror_whole(sim
     assert result.record.kind == "full" and mirror.counts()[0] == 2000
 
 
+def test_a_writer_gone_after_its_commit_is_said_to_have_stored_the_sync(sim_factory, demo_credentials, mirror):
+    """Killed between its commit and its "done", the writer leaves a sync that is stored: the message
+    says so (it said "the mirror is as it was" once). The moment cannot be hit from outside at will,
+    so the verdict is asked of the mirror as the sync leaves it."""
+    from tui.local.mirror_sync import _after_stop
+
+    record = run_sync(sim_factory(brands=30), demo_credentials["acme-sandbox"], mirror).record
+    said = _after_stop(mirror, record.started, "the catalog mirror's writer stopped (killed)")
+    assert said.endswith("after storing the sync: the mirror holds it (30 brands)")
+    earlier = _after_stop(mirror, "2000-01-01T00:00:00+00:00", "the catalog mirror's writer stopped (killed)")
+    assert earlier.endswith("before storing the sync: the mirror is as it was; sync again")
+
+
 def test_a_page_is_read_whatever_its_layout(mirror):
     """Members in any order, any JSON whitespace: the page reads as json.loads would read it."""
     page = {"pageIndex": 0, "pageSize": 100, "count": 2, "items": [

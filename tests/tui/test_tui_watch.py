@@ -242,3 +242,13 @@ async def test_a_burst_of_settled_orders_is_one_bell_and_one_toast(sim_factory):
         assert told.severity == "error"  # one of them needs attention
         assert f"Order {failed} ended Failed. It needs attention." in told.message
         assert "And 7 more ended: the Watch screen lists them." in told.message
+
+
+async def test_a_watch_list_that_stops_following_says_so(sim):
+    """Its store failing ended the following silently: the list stopped moving, and nobody knew."""
+    app = app_on(sim)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_watch(app, pilot)
+        app.watch_list.add_order(place(sim, "10.14"))
+        app.watch_list.store.close()  # what is seen can no longer be recorded, as with a file gone bad
+        await until(pilot, lambda: any("stopped following its items" in said for said in notifications(app)))

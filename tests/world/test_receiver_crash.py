@@ -113,3 +113,40 @@ def test_sigterm_lets_a_delivery_in_flight_finish(sim_factory, tmp_path, process
     listen.wait(timeout=30)
     with SqliteInbox("env", inbox_path("env")) as inbox:
         assert [d.event_id for d in inbox.since()] == [headers["svix-id"]]
+
+
+def test_an_output_that_cannot_be_written_is_said_and_stops_the_receiver(sim_factory, tmp_path, processes):
+    """`giftdesk listen --json | head -1`: once the reader is gone, nothing is acknowledged
+    unseen for long; what was answered is in the inbox, and the reason is said on stderr."""
+    from test_receiver import event_body, signed
+
+    sim = sim_factory(brands=20)
+    port = free_port()
+    env = {**os.environ, "GIFTDESK_BASE_URL": sim.base_url, "GIFTDESK_CLIENT_ID": "acme-sandbox-client",
+           "GIFTDESK_CLIENT_SECRET": "sim-acme-sandbox-secret", SECRET_VARIABLE: initial_secret(sim.settings.seed, "acme-sandbox")}
+    with open(tmp_path / "listen.err", "wb") as err:
+        listen = subprocess.Popen([sys.executable, "-m", "tui", "listen", "--port", str(port), "--json",
+                                   "--webhook-secret-env", SECRET_VARIABLE], env=env, stdout=subprocess.PIPE, stderr=err)
+    processes.append(listen)
+    assert listen.stdout is not None
+    deadline = time.monotonic() + WAIT_SECONDS
+    while "Waiting for deliveries" not in (tmp_path / "listen.err").read_text():
+        assert listen.poll() is None and time.monotonic() < deadline, (tmp_path / "listen.err").read_text()
+        time.sleep(0.05)
+    listen.stdout.close()  # the reader went away, as `head -1` does
+
+    answers = []
+    for _ in range(3):
+        body = event_body()
+        try:
+            answers.append(httpx.post(f"http://127.0.0.1:{port}/webhooks", content=body, timeout=10,
+                                      headers=signed(body, initial_secret(sim.settings.seed, "acme-sandbox"))))
+        except httpx.TransportError:
+            break  # the receiver has stopped: nothing more is acknowledged
+    assert listen.wait(timeout=WAIT_SECONDS) != 0
+    said = (tmp_path / "listen.err").read_text()
+    assert "cannot write to standard output" in said and "stays in the inbox" in said, said
+    assert "Traceback" not in said
+    with SqliteInbox("env", inbox_path("env")) as inbox:
+        kept = {d.event_id for d in inbox.since()}
+    assert {answer.request.headers["svix-id"] for answer in answers if answer.status_code == 200} <= kept

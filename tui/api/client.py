@@ -425,21 +425,27 @@ class ServiceClient:
 
     async def _wait_for_turn(self, endpoint: str, where: str, *, announce: bool) -> Turn:
         """Wait for the endpoint's turn (`announce`: tell on_wait of a long one; a retry was told already)."""
-        turn = self.limiter.turn(endpoint, max_wait=self.max_wait)
-        limit = self.limiter.limits.get(endpoint)
-        if turn.booking is None:
-            moment = time.strftime("%H:%M:%S", time.localtime(turn.at))
-            rule = f"the provider allows {limit} here" if limit else "the provider asked for a pause"
-            raise RateLimitedError(
-                f"{where}: held back by the provider's limits ({rule}); the next request is possible at {moment} "
-                f"(in {_duration(turn.wait)})",
-                retry_after=turn.wait, hint=f"Try again at {moment}, or use what giftdesk keeps locally.")
-        if turn.wait > 0:
-            if announce and turn.wait > VISIBLE_WAIT and self.on_wait is not None:
-                self.on_wait(endpoint, turn.wait, limit)
+        turn = self._booked(self.limiter.turn(endpoint, max_wait=self.max_wait), where)
+        if announce and turn.wait > VISIBLE_WAIT and self.on_wait is not None:
+            self.on_wait(endpoint, turn.wait, self.limiter.limits.get(endpoint))
+        while turn.wait > 0:
             log.debug("%s: waiting %.2f s for its turn", where, turn.wait)
             await self._sleep(turn.wait)
+            # A 429 that came meanwhile (here or in another process) may hold the endpoint past this turn.
+            turn = self._booked(self.limiter.recheck(turn, max_wait=self.max_wait), where)
         return turn
+
+    def _booked(self, turn: Turn, where: str) -> Turn:
+        """The turn, or RateLimitedError saying when the next request is possible when it was too far to book."""
+        if turn.booking is not None:
+            return turn
+        limit = self.limiter.limits.get(turn.endpoint)
+        moment = time.strftime("%H:%M:%S", time.localtime(turn.at))
+        rule = f"the provider allows {limit} here" if limit else "the provider asked for a pause"
+        raise RateLimitedError(
+            f"{where}: held back by the provider's limits ({rule}); the next request is possible at {moment} "
+            f"(in {_duration(turn.wait)})",
+            retry_after=turn.wait, hint=f"Try again at {moment}, or use what giftdesk keeps locally.")
 
     def _honour_limit_headers(self, endpoint: str, response: httpx.Response) -> None:
         """An answer saying no requests are left until a reset holds the endpoint back until then."""

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from tui.api.limits import Limit, limits_table
@@ -41,6 +41,14 @@ class LimitStore(Protocol):
 
     def hold(self, key: str, until: float) -> None:
         """No request before `until` (a Retry-After); an earlier hold is extended, never shortened."""
+        ...
+
+    def held_until(self, key: str) -> float:
+        """The end of the key's hold (0 without one)."""
+        ...
+
+    def cancel(self, booking: int) -> None:
+        """The booking was not used (its turn moved): it no longer counts."""
         ...
 
 
@@ -90,6 +98,17 @@ class MemoryLimitStore:
         window = self._windows.setdefault(key, _Window())
         window.held_until = max(window.held_until, until)
 
+    def held_until(self, key: str) -> float:
+        window = self._windows.get(key)
+        return window.held_until if window is not None else 0.0
+
+    def cancel(self, booking: int) -> None:
+        key = self._keys.pop(booking, None)
+        if key is not None:
+            window = self._windows[key]
+            del window.bookings[booking]
+            window.answered.discard(booking)
+
 
 def earliest(newest_first: list[float], limit: Limit | None, now: float, held_until: float) -> float:
     """The first moment from `now`, after any hold, at which one more request keeps `limit`,
@@ -134,6 +153,15 @@ class Limiter:
         now = self.clock()
         at, booking = self.store.reserve(self._key(endpoint), self.limits.get(endpoint), now, now + max_wait)
         return Turn(endpoint, at, max(0.0, at - now), booking)
+
+    def recheck(self, turn: Turn, *, max_wait: float = float("inf")) -> Turn:
+        """When a booked turn comes: a hold set since it was booked (a 429's Retry-After, in this process or
+        another) that reaches past it moves it to the endpoint's next turn after the hold. Otherwise the
+        turn stands, with nothing left to wait."""
+        if turn.booking is None or self.store.held_until(self._key(turn.endpoint)) <= turn.at:
+            return replace(turn, wait=0.0)
+        self.store.cancel(turn.booking)
+        return self.turn(turn.endpoint, max_wait=max_wait)
 
     def answered(self, turn: Turn) -> None:
         if turn.booking is not None:

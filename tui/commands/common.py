@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import os
+import sys
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -193,6 +194,18 @@ def fail(message: str, code: int, hint: str | None = None) -> NoReturn:
     if hint:
         click.echo(f"hint: {visible(hint, multiline=True)}", err=True)
     raise click.exceptions.Exit(code)
+
+
+def quiet_stdout() -> None:
+    """Standard output's reader is gone: what is still written there goes nowhere, so Python's flush
+    at exit does not add a BrokenPipeError of its own to what the command says on stderr."""
+    try:
+        descriptor = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # not a file (a test's capture)
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, descriptor)
+    os.close(devnull)
 
 
 def say(message: str) -> None:

@@ -17,10 +17,22 @@ import asyncio
 import logging
 import os
 import sys
+from collections.abc import Callable
+from typing import Any
 
 import click
 
-from tui.commands.common import EXIT_BAD_INPUT, Options, Session, emit_json_line, fail, run, say, service_options
+from tui.commands.common import (
+    EXIT_BAD_INPUT,
+    Options,
+    Session,
+    emit_json_line,
+    fail,
+    quiet_stdout,
+    run,
+    say,
+    service_options,
+)
 from tui.core.safe_text import visible
 
 DEFAULT_PORT = 8787  # fixed, so the configured URLs stay valid from one run to the next
@@ -102,6 +114,7 @@ def _open_inbox(profile: str):
 async def _serve(session: Session, receiver, team) -> None:
     """The receiver and the work on its inbox, in this loop, until the receiver stops; in team mode
     (`team`, a TeamMode) the inbox and the watch list it settles are the team's."""
+    from tui.core.tasks import said_task
     from tui.inbox_work import InboxWork, StoredWatch, mirror_syncer
     from tui.local.inbox import SqliteInbox
     from tui.local.watchlist import WatchList
@@ -112,31 +125,45 @@ async def _serve(session: Session, receiver, team) -> None:
     profile = session.profile
     with team.inbox(profile.name) if team is not None else SqliteInbox(profile.name) as inbox:
         watch = StoredWatch(team.watch_list() if team is not None else WatchList(), profile.name)
+        stopped_because: list[str] = []  # why the receiver was stopped from inside, said once it has
+
+        def stop(reason: str) -> None:
+            if not stopped_because:
+                stopped_because.append(reason)
+                receiver.stop()
+
+        def shown(show: Callable[..., None]) -> Callable[..., None]:
+            # A reader gone (`| head -1`) or a dead terminal: deliveries must not go on being
+            # acknowledged unseen; they are kept, so the receiver stops and says where they are.
+            def show_or_stop(*args: Any) -> None:
+                try:
+                    show(session.options, *args)
+                except OSError as error:
+                    quiet_stdout()
+                    stop(f"cannot write to standard output ({error.strerror or error})")
+            return show_or_stop
+
+        show_delivery, show_outcome = shown(_show_delivery), shown(_show_outcome)
         work = InboxWork(inbox, client, watch, mirror_syncer(profile.mirror_name, profile.environment, client),
-                         on_done=lambda event_id, outcome: _show_outcome(session.options, event_id, outcome))
+                         on_done=show_outcome)
 
         def kept(delivery) -> None:
-            _show_delivery(session.options, delivery)
+            show_delivery(delivery)
             work.wake()
 
         receiver.subscribe(kept)  # serve() runs in this loop: no thread hand-over
-        worker = asyncio.create_task(work.run(), name="giftdesk-inbox-work")
-
-        def worker_ended(task: asyncio.Task) -> None:
-            # Not swallowed: deliveries would be kept and answered, and never acted on or shown.
-            if not task.cancelled() and task.exception() is not None:
-                error = task.exception()
-                say(f"error: the work on the inbox stopped ({type(error).__name__}: {error}); "
-                    "what is kept stays in the inbox (`giftdesk inbox`): stopping the receiver")
-                receiver.stop()
-
-        worker.add_done_callback(worker_ended)
+        # Not swallowed: deliveries would be kept and answered, and never acted on or shown.
+        worker = said_task(work.run(), "giftdesk-inbox-work",
+                           lambda error: stop(f"the work on the inbox stopped ({type(error).__name__}: {error})"))
         try:
             await receiver.serve()
         finally:
             worker.cancel()
             await asyncio.gather(worker, return_exceptions=True)
             watch.store.close()
+    if stopped_because:
+        fail(f"{stopped_because[0]}: the receiver stopped", EXIT_BAD_INPUT,
+             "what it kept stays in the inbox (`giftdesk inbox`); start `giftdesk listen` again")
 
 
 def _variable(variable: str | None) -> str | None:

@@ -79,6 +79,15 @@ class SqliteLimitStore:
             self._db.execute("INSERT INTO holds (key, until) VALUES (?, ?) "
                              "ON CONFLICT (key) DO UPDATE SET until = max(until, excluded.until)", (key, until))
 
+    def held_until(self, key: str) -> float:
+        with self._lock:
+            held = self._db.execute("SELECT until FROM holds WHERE key = ?", (key,)).fetchone()
+        return held[0] if held else 0.0
+
+    def cancel(self, booking: int) -> None:
+        with self._lock, self._db:
+            self._db.execute("DELETE FROM bookings WHERE id = ?", (booking,))
+
     def close(self) -> None:
         self._db.close()
 

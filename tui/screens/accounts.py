@@ -154,7 +154,7 @@ class AccountsScreen(FreshnessMixin, DateRangeKeys, BaseScreen):
         # enter on a transaction: its order in the order inspector.
         transaction = self.ledger.selected()
         if transaction is not None and transaction.request_id:
-            await self.app.navigate("order", transaction.request_id.strip())
+            await self.app.open_over("order", transaction.request_id.strip())
 
     def show(self, accounts: list[Account]) -> None:
         self.accounts = accounts

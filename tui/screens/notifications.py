@@ -33,6 +33,7 @@ from styles import STYLES
 from tui.api.errors import ServiceError
 from tui.api.models import NotificationConfig
 from tui.api.redact import mask_secret, register_secret
+from tui.core.tasks import said_task
 from tui.demo import register_demo_webhooks
 from tui.inbox_work import InboxWork, is_order_event, mirror_syncer
 from tui.listener import Receiver, webhook_secrets_from_env
@@ -160,7 +161,7 @@ class ListenerHub:
         self._work = InboxWork(self.inbox, self.session.client, self.app.watch_list,
                                mirror_syncer(profile.mirror_name, profile.environment, self.session.client),
                                on_done=lambda _event_id, _outcome: self._changed())
-        self._work_task = asyncio.get_running_loop().create_task(self._work.run(), name="giftdesk-inbox-work")
+        self._work_task = said_task(self._work.run(), "giftdesk-inbox-work", self._work_stopped)
         self._changed()
 
     async def stop(self) -> None:
@@ -206,6 +207,11 @@ class ListenerHub:
             self.app.notify(f"A {delivery.kind} delivery was refused: {delivery.reason}. Nothing in it was used.",
                             title="Delivery refused", severity="warning")
         self._changed()
+
+    def _work_stopped(self, error: BaseException) -> None:
+        self.app.notify(f"The work on the inbox stopped ({type(error).__name__}: {error}). Deliveries are still kept "
+                        "and answered; stop and start the listener (or giftdesk) to act on them.",
+                        title="Listener", severity="error", timeout=10)
 
     def _changed(self) -> None:
         if self.on_change is not None:

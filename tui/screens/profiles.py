@@ -57,7 +57,7 @@ class ProfilesScreen(BaseScreen):
         return self.app.profiles.get(key) if key is not None else None
 
     def accept_jump(self, argument: str) -> None:
-        self.run_worker(self.app.switch_profile(argument))
+        self.run_worker(self.app.switch_profile(argument), exit_on_error=False)  # a failure is said (BaseScreen)
 
     async def on_data_table_row_selected(self) -> None:
         await self.action_use()
