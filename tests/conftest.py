@@ -54,7 +54,7 @@ def isolated_dirs(tmp_path, monkeypatch) -> Iterator[None]:
     monkeypatch.setenv("GIFTDESK_LOG_DIR", str(tmp_path / "log"))
     # The folder variables too: a demo started in a test sets them for its process (tui.local.demo_data).
     for variable in ("GIFTDESK_BASE_URL", "GIFTDESK_CLIENT_ID", "GIFTDESK_CLIENT_SECRET", "GIFTDESK_ENVIRONMENT",
-                     "GIFTDESK_EXPORT_DIR", "GIFTDESK_SCREENSHOT_DIR", "GIFTDESK_DEMO_FIRST_PAGE",
+                     "GIFTDESK_EXPORT_DIR", "GIFTDESK_SCREENSHOT_DIR",
                      "GIFTDESK_DATABASE_URL"):
         monkeypatch.delenv(variable, raising=False)
     # The log handlers too: one a demo installed into its temp folder outlives the test otherwise.

@@ -408,7 +408,12 @@ class GiftdeskApp(GiftdeskHost):
         """Go to a screen: back down the stack if it is open, else open it (see `_in_app_turn`)."""
         await self._in_app_turn(self._navigate, name, *([argument] if argument else []))
 
-    async def _navigate(self, name: str, argument: str | None = None) -> None:
+    async def open_over(self, name: str, argument: str) -> None:
+        """Open one thing (an order, a payout) over the screen the person is on, so that esc comes
+        back to it (the board, the ledger, the watch list); see `_in_app_turn`."""
+        await self._in_app_turn(self._navigate, name, argument, "over")
+
+    async def _navigate(self, name: str, argument: str | None = None, how: str = "down") -> None:
         if self.current_session is None and name not in ("help", "profiles"):
             self.notify("No profile yet: add one on the Profiles screen (6) or start the demo.", severity="warning")
             return
@@ -419,11 +424,21 @@ class GiftdeskApp(GiftdeskHost):
         if target is None:
             target = self._make_screen(name)
             await self.push_screen(target)
+        elif how == "over" and self.screen is not target:
+            await self._bring_forward(target)
         else:
             while self.screen is not target:
                 await self.pop_screen()
         if argument:
             target.accept_jump(argument)
+
+    async def _bring_forward(self, screen: BaseScreen) -> None:
+        """Move a screen open lower in the stack to its top, keeping what it shows and every screen
+        between. Textual has no call for taking a screen out of the stack's middle, so it is taken
+        out of the stack's own list (its push's result callback with it, as a pop would) and pushed."""
+        self._screen_stack.remove(screen)
+        screen._pop_result_callback()
+        await self.push_screen(screen)
 
     async def action_go(self, name: str) -> None:
         await self.navigate(name)

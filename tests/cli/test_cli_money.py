@@ -129,7 +129,10 @@ def test_accounts_and_catalog_csv(giftdesk, own_sim):
     result = giftdesk("catalog", "--csv", "--brand-id", "5")
     rows = list(csv.reader(io.StringIO(result.stdout)))
     assert rows[0][:4] == ["BRAND", "COUNTRY", "PRODUCT", "NAME"]
-    assert ["Tea & Co", "GB", "501", "Tea & Co £20", "20.0", "20.0", "GBP", "20.0", "20.0", "GBP", "unrestricted"] in rows
+    # Amounts exact in the currency's minor units and stock a number, as accounts --csv (issue 26: it printed 20.0).
+    assert ["Tea & Co", "GB", "501", "Tea & Co £20", "20.00", "20.00", "GBP", "20.00", "20.00", "GBP", "unrestricted"] in rows
+    scarce = list(csv.reader(io.StringIO(giftdesk("catalog", "--csv", "--brand-id", "4").stdout)))
+    assert [scarce[1][i] for i in (2, 3, 4, 5, 6, 10)] == ["401", "Scarce Sneakers $50", "50.00", "50.00", "USD", "0"]
 
 
 def test_help_has_examples(giftdesk):

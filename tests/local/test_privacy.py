@@ -15,11 +15,12 @@ import uuid
 from pathlib import Path
 
 import httpx
-from apps import app_on, until
+from apps import app_on, settle, until
 from apps import notifications as notes
 from click.testing import CliRunner
 from textual.widgets import Input
 
+from tui.app import build_app, load_settings
 from tui.cli import main
 from tui.demo import DemoBackend
 from tui.local.demo_data import enter_demo_data_dir
@@ -183,6 +184,22 @@ def test_the_demo_records_in_its_own_folder_and_a_new_run_starts_empty(tmp_path)
         assert fresh != demo and not list(fresh.iterdir())
     finally:
         backend.stop()
+
+
+async def test_a_demo_tui_writes_nothing_outside_its_own_folder(tmp_path):
+    # The README: `--demo` keeps its own. Its start drew the catalog's first page and, before issue 26, kept it
+    # in the real data folder for the next start.
+    settings = load_settings(None, demo=True, readonly=False, order=None)
+    try:
+        async with build_app(settings).run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            assert pilot.app.screen.query_one("#brands").row_count > 0
+            await pilot.pause(0.5)
+            await settle(pilot)
+        outside = [path for path in tmp_path.rglob("*") if path.is_file()]
+        assert outside == []
+    finally:
+        settings.demo.stop()
 
 
 def test_a_demo_command_never_writes_the_real_audit_log(tmp_path):

@@ -1,5 +1,6 @@
 """Every path a person takes keeps the app answering (issue 26): enter on an order's row opens
-the order even when that closes the screen the row is on, at 80x24, on the demo's simulator.
+the order over the screen the row is on, even when an Order screen was open below it, and esc
+goes back to that screen; at 80x24, on the demo's simulator.
 
 Each test drives the app from its own thread (apps.Driven): a freeze fails it, never hangs it.
 """
@@ -21,8 +22,11 @@ async def open_order_shown(pilot) -> str:
 
 
 def assert_opens_and_answers(driven: Driven, expected: str) -> None:
+    came_from = driven.app.screen.destination
     driven.press("enter")
     assert driven.run(open_order_shown) == expected
+    driven.press("escape")
+    assert driven.app.screen.destination == came_from
     driven.press("1")
     assert driven.app.screen.destination == "catalog"
 
@@ -34,7 +38,7 @@ async def board_request_id(pilot) -> str:
     return pilot.app.screen.highlighted_request_id()
 
 
-def test_enter_on_the_orders_board_opens_the_order_below_it(demo_sim):
+def test_enter_on_the_orders_board_opens_the_order_and_esc_comes_back(demo_sim):
     with Driven(app_on(demo_sim), SIZE) as driven:
         assert_opens_and_answers(driven, driven.run(board_request_id))
 

@@ -281,23 +281,23 @@ async def test_leaving_the_screen_masks_again(sim):
 # --- payout cards -----------------------------------------------------------------------
 
 
-async def test_payout_card_offers_redeem_and_status_on_the_payout_screen(sim):
+async def test_payout_card_opens_on_the_payout_screen_and_esc_comes_back(sim):
     request_id = place(sim, (201, "25.00", 1))
     wait_final(sim, request_id)
     app = app_on(sim)
     async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("4")  # a Payout screen open below the order: y brings it over the order
         screen = await open_order(pilot, request_id, "Succeeded")
         card = screen.order.cards[0]
         assert cell_texts(screen, "#order-cards")[0][3].startswith("payout ****")
         assert "payout card: y for Redeem / Payout status" in static_text(screen, "#card-title")
-        visits = []
-
-        async def navigate(name, argument=None):
-            visits.append((name, argument))
-
-        app.navigate = navigate  # the payout screen is another issue's; this one hands it the card
         await pilot.press("y")
-        assert visits == [("payout", card.card_code)]
+        await until(pilot, lambda: app.screen.destination == "payout")
+        assert app.screen.query_one("#weblink").value == card.card_code
+        await pilot.press("escape")
+        assert app.screen is screen
+        await pilot.press("escape")
+        assert app.screen.destination == "catalog"
 
 
 async def test_an_ordinary_card_is_not_sent_to_payout(sim):

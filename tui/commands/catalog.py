@@ -191,13 +191,17 @@ def print_products(brands) -> None:
 
 
 def _print_products_csv(brands) -> None:
-    """One row per product, amounts exact (as the service sent them) in their own columns."""
+    """One row per product, amounts plain and exact in their currency's minor units (as accounts --csv:
+    a spreadsheet sums them), each beside its currency; stock a number (0: out of stock)."""
     from tui.core.safe_text import visible
+    from widgets.money import exact_amount
 
     rows = [
         [visible(brand.name), visible(brand.country_code), product.id, visible(product.name),
-         product.min_face_value, product.max_face_value, visible(brand.currency_code),
-         product.price.min, product.price.max, visible(product.price.currency_code), _stock(product.count)]
+         exact_amount(product.min_face_value, brand.currency_code), exact_amount(product.max_face_value, brand.currency_code),
+         visible(brand.currency_code), exact_amount(product.price.min, product.price.currency_code),
+         exact_amount(product.price.max, product.price.currency_code), visible(product.price.currency_code),
+         "unrestricted" if product.count is None else product.count]
         for brand in brands for product in brand.products
     ]
     print_csv(["BRAND", "COUNTRY", "PRODUCT", "NAME", "FACE MIN", "FACE MAX", "FACE CURRENCY",

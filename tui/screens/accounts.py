@@ -154,7 +154,7 @@ class AccountsScreen(FreshnessMixin, DateRangeKeys, BaseScreen):
         # enter on a transaction: its order in the order inspector.
         transaction = self.ledger.selected()
         if transaction is not None and transaction.request_id:
-            await self.app.navigate("order", transaction.request_id.strip())
+            await self.app.open_over("order", transaction.request_id.strip())
 
     def show(self, accounts: list[Account]) -> None:
         self.accounts = accounts
@@ -166,7 +166,7 @@ class AccountsScreen(FreshnessMixin, DateRangeKeys, BaseScreen):
         usable = sum(1 for a in accounts if why_not_choosable(a, session.environment) is None)
         self.query_one("#accounts-note", Static).update(
             safe(f"{counted(len(accounts), 'account')}, {usable} usable on {session.profile.name} ({session.environment}). "
-                 "enter: settle orders on it · r: refresh")
+                 "enter: settle orders on it")
         )
 
     @staticmethod

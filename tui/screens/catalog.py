@@ -10,12 +10,10 @@ has no paging at the service; it is paged here with the same pager.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from functools import cached_property, partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rich.cells import cell_len
-from rich.style import Style
-from rich.text import Span, Text
+from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -24,8 +22,6 @@ from textual.widgets import DataTable, Static
 from textual.worker import Worker, WorkerState
 
 from styles import STYLES
-from tui.core.safe_text import visible
-from tui.local.demo_data import keeping_first_page, read_first_page, write_first_page
 from tui.screens.catalog_mirror import MIRROR_BINDINGS, MirrorSource
 from tui.screens.freshness import FreshnessMixin
 from widgets.filter_bar import FilterBar, FilterField, RowFilter, int_between, letters, positive_int, real_date
@@ -232,65 +228,6 @@ def _cut(cell: Text, width: int) -> Text:
     return name + cell[len(cell.plain) - mark:] if mark else name
 
 
-# --- the demo's first page, as its last start showed it -------------------------------
-
-
-KEPT_PAGE_VERSION = 1  # the kept page's shape: a page kept in another is not shown
-
-
-class KeptBrand:
-    """A brand of the kept first page: its row, and its detail pane as drawn (read when first shown:
-    the first frame shows one brand's detail of the page's fifty)."""
-
-    def __init__(self, row: tuple[Text, ...], detail: dict[str, Any]) -> None:
-        self.row = row
-        self._detail = detail
-
-    @cached_property
-    def detail(self) -> tuple[Text, list[tuple[Text, ...]], dict[str, str]]:
-        """Title, product rows and texts; a detail that cannot be read shows as none."""
-        try:
-            return (text_from_json(self._detail["title"]),
-                    [tuple(text_from_json(cell) for cell in product) for product in self._detail["products"]],
-                    {name: str(text) for name, text in self._detail["sections"].items()})
-        except (KeyError, TypeError, ValueError, AttributeError):
-            return Text("(this brand's detail was not kept)", style="italic"), [], {}
-
-
-def text_json(text: Text) -> list[Any]:
-    return [text.plain, [[span.start, span.end, str(span.style)] for span in text.spans]]
-
-
-def text_from_json(kept: list[Any]) -> Text:
-    """The spans' styles are ours; the text is shown literally again (the file is outside text too)."""
-    plain, spans = kept
-    return Text(visible(plain), spans=[Span(start, end, Style.parse(style)) for start, end, style in spans], end="")
-
-
-def kept_page_json(page: PageState, brands: list[Brand]) -> dict[str, Any]:
-    return {"version": KEPT_PAGE_VERSION, "page": [page.index, page.size, page.count], "brands": [{
-        "row": [text_json(cell) for cell in brand_row(brand)],
-        "title": text_json(detail_title(brand)),
-        "products": [[text_json(cell) for cell in product_row(product, brand.currency_code)] for product in brand.products],
-        "sections": brand_sections(brand),
-    } for brand in brands]}
-
-
-def kept_page(kept: dict[str, Any], size: int) -> tuple[PageState, list[KeptBrand]] | None:
-    """The kept page, if it is one of this size in this version's shape (else None: it is only a head start)."""
-    try:
-        if kept["version"] != KEPT_PAGE_VERSION or kept["page"][1] != size:
-            return None
-        brands = [KeptBrand(tuple(text_from_json(cell) for cell in brand["row"]), brand) for brand in kept["brands"]]
-        return PageState(*kept["page"]), brands
-    except (KeyError, TypeError, ValueError, AttributeError):
-        return None
-
-
-def brand_cells(brand: Brand | KeptBrand) -> tuple[Text, ...]:
-    return brand.row if isinstance(brand, KeptBrand) else brand_row(brand)
-
-
 # --- the screen -------------------------------------------------------------------
 
 
@@ -329,16 +266,13 @@ class CatalogScreen(FreshnessMixin, MirrorSource):
         self.detail: Brand | None = None
         self.detail_follows = False  # new rows are in the table; their detail comes a frame later
         self.v1_brands: list[Brand] | None = None  # v1 only: the service gives the whole list
-        # The demo's first page as its last start showed it, on screen until the live page comes.
-        self.kept: list[KeptBrand] | None = None
-        self.kept_json: dict[str, Any] | None = None  # as read: a first page that did not change is not written again
 
     def compose_body(self) -> ComposeResult:
         yield FilterBar(CATALOG_FILTERS, id="filters")
         yield Pager("brand", id="pager")
         yield RowFilter(id="row-filter")
         with Container(id="catalog-body"):
-            yield RowTable(BRAND_TABLE_COLUMNS, cells=brand_cells, id="brands")
+            yield RowTable(BRAND_TABLE_COLUMNS, cells=brand_row, id="brands")
             with VerticalScroll(id="brand-detail"):
                 yield Static("", id="detail-title")
                 yield DataTable(id="products", cursor_type="row")
@@ -352,10 +286,7 @@ class CatalogScreen(FreshnessMixin, MirrorSource):
     def on_mount(self) -> None:
         self.query_one("#brands", RowTable).focus()
         self.open_mirror()
-        if not self.from_mirror and self.show_kept_page():
-            self.call_after_refresh(self.reload)  # the live page is asked for once the kept one is drawn
-        else:
-            self.reload()
+        self.reload()
 
     def on_unmount(self) -> None:
         self.close_mirror()
@@ -392,10 +323,8 @@ class CatalogScreen(FreshnessMixin, MirrorSource):
 
     def _loading_words(self) -> str:
         if self.app.session.service_starting:
-            words = "starting the demo service…"
-        else:
-            words = "loading the v1 catalog…" if self.version == 1 else f"loading page {self.page.index + 1:,}…"
-        return words + (" · rows from the last start" if self.kept is not None else "")
+            return "starting the demo service…"
+        return "loading the v1 catalog…" if self.version == 1 else f"loading page {self.page.index + 1:,}…"
 
     async def _client(self) -> ServiceClient:
         client = await self.app.session.client()
@@ -421,8 +350,6 @@ class CatalogScreen(FreshnessMixin, MirrorSource):
         if event.worker.group == "catalog" and event.state == WorkerState.ERROR:
             self.call_after_refresh(self.app.start_screen_shown)
             self.pager.busy = False
-            if self.kept is not None:
-                self.pager.note = "rows from the last demo start"
             self.query_one("#detail-title", Static).update(Text("The catalog could not be loaded: r tries again.", style="italic"))
 
     # --- showing a page ---------------------------------------------------------------
@@ -430,37 +357,7 @@ class CatalogScreen(FreshnessMixin, MirrorSource):
     def show_page(self, page: PageState, brands: list[Brand]) -> None:
         self.page, self.brands = page, brands
         self.pager.state, self.pager.busy = page, False
-        self.kept = None
         self.fill_brand_table()
-        if self.keeps_first_page():
-            self.call_after_refresh(self.keep_first_page)
-
-    # --- the demo's first page, kept for its next start ------------------------------------
-
-    def show_kept_page(self) -> bool:
-        """The demo's first page as its last start showed it, rows and detail in the first frame; False if none."""
-        kept = read_first_page()
-        found = kept_page(kept, self.page.size) if kept is not None else None
-        if found is None:
-            return False
-        self.kept_json = kept
-        self.page, self.kept = found  # the pager says no page count until the service answers
-        self.query_one("#brands", RowTable).set_rows(self.kept)
-        self.show_cursor_brand()
-        return True
-
-    def keeps_first_page(self) -> bool:
-        """Whether this page is the demo's first page as a start shows it: live, v2, unfiltered."""
-        return (keeping_first_page() and self.page.index == 0 and self.version == 2 and not self.from_mirror and not self.filters
-                and not self.query_one(RowFilter).value and bool(self.brands))
-
-    def keep_first_page(self) -> None:
-        if not self.keeps_first_page():
-            return
-        page = kept_page_json(self.page, self.brands)
-        if page != self.kept_json:  # most starts show the page they kept: nothing to write
-            self.kept_json = page
-            self.run_worker(partial(write_first_page, page), thread=True, group="keep-first-page", exit_on_error=False)
 
     def show_v1_page(self, page: PageState) -> None:
         assert self.v1_brands is not None
@@ -489,10 +386,6 @@ class CatalogScreen(FreshnessMixin, MirrorSource):
 
     def show_cursor_brand(self) -> None:
         row = self.query_one("#brands", RowTable).cursor_row
-        if self.kept is not None:
-            if 0 <= row < len(self.kept):
-                self._show_detail_parts(*self.kept[row].detail)
-            return
         brand = self.shown[row] if 0 <= row < len(self.shown) else None
         if brand is None or brand is not self.detail:
             self.show_detail(brand)
@@ -632,12 +525,6 @@ class CatalogScreen(FreshnessMixin, MirrorSource):
     def row_filter_done(self) -> None:
         self.query_one("#brands", RowTable).focus()
 
-    def _say_if_still_loading(self) -> bool:
-        """The kept page's rows are pictures: what needs a brand waits for the live page."""
-        if self.kept is not None:
-            self.notify("The catalog is still loading: a moment.", severity="warning")
-        return self.kept is not None
-
     def _selected_product(self) -> Product | None:
         products = self.query_one("#products", DataTable)
         if self.detail is None or not products.display or not self.detail.products:
@@ -652,7 +539,8 @@ class CatalogScreen(FreshnessMixin, MirrorSource):
         elif self.detail is not None and self.detail.internal_id is not None:  # a v1 brand has no id
             what, value = f"brand {self.detail.name}", self.detail.internal_id
         else:
-            self._say_if_still_loading()
+            self.notify("A v1 brand has no id to copy." if self.detail is not None else "No brand to copy yet.",
+                        severity="warning")
             return
         self.app.copy_to_clipboard(value)
         self.notify(f"Copied the id of {what}: {value}")
@@ -672,8 +560,7 @@ class CatalogScreen(FreshnessMixin, MirrorSource):
     def action_new_test_order(self) -> None:
         product = self._selected_product()
         if product is None:
-            if not self._say_if_still_loading():
-                self.notify("Choose a product first: enter on a brand, then a product.", severity="warning")
+            self.notify("Choose a product first: enter on a brand, then a product.", severity="warning")
             return
         if product.count == 0:
             self.notify(f"{product.name} is out of stock.", severity="warning")

@@ -143,6 +143,9 @@ class GiftdeskHost(App[None]):
     async def navigate(self, name: str, argument: str | None = None) -> None: ...
 
     @abstractmethod
+    async def open_over(self, name: str, argument: str) -> None: ...
+
+    @abstractmethod
     async def switch_profile(self, name: str) -> None: ...
 
     @abstractmethod

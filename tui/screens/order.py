@@ -364,10 +364,10 @@ class OrderScreen(BaseScreen):
         card = self._releasable_card()
         if card is None:
             return
-        if not is_payout_url(card.card_code):
+        if card.card_code is None or not is_payout_url(card.card_code):
             self.notify(f"Card {card.serial_number} is not a payout card.", severity="warning")
             return
-        await self.app.navigate("payout", card.card_code)
+        await self.app.open_over("payout", card.card_code)
 
     # --- recent orders and the rest -----------------------------------------------------------
 

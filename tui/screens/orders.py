@@ -373,4 +373,4 @@ class OrdersScreen(FreshnessMixin, DateRangeKeys, BaseScreen):
     async def open_order(self) -> None:
         request_id = self.highlighted_request_id()
         if request_id:
-            await self.app.navigate("order", request_id)
+            await self.app.open_over("order", request_id)

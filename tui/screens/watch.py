@@ -141,4 +141,4 @@ class WatchScreen(BaseScreen):
         item_id = self._selected_id()
         item = self.app.watch_list.store.get(item_id) if item_id is not None else None
         if item is not None:
-            await self.app.navigate(item.kind, item.reference)
+            await self.app.open_over(item.kind, item.reference)
