@@ -105,3 +105,40 @@ def test_transactions_say_when_the_answer_is_the_local_copy_and_fresh_asks(sim_f
     assert "from the local copy, fetched just now (--fresh asks the service)" in second.stderr
     assert second.stdout == first.stdout == fresh.stdout  # the same days, whoever answered
     assert len(sim.requests("transactions")) == 2
+
+
+def test_catalog_all_pages_at_the_catalogs_rate_with_its_pace_and_an_eta_on_stderr(sim_factory, demo_credentials,
+                                                                                  monkeypatch, tmp_path):
+    """`catalog --all` on a terminal: it says how long its pages will take, draws a bar with an ETA, and
+    asks no faster than the catalog's limit (2 in any second here, short so that the test is quick): 0 429s."""
+    import json
+    import pty
+    import select
+
+    sim = sim_factory(limits=(("catalog_v2", 2, 1.0),), brands=60)
+    monkeypatch.setenv("SHIFT_URL", sim.base_url)
+    monkeypatch.setenv("SHIFT_SECRET", demo_credentials["acme-sandbox"].client_secret)
+    write_profile('catalog_v2 = "2/s"')
+    output = tmp_path / "catalog.json"
+    leader, follower = pty.openpty()  # stderr is a terminal (the bar is drawn there only); stdout a file
+    with output.open("wb") as stdout:
+        walk = subprocess.Popen([GIFTDESK, "catalog", "--all", "--page-size", "10", "--json"],
+                                stdout=stdout, stderr=follower)
+    try:
+        stderr = b""
+        while walk.poll() is None or select.select([leader], [], [], 0.2)[0]:
+            if select.select([leader], [], [], 0.2)[0]:
+                stderr += os.read(leader, 65536)
+    finally:
+        walk.kill()
+        os.close(leader)
+        os.close(follower)
+    said = stderr.decode(errors="replace")
+    assert walk.returncode == 0, said
+    assert len(json.loads(output.read_text())["items"]) == 60
+    assert "5 requests at the provider's limit of 2/s: about 2 s" in said
+    assert "catalog pages" in said and "ETA" in said and "6/6" in said
+    log = sim.requests("catalog_v2")
+    assert [logged.status for logged in log] == [200] * 6  # every page once, none refused
+    times = [logged.at for logged in log]
+    assert all(later - earlier >= 1.0 for earlier, later in zip(times, times[2:], strict=False))  # never 3 in a second
