@@ -7,8 +7,8 @@ the simulator runs in this process and counts every Get order it answers.
 Each giftdesk is the real app, headless (Pilot, 160x48), in an interpreter
 of its own, on the demo sandbox profile, in team mode; it prints the time
 (wall clock, shared by the processes of one machine) at which each watched
-order went final on its screen (the app's watch-list change, which draws the
-header and rings the bell).
+order went final on its screen: when the app set the header's counts with it
+(the app tells a burst of settled orders together: one redraw, bell and toast).
 
 - (19) Settle latency: N orders that stay Pending are pinned in the team's
   watch list; the receiver (tui.listener.Receiver on loopback, in this
@@ -70,7 +70,7 @@ def _measure(cluster, processes: int, seconds: float) -> list[Figure]:
 
     team_database = TeamDatabase(cluster.create_database())
     migrate(team_database)
-    sim = SimulatorServer(SimulatorSettings(timing=TIMING_PRESETS["fast"].replace(pause_seconds=3600.0)))
+    sim = SimulatorServer(SimulatorSettings(timing=TIMING_PRESETS["fast"].replace(pause_seconds=3600.0), limits=None))
     counter = CountingApp(sim._server.config.app)
     sim._server.config.app = counter
     with sim:
@@ -275,14 +275,18 @@ async def run_child(base_url: str, database_url: str | None) -> None:
 
         team = TeamMode(TeamDatabase(database_url), user=f"bench-{os.getpid()}")
     app = build_app(AppSettings(profiles=demo_profiles(base_url), profile_name=PROFILE, team=team))
-    shown = app._watch_changed
+    apply_context = app._apply_context
+    counted: set[int] = set()
 
-    def watch_changed(item, went_final: bool) -> None:
-        if went_final:
-            print(f"settled {item.reference} {time.time():.6f}", flush=True)
-        shown(item, went_final)
+    def header_drawn() -> None:  # the header's counts, from what the watch list's store knows now
+        apply_context()
+        known = app._watch.store._last_read if app._watch is not None and team is not None else {}
+        for item in known.values():
+            if item.final and item.id not in counted:
+                counted.add(item.id)
+                print(f"settled {item.reference} {time.time():.6f}", flush=True)
 
-    app._watch_changed = watch_changed  # type: ignore[method-assign]
+    app._apply_context = header_drawn  # type: ignore[method-assign]
     app.bell = lambda: None  # type: ignore[method-assign]
     try:
         async with app.run_test(size=SIZE) as pilot:

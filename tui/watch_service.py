@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Coroutine, Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from tui.api.limits import limits_table
@@ -136,9 +136,8 @@ class WatchService:
     def start(self) -> None:
         """In the running loop, until the session ends."""
         if self._task is None:
-            work = self.scheduler.run() if self.leading else self._lead_then_poll()
-            if isinstance(self.store, WatchList):  # the team's list tells its changes itself (NOTIFY: shared_change)
-                work = self._picking_up(work)
+            # A local list is this process's to poll; the team's tells its changes itself (NOTIFY: shared_change).
+            work = self._polling_and_picking_up() if isinstance(self.store, WatchList) else self._lead_then_poll()
             self._task = said_task(work, f"watch-{self.profile}", self._stopped)
             self.session.when_closed(self.stop)
 
@@ -148,9 +147,9 @@ class WatchService:
         if self.on_stopped is not None:
             self.on_stopped(error)
 
-    async def _picking_up(self, work: Coroutine[Any, Any, None]) -> None:
-        """`work`, and every PICK_UP_SECONDS what another process settled in the store (`pick_up_settled`)."""
-        task = asyncio.create_task(work)
+    async def _polling_and_picking_up(self) -> None:
+        """The scheduler, and every PICK_UP_SECONDS what another process settled in the file (`pick_up_settled`)."""
+        task = asyncio.create_task(self.scheduler.run())
         try:
             while not task.done():
                 await asyncio.wait([task], timeout=PICK_UP_SECONDS)

@@ -12,6 +12,7 @@ import pytest
 
 from tui.core.endings import NEEDS_ATTENTION
 from tui.local.inbox import ACCEPTED, CALLBACK, Delivery
+from tui.local.storage import AuditLog
 
 CARD_CODE = "https://payout.example.test/redeem/Zm9vYmFyYmF6cXV4MTIzNDU2%3D"
 
@@ -87,6 +88,25 @@ def test_the_audit_chain_verifies_until_something_is_changed(audit_store):
     for n in range(3):
         audit_store.record(profile="p", environment="sandbox", action="redeem", subject=f"S{n}", outcome="ok")
     assert audit_store.first_break() == (3, None)
+
+
+def test_the_audit_log_finds_its_last_entries_removed(audit_store):
+    for n in range(4):
+        audit_store.record(profile="p", environment="sandbox", action="redeem", subject=f"S{n}", outcome="ok")
+    remove_last_entries(audit_store, 2)  # what is left is a whole chain: only the head shows the cut
+    count, broken = audit_store.first_break()
+    assert count == 2 and broken is not None and broken.startswith("the last entries are missing")
+
+
+def remove_last_entries(audit_store, count: int) -> None:
+    """Behind the store's back: the file's last lines, or the table's last rows past its trigger."""
+    if isinstance(audit_store, AuditLog):
+        lines = audit_store.path.read_text().splitlines(keepends=True)
+        audit_store.path.write_text("".join(lines[:-count]))
+        return
+    with audit_store.link.connection() as connection:
+        connection.execute("ALTER TABLE audit DISABLE TRIGGER audit_append_only")
+        connection.execute("DELETE FROM audit WHERE id IN (SELECT id FROM audit ORDER BY id DESC LIMIT %s)", (count,))
 
 
 # --- the receiver's inbox -------------------------------------------------------------------

@@ -66,6 +66,27 @@ def test_the_team_log_is_append_only_and_a_hand_edited_row_is_found(link, team_u
     assert removed.exit_code == 1 and f"entry {third + 1}: does not match its hash" in removed.output
 
 
+def test_removing_the_last_rows_of_the_team_log_is_found(link, team_url):
+    log = TeamAuditLog(link)
+    for n in range(5):
+        redeem(log, n)
+    with psycopg.connect(team_url, autocommit=True) as connection:
+        ids = [row[0] for row in connection.execute("SELECT id FROM audit ORDER BY id")]
+        connection.execute("ALTER TABLE audit DISABLE TRIGGER audit_append_only")
+        connection.execute("DELETE FROM audit WHERE id >= %s", (ids[3],))  # the last two: the chain before them is whole
+        with pytest.raises(psycopg.errors.RaiseException, match="only moves on"):
+            connection.execute("UPDATE audit_head SET last_id = %s, entries = 3", (ids[2],))
+    cut = verify(team_url)
+    assert cut.exit_code == 1
+    assert f"the last entries are missing: the log ends at entry {ids[2]}" in cut.output
+    assert f"names entry {ids[4]} (2 entries were removed)" in cut.output
+
+    with psycopg.connect(team_url, autocommit=True) as connection:  # every row gone
+        connection.execute("DELETE FROM audit")
+    emptied = verify(team_url)
+    assert emptied.exit_code == 1 and "the log ends at its start (it is empty)" in emptied.output
+
+
 def test_a_hand_edited_line_of_the_local_log_is_found():
     log = AuditLog()
     for n in range(3):
@@ -130,3 +151,16 @@ def test_nothing_secret_reaches_the_tables_in_clear(link, team_url):
     assert "3f2c1a9e-0b4d-4e6f-8a1b-2c3d4e5f6a7b" in text  # a RequestId in a note is kept
     for secret in secrets:
         assert secret not in text, secret
+
+
+def test_removing_the_last_lines_of_the_local_log_is_found():
+    log = AuditLog()
+    for n in range(4):
+        redeem(log, n)
+    lines = log.path.read_text().splitlines(keepends=True)
+    log.path.write_text("".join(lines[:2]))
+    cut = verify()
+    assert cut.exit_code == 1 and "the last entries are missing: the log ends at line 2" in cut.output
+    log.path.unlink()
+    gone = verify()
+    assert gone.exit_code == 1 and "the log ends at its start (it is empty)" in gone.output

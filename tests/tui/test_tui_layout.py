@@ -15,7 +15,7 @@ from tui.core.navigation import DESTINATIONS
 from tui.local.storage import REDEEM, AuditLog
 from tui.simulator import SimulatorServer, SimulatorSettings
 from widgets.footer import KeysFooter
-from widgets.money import format_money
+from widgets.money import format_amount
 
 SMALL, WIDE = (80, 24), (160, 48)
 
@@ -69,7 +69,7 @@ async def test_the_order_screen_offers_watch_at_80x24(sim):
         assert "w Watch" in footer_text(app)
 
 
-async def test_the_ledger_shows_each_balance_whole_at_80x24(sim_factory, demo_credentials):
+async def test_the_ledger_shows_each_amount_balance_and_type_whole_at_80x24(sim_factory, demo_credentials):
     sim = sim_factory()
     credential = demo_credentials["acme-sandbox"]
     async with ServiceClient(sim.base_url, credential.client_id, credential.client_secret) as client:
@@ -81,11 +81,15 @@ async def test_the_ledger_shows_each_balance_whole_at_80x24(sim_factory, demo_cr
         screen = app.screen
         await until(pilot, lambda: screen.report is not None and screen.ledger.lines)
         await settle(pilot)
+        assert "Ledger of 1001 USD" in screen_lines(app)[9]  # the money's currency, once, above its numbers
+        table = screen.ledger.table
+        assert shown_whole(app, "Amount", table) and shown_whole(app, "Balance", table)
+        assert shown_whole(app, "Type ", table)  # whole, a space after it (issue 26: cut at the pane's edge)
         for line in screen.ledger.lines:  # in the table, not only in the detail pane beside it
-            after = line.transaction.available_balance
-            amount = line.transaction.transaction_amount
-            assert shown_whole(app, format_money(after.value, after.currency_code), screen.ledger.table)
-            assert shown_whole(app, format_money(amount.value, amount.currency_code), screen.ledger.table)
+            t = line.transaction
+            after, amount = t.available_balance, t.transaction_amount
+            whole = f"{format_amount(amount.value, amount.currency_code)}  {format_amount(after.value, after.currency_code)}  {t.transaction_type} "
+            assert shown_whole(app, whole, table), whole
 
 
 async def test_the_catalog_detail_shows_stock_and_dates_whole_at_80x24(sim):

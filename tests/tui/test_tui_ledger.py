@@ -62,8 +62,8 @@ async def test_each_charge_with_the_balance_after_it_and_a_reconciliation_that_a
         screen = await open_ledger(pilot)
         rows = shown(screen)
         assert [[row[2], row[3], row[5], row[6]] for row in rows] == [  # amount, balance after, order, RequestId
-            ["-50.00 USD", "99,950.00 USD", "O-00500001", usd],
-            ["-25.32 USD", "99,924.68 USD", "O-00500002", gbp],
+            ["-50.00", "99,950.00", "O-00500001", usd],  # in the account's currency, which the title names
+            ["-25.32", "99,924.68", "O-00500002", gbp],
         ]
         assert [row[0] for row in rows] == ["✓", "✓"]
         assert screen.query_one("#ledger-chart", Sparkline).data == [100000.0, 99950.0, 99924.68]

@@ -170,7 +170,7 @@ class AccountsScreen(FreshnessMixin, DateRangeKeys, BaseScreen):
         usable = sum(1 for a in accounts if why_not_choosable(a, session.environment) is None)
         self.query_one("#accounts-note", Static).update(
             safe(f"{counted(len(accounts), 'account')}, {usable} usable on {session.profile.name} ({session.environment}). "
-                 "enter: settle orders on it · r: refresh")
+                 "enter: settle orders on it")
         )
 
     @staticmethod

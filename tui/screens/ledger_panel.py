@@ -22,12 +22,14 @@ from tui.api.models import WireModel
 from tui.api.money_models import ExchangeRateUsed, Transaction, TransactionItem
 from tui.core.dates import DayRange
 from tui.core.ledger import LedgerLine, Reconciliation, balance_series
-from widgets.money import format_money
+from widgets.money import format_amount, format_money
 from widgets.safe_text import safe
 
 # The check first, then the money: they must show whole at 80 columns, where the detail pane takes the right
-# (the seconds of the date are in the detail pane).
-LEDGER_COLUMNS = ("OK", "Date", "Amount", "Balance after", "Type", "Order", "RequestId")
+# (the seconds of the date are in the detail pane), and the type beside them. The money is in the account's
+# currency, which the title names: the cells are numbers, right-aligned.
+LEDGER_COLUMNS = ("OK", "Date", "Amount", "Balance", "Type", "Order", "RequestId")  # a statement's running balance
+MONEY_COLUMNS = ("Amount", "Balance")
 # What `e` writes: numbers and plain words a spreadsheet can sum (issue 26), not the drawn cells.
 EXPORT_COLUMNS = ("Date", "Type", "Amount", "Balance after", "Currency", "Order", "RequestId", "Transaction", "Adds up")
 
@@ -50,14 +52,14 @@ class LedgerPanel(Vertical):
         return self.query_one("#ledger", DataTable)
 
     def on_mount(self) -> None:
-        self.table.add_columns(*LEDGER_COLUMNS)
+        self.table.add_columns(*(Text(name, justify="right") if name in MONEY_COLUMNS else name for name in LEDGER_COLUMNS))
 
     def show_title(self, label: str | None, day_range: DayRange, freshness: str = "") -> None:
         who = safe(f"Ledger of {label}") if label else Text("Ledger: no account")
         who.append(f" · {range_label(day_range, date.today())}", style="bold")
         if freshness:
             who.append(f" · {freshness}")
-        who.append("  t d k R: days · enter: order", style="dim")
+        who.append("  enter: order", style="dim")  # the days' keys are in the footer
         self.query_one("#ledger-title", Static).update(who)
 
     def show(self, reconciliation: Reconciliation) -> None:
@@ -108,8 +110,8 @@ def _row(line: LedgerLine) -> tuple[Text, ...]:
     return (
         check,
         safe(_when(t)[:16]),
-        safe(format_money(amount.value, t.currency), style="red" if amount.value < 0 else "green"),
-        safe(format_money(after.value, t.currency)),
+        Text(format_amount(amount.value, t.currency), style="red" if amount.value < 0 else "green", justify="right"),
+        Text(format_amount(after.value, t.currency), justify="right"),
         safe(t.transaction_type or ""),
         safe(t.order_number or ""),
         safe(t.request_id or ""),

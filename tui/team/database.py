@@ -84,6 +84,29 @@ MIGRATIONS: tuple[str, ...] = (
     );
     CREATE INDEX inbox_by_time ON inbox (profile, received_at);
     """,
+    # 2: the audit log's head (its last entry), moved in the transaction of every append: a chain alone does
+    # not show that its last entries were removed. It only moves forward, one entry at a time.
+    """
+    CREATE TABLE audit_head (
+        only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row),
+        last_id bigint NOT NULL,
+        hash text NOT NULL,
+        entries bigint NOT NULL
+    );
+    INSERT INTO audit_head (last_id, hash, entries)
+        SELECT COALESCE(max(id), 0), COALESCE((SELECT hash FROM audit ORDER BY id DESC LIMIT 1), ''), count(*) FROM audit;
+    CREATE FUNCTION audit_head_only_moves_on() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        IF TG_OP <> 'UPDATE' OR NEW.last_id <= OLD.last_id OR NEW.entries <> OLD.entries + 1 THEN
+            RAISE EXCEPTION 'the audit log''s head only moves on, one entry at a time';
+        END IF;
+        RETURN NEW;
+    END $$;
+    CREATE TRIGGER audit_head_only_moves_on BEFORE UPDATE OR DELETE ON audit_head
+        FOR EACH ROW EXECUTE FUNCTION audit_head_only_moves_on();
+    CREATE TRIGGER audit_head_kept BEFORE TRUNCATE ON audit_head
+        FOR EACH STATEMENT EXECUTE FUNCTION audit_is_append_only();
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
