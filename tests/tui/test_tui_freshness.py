@@ -4,6 +4,7 @@ ledger, board and rates refresh by themselves as often as the limits allow, and 
 
 from __future__ import annotations
 
+import itertools
 import re
 
 import pytest
@@ -80,7 +81,7 @@ def spaced(sim, endpoint: str, seconds: float) -> bool:
     log = sim.requests(endpoint)
     times = [logged.at for logged in log]
     return all(logged.status == 200 for logged in log) and all(
-        later - earlier >= seconds for earlier, later in zip(times, times[1:], strict=False))
+        later - earlier >= seconds for earlier, later in itertools.pairwise(times))
 
 
 async def test_an_open_ledger_refreshes_by_itself_as_often_as_its_limit_allows(sim_factory):
