@@ -30,6 +30,8 @@ from widgets.context_bar import Context
 from widgets.status_badge import use_palette
 
 if TYPE_CHECKING:
+    from textual.timer import Timer
+
     from tui.api.errors import ServiceError
     from tui.api.limits import Limit
     from tui.core.jump import Jump
@@ -71,6 +73,11 @@ class AppSettings:
 
 ERROR_SECONDS = 10.0  # an error's toast stays this long; the same error meanwhile is not repeated
 WATCH_REDRAW_SECONDS = 0.3  # the watch list's changes that are not final reach the screen this often at most
+ENDED_REDRAW_SECONDS = 0.05  # an item that went final reaches the header within this (those ending meanwhile with it)
+# One bell and one toast for the items that ended, at most this often: a burst (a receiver settling 20 orders a
+# second, a first look at 500) is told together, not as a toast per item that lays the screen out each time.
+ENDED_TOLD_SECONDS = 2.0
+ENDED_TOLD_AT_MOST = 5  # items named in one toast; the rest are counted
 # The command line starts the TUI with the cyclic collector off: it resumes after the start screen's first
 # content, or this long after mounting at the latest (a loaded machine's first rows came after 3 s, and the
 # collection, ~0.3 s there, came before them).
@@ -93,7 +100,9 @@ class GiftdeskApp(GiftdeskHost):
         Binding("ctrl+q", "quit", "Quit", id="quit"),
     ]
 
-    context: reactive[Context] = reactive(Context, always_update=True)
+    # Told on every change (the Watch screen follows the list through it); its watchers redraw what they show,
+    # so no repaint of the whole screen (it was one per settled order: bench/team.py).
+    context: reactive[Context] = reactive(Context, always_update=True, repaint=False)
 
     def __init__(self, settings: AppSettings) -> None:
         super().__init__()
@@ -103,7 +112,9 @@ class GiftdeskApp(GiftdeskHost):
         self._watch: WatchService | None = None
         self._watch_put_off = False  # the start's watch list waits for the start screen's first content
         self._watch_problem: str | None = None  # why the watch list's file cannot be used, when it cannot
-        self._watch_redraw_due = False
+        self._watch_redraw: tuple[float, Timer] | None = None  # when the header next follows the watch list, and its timer
+        self._ended: list[WatchedItem] = []  # items that went final, not told yet (`_tell_ended`)
+        self._ended_told_at = -ENDED_TOLD_SECONDS  # time.monotonic() of the last bell and toast
         self._errors_on_screen: dict[str, float] = {}  # message -> when its toast goes (time.monotonic)
         self._local_notes: NoteStore | None = None
         self.team_listener: TeamListener | None = None  # team mode: hears the team's changes (LISTEN)
@@ -249,7 +260,8 @@ class GiftdeskApp(GiftdeskHost):
         self._watch_problem = None
         self._watch_put_off = False
         if self.current_session is not None:
-            store = self.settings.team.watch_list() if self.settings.team is not None else None
+            team = self.settings.team
+            store = team.watch_list(self.current_session.environment) if team is not None else None
             try:
                 self._watch = WatchService(self.current_session, store=store, on_change=self._watch_changed,
                                            on_error=self._watch_failed, on_stopped=self._watch_stopped)
@@ -267,25 +279,44 @@ class GiftdeskApp(GiftdeskHost):
                     title="Watch list", severity="error", timeout=ERROR_SECONDS)
 
     def _watch_changed(self, item: WatchedItem, went_final: bool) -> None:
-        from tui.core.endings import ended_badly
+        # Many items move at once (a first look at 500, a receiver settling 20 a second): the header and the
+        # Watch screen follow a few times a second, an item that went final within a frame, so keys stay quick.
+        if went_final:
+            self._ended.append(item)
+        self._redraw_watch_within(ENDED_REDRAW_SECONDS if went_final else WATCH_REDRAW_SECONDS)
 
-        if not went_final:
-            # Many items move at once (a first look at 500): the header and the Watch screen
-            # follow at most a few times a second, so keys stay quick while they do.
-            if not self._watch_redraw_due:
-                self._watch_redraw_due = True
-                self.set_timer(WATCH_REDRAW_SECONDS, self._redraw_watch)
-            return
-        self._apply_context()  # the header's counts; the Watch screen redraws on it too
-        bad = ended_badly(item.status)
-        self.bell()
-        kind = "Order" if item.kind == "order" else "Payout"
-        self.notify(f"{kind} {item.label} ended {item.status}." + (" It needs attention." if bad else ""),
-                    title="Watch list", severity="error" if bad else "information", timeout=10 if bad else 5)
+    def _redraw_watch_within(self, seconds: float) -> None:
+        due = time.monotonic() + seconds
+        if self._watch_redraw is not None:
+            if self._watch_redraw[0] <= due:
+                return
+            self._watch_redraw[1].stop()
+        self._watch_redraw = (due, self.set_timer(seconds, self._redraw_watch))
 
     def _redraw_watch(self) -> None:
-        self._watch_redraw_due = False
-        self._apply_context()
+        self._watch_redraw = None
+        self._apply_context()  # the header's counts; the Watch screen redraws on it too
+        self._tell_ended()
+
+    def _tell_ended(self) -> None:
+        """One bell and one toast for the items that ended since the last, at most every ENDED_TOLD_SECONDS."""
+        from tui.core.endings import ended_badly
+
+        if not self._ended:
+            return
+        wait = self._ended_told_at + ENDED_TOLD_SECONDS - time.monotonic()
+        if wait > 0:
+            self._redraw_watch_within(wait)
+            return
+        ended, self._ended = self._ended, []
+        self._ended_told_at = time.monotonic()
+        lines = [f"{'Order' if item.kind == 'order' else 'Payout'} {item.label} ended {item.status}."
+                 + (" It needs attention." if ended_badly(item.status) else "") for item in ended[:ENDED_TOLD_AT_MOST]]
+        if len(ended) > ENDED_TOLD_AT_MOST:
+            lines.append(f"And {len(ended) - ENDED_TOLD_AT_MOST} more ended: the Watch screen lists them.")
+        bad = any(ended_badly(item.status) for item in ended)
+        self.bell()
+        self.notify("\n".join(lines), title="Watch list", severity="error" if bad else "information", timeout=10 if bad else 5)
 
     def _watch_failed(self, item: WatchedItem, error: ServiceError) -> None:
         from tui.api.errors import AuthenticationError, ForbiddenError
@@ -297,8 +328,8 @@ class GiftdeskApp(GiftdeskHost):
 
     @property
     def notes(self) -> NoteStore:
-        if self.settings.team is not None:
-            return self.settings.team.notes
+        if self.settings.team is not None:  # the session's environment's: the team keys its lists by profile and environment
+            return self.settings.team.notes(self.session.environment)
         if self._local_notes is None:
             from tui.local.config import Config, team_user
             from tui.local.notes import SqliteNotes
@@ -337,7 +368,8 @@ class GiftdeskApp(GiftdeskHost):
             self._tell_screens({"what": "all"})
 
     def _team_changed(self, change: Change) -> None:
-        if self.current_session is None or change.get("profile") != self.current_session.profile.name:
+        session = self.current_session
+        if session is None or (change.get("profile"), change.get("environment")) != (session.profile.name, session.environment):
             return
         if change.get("what") == "watch" and self._watch is not None:
             self._watch.shared_change(change)

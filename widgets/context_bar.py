@@ -86,9 +86,14 @@ class ContextBar(Static):
     def on_resize(self) -> None:
         self.show_context(self.shown)
 
+    shown_text = ""
+
     def show_context(self, context: Context) -> None:
         self.shown = context
-        # The account's currency came from the service: shown literally.
-        self.update(safe(describe(context, self.size.width or None)))
+        text = describe(context, self.size.width or None)
+        if text != self.shown_text:  # the app sets its context on every change of the watch list's counts
+            self.shown_text = text
+            # The account's currency came from the service: shown literally. One line, always: no layout.
+            self.update(safe(text), layout=False)
         self.set_class(context.environment == "production", "-production")
         self.set_class(context.readonly, "-readonly")

@@ -86,7 +86,9 @@ async def test_requests_stay_within_the_budget_and_never_overlap_per_item(sim, c
     assert [status for key, status, final in recorder.changes if final and key % 4 == 0] == ["Failed"] * 3
     assert recorder.overlaps == [] and recorder.most_at_once <= budget.concurrency
     starts = [at for at, _ in recorder.starts]
-    assert len(starts) > 12  # most orders needed more than one look
+    # Every order looked at once at least (on a quiet machine most need more: a loaded one places the
+    # twelve so slowly that they are final when first asked); twelve starts already test the bucket.
+    assert len(starts) >= 12
     for first in range(len(starts)):
         for last in range(first, len(starts)):
             # A token bucket: any stretch of time T holds at most burst + rate * T requests.

@@ -49,6 +49,7 @@ async def test_closed_days_are_fetched_once_and_today_as_the_limit_allows(servic
 
     first = await copies.transactions(client, *week)
     assert not first.from_copy and first.value.transactions  # the seeded past charged the accounts
+    assert first.renew_at == pytest.approx(first.fetched + 15 * 60)  # when an open screen looks again
     again = await copies.transactions(client, *week)
     assert again.from_copy and again.age(clock.now) == 0
     assert [t.reference for t in again.value.transactions] == [t.reference for t in first.value.transactions]
@@ -57,6 +58,7 @@ async def test_closed_days_are_fetched_once_and_today_as_the_limit_allows(servic
     clock.now += 15 * 60  # transactions: 4/hour -> today's copy is kept 15 min
     later = await copies.transactions(client, *week)
     assert later.from_copy  # the closed days still came from the copy
+    assert later.renew_at == pytest.approx(clock.now + 15 * 60)
     assert asked(sim, "transactions")[-1] == f"startDate={today}&endDate={today}"
 
     fresh = await copies.transactions(client, *week, fresh=True)
@@ -84,6 +86,7 @@ async def test_the_orders_report_is_kept_by_day_like_the_transactions(service):
     first = await copies.order_history(client, month)
     again = await copies.order_history(client, DayRange(today - timedelta(days=9), today - timedelta(days=2)))
     assert first.value and again.from_copy
+    assert first.renew_at is None and again.renew_at is None  # closed days: never asked again
     assert {line.order_number for line in again.value} <= {line.order_number for line in first.value}
     assert len(asked(sim, "order_history")) == 1
 
@@ -98,6 +101,8 @@ async def test_rates_and_catalog_v1_are_kept_for_their_interval(service):
         rates = await copies.exchange_rates(client, "EUR")
         brands = await copies.catalog_v1(client)
     assert rates.from_copy and brands.from_copy and brands.value
+    assert rates.renew_at == pytest.approx(rates.fetched + 10 * 60)
+    assert brands.renew_at == pytest.approx(brands.fetched + 30 * 60)
     assert len(asked(sim, "exchange_rates")) == 1 and len(asked(sim, "catalog_v1")) == 1
     clock.now += 30 * 60  # catalog v1: 2/hour -> kept 30 min; rates 10 min
     assert not (await copies.exchange_rates(client, "EUR")).from_copy

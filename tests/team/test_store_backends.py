@@ -12,6 +12,7 @@ import pytest
 
 from tui.core.endings import NEEDS_ATTENTION
 from tui.local.inbox import ACCEPTED, CALLBACK, Delivery
+from tui.local.storage import AuditLog
 
 CARD_CODE = "https://payout.example.test/redeem/Zm9vYmFyYmF6cXV4MTIzNDU2%3D"
 
@@ -44,6 +45,16 @@ def test_watch_counts_say_what_is_open_and_what_ended_badly(watch_store):
     watch_store.record(ids[2], "Processing", False)
     assert watch_store.counts("p", NEEDS_ATTENTION) == (2, 1)
     assert watch_store.counts("other", NEEDS_ATTENTION) == (0, 0)
+
+
+def test_a_pinned_payout_is_shown_masked_and_looked_up_by_its_weblink_then_forgets_it(watch_store, memory_keyring):
+    payout = watch_store.add("sandbox", "payout", CARD_CODE)
+    assert payout.kind == "payout" and payout.reference == "Zm9vYmFyYmF6cXV4MTIzNDU2%3D"  # what this giftdesk looks it up by
+    assert "Zm9vYmFy" not in payout.label and watch_store.add("sandbox", "payout", CARD_CODE).id == payout.id
+    assert [item.id for item in watch_store.items("sandbox")] == [payout.id]
+    ended = watch_store.record(payout.id, "Completed", True, "transactionId T-1")
+    assert ended is not None and ended.final and ended.reference == ""  # ended: its weblink is not kept
+    assert watch_store.counts("sandbox", NEEDS_ATTENTION) == (0, 0)
 
 
 # --- notes on orders ------------------------------------------------------------------------
@@ -87,6 +98,25 @@ def test_the_audit_chain_verifies_until_something_is_changed(audit_store):
     for n in range(3):
         audit_store.record(profile="p", environment="sandbox", action="redeem", subject=f"S{n}", outcome="ok")
     assert audit_store.first_break() == (3, None)
+
+
+def test_the_audit_log_finds_its_last_entries_removed(audit_store):
+    for n in range(4):
+        audit_store.record(profile="p", environment="sandbox", action="redeem", subject=f"S{n}", outcome="ok")
+    remove_last_entries(audit_store, 2)  # what is left is a whole chain: only the head shows the cut
+    count, broken = audit_store.first_break()
+    assert count == 2 and broken is not None and broken.startswith("the last entries are missing")
+
+
+def remove_last_entries(audit_store, count: int) -> None:
+    """Behind the store's back: the file's last lines, or the table's last rows past its trigger."""
+    if isinstance(audit_store, AuditLog):
+        lines = audit_store.path.read_text().splitlines(keepends=True)
+        audit_store.path.write_text("".join(lines[:-count]))
+        return
+    with audit_store.link.connection() as connection:
+        connection.execute("ALTER TABLE audit DISABLE TRIGGER audit_append_only")
+        connection.execute("DELETE FROM audit WHERE id IN (SELECT id FROM audit ORDER BY id DESC LIMIT %s)", (count,))
 
 
 # --- the receiver's inbox -------------------------------------------------------------------

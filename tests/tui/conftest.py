@@ -14,3 +14,11 @@ def fixed_freshness(monkeypatch) -> None:
     """Screens say how fresh their data is with the time of day: fixed, so that snapshots do not depend on
     when they run (a test of the freshness line itself puts `freshness.text_for` back)."""
     monkeypatch.setattr(freshness, "text_for", lambda answer: FIXED_FRESHNESS)
+
+
+@pytest.fixture(autouse=True)
+def no_renewal_during_the_test(monkeypatch) -> None:
+    """The test suite relaxes the provider's limits (tests/conftest.py), so an open ledger, board or rates
+    screen would refresh itself every few seconds under a test's feet: not during a test, unless the test is
+    about it (test_tui_freshness.py sets it back)."""
+    monkeypatch.setattr(freshness, "SHORTEST_RENEWAL", 3600.0)

@@ -1,14 +1,17 @@
 """The screens say how fresh their data is (issue 27): "as of 12:04 (3 min ago)"; a refresh beyond the
-provider's budget says when it will be possible instead of failing; a long wait for a turn is told."""
+provider's budget says when it will be possible instead of failing; a long wait for a turn is told; an open
+ledger, board and rates refresh by themselves as often as the limits allow, and ended days never again."""
 
 from __future__ import annotations
 
+import itertools
 import re
 
 import pytest
 from apps import app_on, notifications, settle, until
-from textual.widgets import Static
+from textual.widgets import Input, Static
 
+from tui.local import report_copies
 from tui.screens import freshness
 from tui.screens.freshness import text_for
 from tui.simulator.rate_limits import PROVIDER_LIMITS
@@ -21,6 +24,7 @@ AS_OF = re.compile(r"as of \d\d:\d\d \(just now\)")
 @pytest.fixture(autouse=True)
 def real_freshness(monkeypatch):
     monkeypatch.setattr(freshness, "text_for", text_for)  # the line itself, not the snapshots' fixed one
+    monkeypatch.setattr(freshness, "SHORTEST_RENEWAL", 0.5)  # 5 s for a user: short limits here, quick tests
 
 
 def shown(screen, selector: str) -> str:
@@ -65,3 +69,62 @@ async def test_a_wait_for_a_turn_over_a_second_is_told(sim_factory):
         await until(pilot, lambda: any("for a turn at exchange_rates" in n for n in notifications(pilot.app)))
         await settle(pilot)
     assert [logged.status for logged in sim.requests("exchange_rates")] == [200, 200]
+
+
+# --- refreshing by itself, as often as the limits allow (short limits, so that the tests are quick) ---------
+
+BY_ITSELF = re.compile(r"as of \d\d:\d\d \(just now\) · refreshes by itself at \d\d:\d\d")
+
+
+def spaced(sim, endpoint: str, seconds: float) -> bool:
+    """Every request answered (no 429) and none sooner than `seconds` after the one before."""
+    log = sim.requests(endpoint)
+    times = [logged.at for logged in log]
+    return all(logged.status == 200 for logged in log) and all(
+        later - earlier >= seconds for earlier, later in itertools.pairwise(times))
+
+
+async def test_an_open_ledger_refreshes_by_itself_as_often_as_its_limit_allows(sim_factory):
+    sim = sim_factory(limits=(("transactions", 1, 1.0),))
+    app = app_on(sim, profile_options={"limits": {"transactions": "1/s"}})
+    async with app.run_test(size=WIDE) as pilot:
+        await pilot.press("2")
+        screen = pilot.app.screen
+        await until(pilot, lambda: len(sim.requests("transactions")) >= 3, timeout=15)
+        await until(pilot, lambda: BY_ITSELF.search(shown(screen, "#ledger-title")))
+    assert spaced(sim, "transactions", 1.0)
+    assert {logged.query for logged in sim.requests("transactions")} == {f"startDate={screen.day_range.start}&endDate="
+                                                                         f"{screen.day_range.end}"}  # today's
+
+
+async def test_an_open_board_refreshes_by_itself_and_a_range_of_ended_days_is_never_asked_again(sim_factory):
+    sim = sim_factory(limits=(("order_history", 1, 1.0),))
+    app = app_on(sim, profile_options={"limits": {"order_history": "1/s"}})
+    async with app.run_test(size=WIDE) as pilot:
+        await pilot.press("8")
+        screen = pilot.app.screen
+        await until(pilot, lambda: len(sim.requests("order_history")) >= 3, timeout=15)
+        await until(pilot, lambda: BY_ITSELF.search(shown(screen, "#orders-summary")))
+        await pilot.press("R")  # yesterday alone: a day that has ended
+        await settle(pilot)
+        dialog = pilot.app.screen
+        for field in ("#range-from", "#range-to"):
+            dialog.query_one(field, Input).value = "yesterday"
+        await pilot.press("enter")
+        await until(pilot, lambda: str(screen.day_range.start) in sim.requests("order_history")[-1].query)
+        asked = len(sim.requests("order_history"))
+        await pilot.pause(2.5)  # more than two of today's spacings
+        assert len(sim.requests("order_history")) == asked  # fetched once, kept
+        assert AS_OF.search(shown(screen, "#orders-summary")) and "by itself" not in shown(screen, "#orders-summary")
+    assert spaced(sim, "order_history", 1.0)
+
+
+async def test_open_rates_refresh_by_themselves_when_their_copy_falls_due(sim_factory, monkeypatch):
+    monkeypatch.setattr(report_copies, "RATES_KEPT_FOR", 1.0)  # kept 10 min for a user
+    sim = sim_factory(limits=PROVIDER_LIMITS)
+    async with app_on(sim).run_test(size=WIDE) as pilot:
+        await pilot.press("0")
+        screen = pilot.app.screen
+        await until(pilot, lambda: len(sim.requests("exchange_rates")) >= 3, timeout=15)
+        await until(pilot, lambda: BY_ITSELF.search(shown(screen, "#rates-note")))
+    assert spaced(sim, "exchange_rates", 1.0)

@@ -20,6 +20,7 @@ from tui.local.fileio import data_dir
 from tui.local.watchlist import FILE_NAME, WatchList
 from tui.screens.watch import WatchScreen
 from tui.screens.watch_paste import PasteDialog
+from tui.simulator.settings import TIMING_PRESETS
 
 SIZE = (100, 30)
 
@@ -67,8 +68,12 @@ async def test_pasted_lines_are_classified_watched_and_announced_when_final(sim)
         assert rows[bad][2:4] == ["Failed", "final ⚠"]
         payout = next(row for label, row in rows.items() if label not in (good, bad))
         assert payout[0] == "payout" and payout[2] == "Completed" and "****" in payout[1]
-        assert len(rings) == 3
-        said = "\n".join(notifications(app))
+        # Items ending within moments of each other are told together: one bell per toast, each item once.
+        await until(pilot, lambda: all(rid in "\n".join(notifications(app)) for rid in (good, bad)), timeout=5)
+        told = [n for n in notifications(app) if " ended " in n]
+        assert len(rings) == len(told) <= 3
+        said = "\n".join(told)
+        assert said.count(bad) == said.count(good) == 1
         assert f"Order {bad} ended Failed. It needs attention." in said
         assert f"Order {good} ended Succeeded." in said
         assert any(n.severity == "error" and bad in n.message for n in app._notifications)
@@ -213,6 +218,30 @@ async def test_an_item_settled_by_an_event_says_so(sim):
         await until(pilot, lambda: table_rows(screen) and table_rows(screen)[0][3] == "final")
         [row] = table_rows(screen)
         assert (row[1], row[2], row[5]) == (slow, "Succeeded", "settled by event msg_0f3a")
+
+
+async def test_a_burst_of_settled_orders_is_one_bell_and_one_toast(sim_factory):
+    # A receiver settling 20 orders a second: a toast (and a bell) per order laid the screen out 20 times
+    # a second in every giftdesk of the team (bench/team.py's figure 19); they are told together.
+    sim = sim_factory(timing=TIMING_PRESETS["fast"].replace(pause_seconds=3600.0))
+    orders = [place(sim, "10.14") for _ in range(12)]  # Pending until their event settles them
+    failed = orders[0]
+    app = app_on(sim)
+    async with app.run_test(size=SIZE) as pilot:
+        rings = counting_bell(app)
+        for request_id in orders:
+            app.watch_list.add_order(request_id)
+        await pilot.pause()
+        for request_id in orders:
+            assert app.watch_list.settle_order(request_id, "Failed" if request_id == failed else "Succeeded", "settled by event")
+        await until(pilot, lambda: "watching 0 · 1 need attention" in rendered(app.screen, "ContextBar"))
+        await until(pilot, lambda: any(" ended " in n for n in notifications(app)))
+        await pilot.pause(0.3)
+        [told] = [n for n in app._notifications if " ended " in n.message]
+        assert len(rings) == 1
+        assert told.severity == "error"  # one of them needs attention
+        assert f"Order {failed} ended Failed. It needs attention." in told.message
+        assert "And 7 more ended: the Watch screen lists them." in told.message
 
 
 async def test_a_watch_list_that_stops_following_says_so(sim):

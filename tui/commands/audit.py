@@ -1,9 +1,10 @@
 """`giftdesk audit verify`: whether the audit log is whole (each entry chained to the one before).
 
 In team mode the team database's log, else this machine's file. Exit 0 when
-the chain is intact; 1 naming the first broken entry (edited, inserted, or
-following a removed one); 2 when team mode's settings are wrong; 5 when the
-team database cannot be reached.
+the chain is intact and ends at the log's head; 1 naming the first broken
+entry (edited, inserted, or following a removed one), or saying that the last
+entries are missing; 2 when team mode's settings are wrong; 5 when the team
+database cannot be reached.
 """
 
 from __future__ import annotations
@@ -32,7 +33,9 @@ def verify() -> None:
     """Verify the audit log's chain; exit 1 naming the first broken entry.
 
     Each entry carries a hash of itself and the entry before it: an entry
-    edited, or one removed before another, breaks the chain there.
+    edited, or one removed before another, breaks the chain there. The log's
+    head (its last entry, moved with every append) shows entries removed
+    from the end.
 
     \b
     Examples:
@@ -49,7 +52,7 @@ def verify() -> None:
     except TeamDatabaseError as error:
         fail(str(error), EXIT_UNAVAILABLE, "is the team database up? `giftdesk team check` says more")
     if broken is not None:
-        fail(f"{where}: {broken}", EXIT_BROKEN, f"{count} entries read; the ones before it are intact")
+        fail(f"{where}: {broken}", EXIT_BROKEN, f"{count} entries read; the ones before the break are intact")
     click.echo(f"{where}: {count} entries, chain intact")
 
 

@@ -11,7 +11,9 @@ Per profile and environment, in the profile's database (tui.local.limit_store.pr
 `fresh=True` asks the service whatever the copy holds (the limiter still keeps
 the limits). When the service cannot be asked before the limiter's longest
 wait and the copy has every day, the copy answers, with `.refused` saying when
-the service can be asked again. Every answer says how old it is (`Answer`).
+the service can be asked again. Every answer says how old it is and when the
+copy will ask the service again (`Answer.renew_at`: what an open screen waits
+for to refresh by itself; None when every day of it has ended).
 The copies hold the wire JSON (tui.api.wire_json: amounts exactly as they came).
 """
 
@@ -41,6 +43,7 @@ CREATE TABLE IF NOT EXISTS copies (kind TEXT NOT NULL, key TEXT NOT NULL, body B
 """
 RATES_KEPT_FOR = 600.0  # seconds: rates move slowly; a support engineer converts amounts, not trades
 UNLIMITED_KEPT_FOR = 60.0  # an open day of an endpoint without a limit (the orders report)
+RENEW_SLACK = 0.05  # seconds: a look timed for the moment a copy falls due comes after it, never just before
 T = TypeVar("T")
 
 
@@ -50,9 +53,17 @@ class Answer(Generic[T]):
     fetched: float  # when it came from the service (time.time); by day: its oldest part that may still change
     from_copy: bool  # some or all of it is the local copy
     refused: RateLimitedError | None = None  # the service could not be asked now: says when it can
+    renew_at: float | None = None  # when asking the copy again asks the service; None: it never will
 
     def age(self, now: float | None = None) -> float:
         return max(0.0, (time.time() if now is None else now) - self.fetched)
+
+    def renew_in(self, now: float | None = None) -> float | None:
+        """Seconds until looking again brings something newer (a little after the copy falls due, so the
+        look finds it due), or None when nothing in it can change."""
+        if self.renew_at is None:
+            return None
+        return max(0.0, self.renew_at - (time.time() if now is None else now)) + RENEW_SLACK
 
 
 def as_of(fetched: float, now: float | None = None) -> str:
@@ -140,12 +151,12 @@ class ReportCopies:
         async def fetch() -> Any:
             return [to_wire(brand) for brand in await client.catalog_v1()]
 
-        answer = await self._kept(CATALOG_V1, "", self._kept_for(CATALOG_V1), fresh, fetch)
+        answer = await self._kept(CATALOG_V1, "", self.kept_for(CATALOG_V1), fresh, fetch)
         return _with(answer, [Brand.model_validate(brand) for brand in answer.value])
 
     # --- how copies are kept -----------------------------------------------------------
 
-    def _kept_for(self, endpoint: str) -> float:
+    def kept_for(self, endpoint: str) -> float:
         limit = self.limits.get(endpoint)
         return limit.interval if limit is not None else UNLIMITED_KEPT_FOR
 
@@ -153,16 +164,17 @@ class ReportCopies:
                     fetch: Callable[[], Awaitable[Any]]) -> Answer[Any]:
         stored = self._read(kind, [key]).get(key)
         if stored is not None and not fresh and self.clock() - stored[1] < kept_for:
-            return Answer(stored[0], stored[1], from_copy=True)
+            return Answer(stored[0], stored[1], from_copy=True, renew_at=stored[1] + kept_for)
         try:
             wire = await fetch()
         except RateLimitedError as refused:
             if stored is None:
                 raise
-            return Answer(stored[0], stored[1], from_copy=True, refused=refused)
+            return Answer(stored[0], stored[1], from_copy=True, refused=refused,
+                          renew_at=_after_refusal(refused, self.clock(), kept_for))
         now = self.clock()
         self._write(kind, {key: wire}, now)
-        return Answer(wire, now, from_copy=False)
+        return Answer(wire, now, from_copy=False, renew_at=now + kept_for)
 
     async def _by_day(self, kind: str, start: date, end: date, fresh: bool,
                       fetch: Callable[[date, date], Awaitable[tuple[Any, dict[date, Any] | None]]],
@@ -171,7 +183,7 @@ class ReportCopies:
         None (and the whole answer as the Answer's value) when the service's answer cannot be split by day."""
         days = _days(start, end)
         stored = {date.fromisoformat(key): value for key, value in self._read(kind, [d.isoformat() for d in days]).items()}
-        now, today, kept_for = self.clock(), self.today(), self._kept_for(kind)
+        now, today, kept_for = self.clock(), self.today(), self.kept_for(kind)
         missing = [day for day in days if fresh or day not in stored
                    or (day >= today and now - stored[day][1] >= kept_for)]
         parts = {day: body for day, (body, _) in stored.items()}
@@ -187,7 +199,8 @@ class ReportCopies:
             else:
                 if by_day is None:  # an answer that cannot be split by day is neither kept nor mixed with the copy
                     whole = wire if (missing[0], missing[-1]) == (start, end) else (await fetch(start, end))[0]
-                    return None, Answer(whole, self.clock(), from_copy=False)
+                    now = self.clock()
+                    return None, Answer(whole, now, from_copy=False, renew_at=now + kept_for if end >= today else None)
                 now = self.clock()
                 self._write(kind, {day.isoformat(): body for day, body in by_day.items()}, now)
                 parts.update(by_day)
@@ -195,7 +208,12 @@ class ReportCopies:
         from_copy = refused is not None or len(missing) < len(days)
         # How fresh: as the days that may still change (a closed day's copy is as good as new).
         open_days = [fetched[day] for day in days if day >= today]
-        return parts, Answer(None, min(open_days or fetched.values()), from_copy, refused)
+        renew_at = None  # every day has ended: never asked again
+        if refused is not None:
+            renew_at = _after_refusal(refused, self.clock(), kept_for) if open_days else None
+        elif open_days:
+            renew_at = min(open_days) + kept_for
+        return parts, Answer(None, min(open_days or fetched.values()), from_copy, refused, renew_at)
 
     def _read(self, kind: str, keys: list[str]) -> dict[str, tuple[Any, float]]:
         marks = ",".join("?" * len(keys))
@@ -221,7 +239,12 @@ class _Days:
 
 
 def _with(answer: Answer[Any], value: T) -> Answer[T]:
-    return Answer(value, answer.fetched, answer.from_copy, answer.refused)
+    return Answer(value, answer.fetched, answer.from_copy, answer.refused, answer.renew_at)
+
+
+def _after_refusal(refused: RateLimitedError, now: float, kept_for: float) -> float:
+    """When the service may be asked again after the limiter (or the service) refused: as it said."""
+    return now + (refused.retry_after if refused.retry_after is not None else kept_for)
 
 
 def _days(start: date, end: date) -> list[date]:

@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from tui.api.bounds import Bounds, depth_exceeds
 from tui.api.redact import MASK, mask_recipient, mask_text
-from tui.local.fileio import append_chained, data_dir
+from tui.local.fileio import append_chained, atomic_write, data_dir
 from tui.local.state_files import ChosenAccounts, RecentOrder, RecentOrders, now_iso
 
 __all__ = [
@@ -104,6 +104,7 @@ def entry_json(entry: AuditEntry) -> str:
 
 GENESIS = ""  # what the first entry's hash follows
 HASH_FIELD = "hash"  # in a local line, beside the entry's fields (not part of what is hashed)
+HEAD_SUFFIX = ".head"  # the local log's head: `audit.jsonl.head`
 
 
 def chain_hash(previous_hash: str, entry_text: str) -> str:
@@ -125,6 +126,15 @@ def first_break(links: Iterable[tuple[str, str, str | None]]) -> str | None:
             return f"{name}: does not match its hash (it was edited, or an entry before it was removed or changed)"
         previous = stored
     return None
+
+
+# A chain alone does not show that its last entries were removed: the log's head (the last entry's hash,
+# kept apart and moved with every append) does. `giftdesk audit verify` checks the chain ends at it.
+
+
+def tail_missing(last: str, head: str) -> str:
+    """Said when the chain ends before its head: `last` names the log's last entry, `head` the one the head names."""
+    return f"the last entries are missing: the log ends at {last}, but its head (moved with every append) names {head}"
 
 
 class AuditStore(Protocol):
@@ -181,21 +191,47 @@ class AuditLog:
                           wallet=wallet, recipient=recipient, detail=detail)
         text = entry_json(entry)
 
+        hashed: dict[str, str] = {}  # the new entry's hash: the line's field, then the head
+
         def chained(last_lines: list[bytes]) -> bytes:
-            stored = {**entry.model_dump(exclude_none=True), HASH_FIELD: chain_hash(_last_hash(last_lines), text)}
+            hashed[HASH_FIELD] = chain_hash(_last_hash(last_lines), text)
+            stored = {**entry.model_dump(exclude_none=True), **hashed}
             return (json.dumps(stored, ensure_ascii=False) + "\n").encode("utf-8")
 
-        append_chained(self.path, chained)
+        append_chained(self.path, chained, then=lambda: atomic_write(self.head_path, json.dumps(hashed).encode()))
         return entry
 
+    @property
+    def head_path(self) -> Path:
+        """The chain's head beside the log: the last entry's hash, rewritten after every append."""
+        return self.path.with_name(self.path.name + HEAD_SUFFIX)
+
     def first_break(self) -> tuple[int, str | None]:
-        """(entries read, the first broken one said for a person or None): `giftdesk audit verify`."""
+        """(entries read, the first broken one said for a person or None): `giftdesk audit verify`.
+
+        The head must name an entry of the chain: one cut off the end is not there any more. A head
+        behind the end (a crash between the line and its head) is whole; a log without a head (written
+        before giftdesk kept one) is checked by its chain alone."""
         try:
             raw = self.path.read_bytes()
         except FileNotFoundError:
-            return 0, None
-        links = [_link(number, line) for number, line in enumerate(raw.splitlines(), start=1) if line.strip()]
-        return len(links), first_break(link for link in links if link is not None)
+            raw = b""
+        lines = [_link(number, line) for number, line in enumerate(raw.splitlines(), start=1) if line.strip()]
+        links = [link for link in lines if link is not None]  # a torn line is passed over, as on read
+        broken = first_break(links)
+        head = self._head()
+        if broken is None and head is not None and head not in {stored for _, _, stored in links}:
+            last = links[-1][0] if links else "its start (it is empty)"
+            broken = tail_missing(last, f"a later entry (hash {head[:16]}…, kept in {self.head_path.name})")
+        return len(lines), broken
+
+    def _head(self) -> str | None:
+        try:
+            data = _json_object(self.head_path.read_bytes())
+        except FileNotFoundError:
+            return None
+        stored = data.get(HASH_FIELD) if data is not None else None
+        return stored if isinstance(stored, str) else ""  # a head made unreadable names no entry: found as missing
 
     def entries(self, filter_text: str | None = None, action: str | None = None) -> list[AuditEntry]:
         """Stored events, newest first; `filter_text` matches any field, case-insensitively.

@@ -57,6 +57,7 @@ def account_label(account: Account) -> str:
 
 class AccountsScreen(FreshnessMixin, DateRangeKeys, BaseScreen):
     destination = "accounts"
+    REFRESHES_BY_ITSELF = True
     CSS_PATH = STYLES / "accounts.tcss"
     EXPORT_NAME = "ledger"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
@@ -140,6 +141,9 @@ class AccountsScreen(FreshnessMixin, DateRangeKeys, BaseScreen):
 
     def draw_freshness(self, text: str) -> None:
         self.show_ledger()
+
+    def renew(self) -> None:
+        self.load_ledger(False)
 
     @on(DataTable.RowHighlighted, "#accounts")
     def on_account_highlighted(self) -> None:

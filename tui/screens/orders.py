@@ -105,6 +105,7 @@ def row_cells(row: BoardRow, noted: bool = False) -> tuple[Text, ...]:
 
 class OrdersScreen(FreshnessMixin, DateRangeKeys, BaseScreen):
     destination = "orders"
+    REFRESHES_BY_ITSELF = True
     EXPORT_NAME = "orders"
     AUTO_FOCUS = "#orders-table"
     CSS_PATH = STYLES / "orders.tcss"
@@ -169,8 +170,12 @@ class OrdersScreen(FreshnessMixin, DateRangeKeys, BaseScreen):
         self.table.loading = True
         self.load(fresh=True)
 
+    def renew(self) -> None:
+        self.load(fresh=False, keep_place=True)
+
     @work(exclusive=True, group="orders-load", exit_on_error=False)
-    async def load(self, fresh: bool) -> None:
+    async def load(self, fresh: bool, keep_place: bool = False) -> None:
+        """`keep_place`: the cursor stays on the order it was on (a refresh by itself moves nothing)."""
         day_range = self.day_range
         session = self.app.session
         try:
@@ -179,13 +184,19 @@ class OrdersScreen(FreshnessMixin, DateRangeKeys, BaseScreen):
             lines = answer.value
         except Exception as error:
             self.problem = str(error)
-            self.show_lines([])
+            if keep_place:  # a refresh by itself that failed: what was shown stays, with why
+                self._show_summary()
+            else:
+                self.show_lines([])
             raise  # BaseScreen reports it
         finally:
             self.table.loading = False
         self.problem = None
+        place = self.shown[self.table.cursor_row].request_id if keep_place and self.shown else None
         self.show_freshness(answer)
         self.show_lines(lines)
+        if place is not None:
+            self.table.action_move_to(next((n for n, row in enumerate(self.shown) if row.request_id == place), 0))
 
     def show_lines(self, lines: list[OrderHistoryLine]) -> None:
         """Rows from the service's lines; which are stuck is decided now, with the times known so far."""

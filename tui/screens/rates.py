@@ -33,6 +33,7 @@ DEFAULT_AMOUNT = Decimal(100)
 
 class RatesScreen(FreshnessMixin, BaseScreen):
     destination = "rates"
+    REFRESHES_BY_ITSELF = True
     CSS_PATH = STYLES / "rates.tcss"
     EXPORT_NAME = "rates"
     BINDINGS = [
@@ -44,6 +45,7 @@ class RatesScreen(FreshnessMixin, BaseScreen):
     def __init__(self) -> None:
         super().__init__()
         self.rates: ExchangeRates | None = None
+        self.asked_base: str | None = None  # the base of the rates shown or loading (None: the service's)
         self.amount = DEFAULT_AMOUNT
 
     def compose_body(self) -> ComposeResult:
@@ -82,7 +84,11 @@ class RatesScreen(FreshnessMixin, BaseScreen):
     def show_base(self, *, fresh: bool = False) -> None:
         """The base's rates: from the local copy while it is younger than its keeping time, unless `fresh`."""
         self.table.loading = True
-        self.load(self.query_one("#rates-base", Input).value.strip().upper() or None, fresh)
+        self.asked_base = self.query_one("#rates-base", Input).value.strip().upper() or None
+        self.load(self.asked_base, fresh)
+
+    def renew(self) -> None:
+        self.load(self.asked_base, False)  # the base asked for, not one being typed
 
     @work(exclusive=True, exit_on_error=False, group="rates")
     async def load(self, base: str | None, fresh: bool) -> None:

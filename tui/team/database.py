@@ -84,6 +84,51 @@ MIGRATIONS: tuple[str, ...] = (
     );
     CREATE INDEX inbox_by_time ON inbox (profile, received_at);
     """,
+    # 2: the audit log's head (its last entry), moved in the transaction of every append: a chain alone does
+    # not show that its last entries were removed. It only moves forward, one entry at a time.
+    """
+    CREATE TABLE audit_head (
+        only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row),
+        last_id bigint NOT NULL,
+        hash text NOT NULL,
+        entries bigint NOT NULL
+    );
+    INSERT INTO audit_head (last_id, hash, entries)
+        SELECT COALESCE(max(id), 0), COALESCE((SELECT hash FROM audit ORDER BY id DESC LIMIT 1), ''), count(*) FROM audit;
+    CREATE FUNCTION audit_head_only_moves_on() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        IF TG_OP <> 'UPDATE' OR NEW.last_id <= OLD.last_id OR NEW.entries <> OLD.entries + 1 THEN
+            RAISE EXCEPTION 'the audit log''s head only moves on, one entry at a time';
+        END IF;
+        RETURN NEW;
+    END $$;
+    CREATE TRIGGER audit_head_only_moves_on BEFORE UPDATE OR DELETE ON audit_head
+        FOR EACH ROW EXECUTE FUNCTION audit_head_only_moves_on();
+    CREATE TRIGGER audit_head_kept BEFORE TRUNCATE ON audit_head
+        FOR EACH STATEMENT EXECUTE FUNCTION audit_is_append_only();
+    """,
+    # 3: the shared lists per profile and environment (a sandbox and a production profile of one name are two
+    # lists); a payout's weblink token sealed with its pinner's key (tui.local.sealed), its digest the reference.
+    # Rows of schemas 1-2 (team mode before its release) have no environment: '' is none, and no giftdesk shows them.
+    """
+    ALTER TABLE watch_items ADD COLUMN environment text NOT NULL DEFAULT '';
+    ALTER TABLE watch_items ALTER COLUMN environment DROP DEFAULT;
+    ALTER TABLE watch_items DROP CONSTRAINT watch_items_profile_kind_reference_key;
+    ALTER TABLE watch_items ADD UNIQUE (profile, environment, kind, reference);
+    ALTER TABLE watch_items ADD COLUMN sealed text;
+
+    ALTER TABLE notes ADD COLUMN environment text NOT NULL DEFAULT '';
+    ALTER TABLE notes ALTER COLUMN environment DROP DEFAULT;
+    DROP INDEX notes_by_order;
+    CREATE INDEX notes_by_order ON notes (profile, environment, request_id, id);
+
+    ALTER TABLE inbox ADD COLUMN environment text NOT NULL DEFAULT '';
+    ALTER TABLE inbox ALTER COLUMN environment DROP DEFAULT;
+    ALTER TABLE inbox DROP CONSTRAINT inbox_profile_event_id_key;
+    ALTER TABLE inbox ADD UNIQUE (profile, environment, event_id);
+    DROP INDEX inbox_by_time;
+    CREATE INDEX inbox_by_time ON inbox (profile, environment, received_at);
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
