@@ -97,6 +97,8 @@ def budget_for(limits: Mapping[str, Limit]) -> Budget:
 
 
 DEFAULT_BUDGET = budget_for(DEFAULT_LIMITS)
+_EPSILON = 1e-9
+DEFAULT_BACKOFF = Backoff()
 
 
 def looked_again_within(watching: int, budget: Budget, backoff: Backoff) -> float:
@@ -104,8 +106,6 @@ def looked_again_within(watching: int, budget: Budget, backoff: Backoff) -> floa
     or, when they are more than the budget covers in that time, one round of them all at the budget
     (200 orders at Get order's 120/min: 100 s)."""
     return max(backoff.cap, watching / budget.per_second)
-_EPSILON = 1e-9
-DEFAULT_BACKOFF = Backoff()
 
 
 @dataclass(frozen=True)
