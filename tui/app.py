@@ -260,7 +260,8 @@ class GiftdeskApp(GiftdeskHost):
         self._watch_problem = None
         self._watch_put_off = False
         if self.current_session is not None:
-            store = self.settings.team.watch_list() if self.settings.team is not None else None
+            team = self.settings.team
+            store = team.watch_list(self.current_session.environment) if team is not None else None
             try:
                 self._watch = WatchService(self.current_session, store=store, on_change=self._watch_changed,
                                            on_error=self._watch_failed, on_stopped=self._watch_stopped)
@@ -327,8 +328,8 @@ class GiftdeskApp(GiftdeskHost):
 
     @property
     def notes(self) -> NoteStore:
-        if self.settings.team is not None:
-            return self.settings.team.notes
+        if self.settings.team is not None:  # the session's environment's: the team keys its lists by profile and environment
+            return self.settings.team.notes(self.session.environment)
         if self._local_notes is None:
             from tui.local.config import Config, team_user
             from tui.local.notes import SqliteNotes
@@ -367,7 +368,8 @@ class GiftdeskApp(GiftdeskHost):
             self._tell_screens({"what": "all"})
 
     def _team_changed(self, change: Change) -> None:
-        if self.current_session is None or change.get("profile") != self.current_session.profile.name:
+        session = self.current_session
+        if session is None or (change.get("profile"), change.get("environment")) != (session.profile.name, session.environment):
             return
         if change.get("what") == "watch" and self._watch is not None:
             self._watch.shared_change(change)

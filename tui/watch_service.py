@@ -8,7 +8,8 @@ Whoever shows things (the app) is told through `on_change` and `on_error`.
 In team mode the store is the team's (tui.team.watchlist): one giftdesk per
 profile leads and polls, the others follow what it records, heard through
 `shared_change` (the app's team listener); a follower tries to lead every
-few seconds, so one takes over when the leader goes.
+few seconds, so one takes over when the leader goes. A payout is looked up
+by the giftdesks holding its weblink (a secret the database never has).
 """
 
 from __future__ import annotations
@@ -166,14 +167,22 @@ class WatchService:
             task.cancel()
 
     async def _lead_then_poll(self) -> None:
-        """Team mode: follow until this process holds the profile's lead, then poll for everybody."""
+        """Team mode: the payouts whose weblink this giftdesk holds are looked up at once (nobody else can);
+        the orders are held until this process leads the profile, then looked up for everybody."""
         store = self.store
         assert not isinstance(store, WatchList)
-        while not await asyncio.to_thread(store.lead, self.profile):
-            await asyncio.sleep(LEAD_RETRY_SECONDS)
-        self.leading = True
-        log.info("watch: this giftdesk polls profile %s's shared watch list", self.profile)
-        await self.scheduler.run()
+        self.scheduler.pause_by(lambda watched: watched.kind == "order")
+        polling = asyncio.create_task(self.scheduler.run())
+        try:
+            while not polling.done() and not await asyncio.to_thread(store.lead, self.profile):
+                await asyncio.wait([polling], timeout=LEAD_RETRY_SECONDS)
+            if not polling.done():
+                self.leading = True
+                self.scheduler.pause_by(None)
+                log.info("watch: this giftdesk polls profile %s's shared watch list", self.profile)
+            await polling
+        finally:
+            polling.cancel()
 
     def shared_change(self, change: Mapping[str, Any]) -> None:
         """Team mode: a giftdesk changed an item (heard through NOTIFY, the item in it): follow it as it is now."""

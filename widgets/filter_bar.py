@@ -1,7 +1,7 @@
 """Filters checked where they are typed, and a quick filter for the rows on screen.
 
-`FilterBar` lays out labelled one-line inputs in a grid (mounted in the frame
-after the screen's first, which shows a preview of them); each field has its
+`FilterBar` lays out labelled one-line inputs in a grid (mounted once the screen
+has shown its first content, until then a preview of them); each field has its
 own validators and shows the first failure right under itself (the line for
 it is mounted with the first failure: a screen's start mounts no hidden lines). `enter` in
 any field applies the whole bar, but only when every field is valid: a bad
@@ -26,6 +26,8 @@ from textual.widget import Widget
 from textual.widgets import Input, Label
 
 from widgets.safe_text import safe
+
+FIELDS_LATEST_SECONDS = 1.0  # the fields come this long after the bar at the latest, whatever the screen shows
 
 
 @dataclass(frozen=True)
@@ -113,17 +115,18 @@ class FilterBar(Widget):
         self._inputs: dict[str, Input] = {}  # by field name, once the fields are made (then they answer, mounted or not)
 
     # The fields (a label, an input and their boxes each: some 30 widgets, a sixth of the screen's
-    # start) are mounted in the frame after the screen's first; that first frame draws what they
-    # will look like, in the same lines, so nothing moves when they come.
+    # start) are mounted when the screen says its first content is on screen (`mount_fields`), when
+    # one is asked for focus, or FIELDS_LATEST_SECONDS after mounting; until then the bar draws what
+    # they will look like, in the same lines, so nothing moves when they come.
 
     def on_mount(self) -> None:
-        self.call_after_refresh(self._mount_fields)
+        self.set_timer(FIELDS_LATEST_SECONDS, self.mount_fields)
 
     @property
     def fields_mounted(self) -> bool:
         return bool(self._inputs)
 
-    async def _mount_fields(self) -> None:
+    async def mount_fields(self) -> None:
         if self.fields_mounted:
             return
         self._inputs = {field.name: self._input(field) for field in self.fields}
@@ -164,6 +167,7 @@ class FilterBar(Widget):
             self.input_for(name).focus()
         else:
             self._focus_pending = name
+            self.call_later(self.mount_fields)
 
     def _error_line(self, name: str) -> Label | None:
         """The line under a field that says what is wrong; None until it first had something to say."""

@@ -50,14 +50,14 @@ def backend_link(store_backend: str, request) -> TeamLink | None:
 
 @pytest.fixture
 def watch_store(backend_link: TeamLink | None, tmp_path) -> Iterator[WatchList | TeamWatchList]:
-    store = TeamWatchList(backend_link) if backend_link else WatchList(tmp_path / "watch.sqlite3")
+    store = TeamWatchList(backend_link, "sandbox") if backend_link else WatchList(tmp_path / "watch.sqlite3")
     yield store
     store.close()
 
 
 @pytest.fixture
 def note_store(backend_link: TeamLink | None, tmp_path) -> Iterator[SqliteNotes | TeamNotes]:
-    store = TeamNotes(backend_link) if backend_link else SqliteNotes("ana", tmp_path / "notes.sqlite3")
+    store = TeamNotes(backend_link, "sandbox") if backend_link else SqliteNotes("ana", tmp_path / "notes.sqlite3")
     yield store
     store.close()
 
@@ -72,7 +72,7 @@ def inbox_factory(backend_link: TeamLink | None, tmp_path) -> Iterator[Callable[
     opened: list[SqliteInbox | TeamInbox] = []
 
     def open_inbox(profile: str) -> SqliteInbox | TeamInbox:
-        inbox = TeamInbox(backend_link, profile) if backend_link else SqliteInbox(profile, tmp_path / f"{profile}.sqlite3")
+        inbox = TeamInbox(backend_link, profile, "sandbox") if backend_link else SqliteInbox(profile, tmp_path / f"{profile}.sqlite3")
         opened.append(inbox)
         return inbox
 

@@ -47,6 +47,16 @@ def test_watch_counts_say_what_is_open_and_what_ended_badly(watch_store):
     assert watch_store.counts("other", NEEDS_ATTENTION) == (0, 0)
 
 
+def test_a_pinned_payout_is_shown_masked_and_looked_up_by_its_weblink_then_forgets_it(watch_store, memory_keyring):
+    payout = watch_store.add("sandbox", "payout", CARD_CODE)
+    assert payout.kind == "payout" and payout.reference == "Zm9vYmFyYmF6cXV4MTIzNDU2%3D"  # what this giftdesk looks it up by
+    assert "Zm9vYmFy" not in payout.label and watch_store.add("sandbox", "payout", CARD_CODE).id == payout.id
+    assert [item.id for item in watch_store.items("sandbox")] == [payout.id]
+    ended = watch_store.record(payout.id, "Completed", True, "transactionId T-1")
+    assert ended is not None and ended.final and ended.reference == ""  # ended: its weblink is not kept
+    assert watch_store.counts("sandbox", NEEDS_ATTENTION) == (0, 0)
+
+
 # --- notes on orders ------------------------------------------------------------------------
 
 

@@ -4,11 +4,14 @@ link marked down by one failed call is marked up again while the listener's conn
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 
 from tui.team.mode import TeamMode
 from tui.team.notes import TeamNotes
 from tui.team.watchlist import TeamWatchList
+
+CARD_CODE = "https://payout.example.test/redeem/Zm9vYmFyYmF6cXV4MTIzNDU2%3D"
 
 
 async def eventually(condition, timeout: float = 10.0) -> None:
@@ -25,13 +28,16 @@ async def test_changes_are_heard_with_what_changed(team_database, link):
     task = asyncio.create_task(listener.run())
     try:
         await asyncio.wait_for(listener.listening.wait(), 10)
-        item = TeamWatchList(link).add("prod", "order", "REQ-1")
-        note = TeamNotes(link).add("prod", "REQ-1", "customer called")
-        await eventually(lambda: len(heard) == 2)
-        watch, noted = heard
-        assert (watch["what"], watch["profile"], watch["id"], watch["item"]["pinned_by"]) == ("watch", "prod", item.id, "ana")
+        item = TeamWatchList(link, "sandbox").add("prod", "order", "REQ-1")
+        note = TeamNotes(link, "sandbox").add("prod", "REQ-1", "customer called")
+        TeamWatchList(link, "sandbox").add("prod", "payout", CARD_CODE)
+        await eventually(lambda: len(heard) == 3)
+        watch, noted, payout = heard
+        assert payout["item"]["kind"] == "payout" and "Zm9vYmFy" not in json.dumps(payout)  # its weblink is never told
+        assert (watch["what"], watch["profile"], watch["environment"], watch["id"], watch["item"]["pinned_by"]) == (
+            "watch", "prod", "sandbox", item.id, "ana")
         assert (noted["what"], noted["id"], noted["requestId"]) == ("note", note.id, "REQ-1")
-        assert TeamWatchList(team.link).heard(watch) == item  # the item as it was written, without reading it back
+        assert TeamWatchList(team.link, "sandbox").heard(watch) == item  # the item as it was written, without reading it back
 
         team.link.mark(False)  # as a pool timeout on a loaded machine would
         await eventually(lambda: team.link.reachable, timeout=5)

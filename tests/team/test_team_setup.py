@@ -117,7 +117,7 @@ def test_giftdesk_inbox_reads_the_teams_inbox(link, team_url):
     from tui.local.inbox import CALLBACK, Delivery
     from tui.team.inbox import TeamInbox
 
-    TeamInbox(link, "env").keep(Delivery.accepted_now("callback:REQ-T", CALLBACK, {"requestId": "REQ-T"}, "10.0.0.9"))
+    TeamInbox(link, "env", "sandbox").keep(Delivery.accepted_now("callback:REQ-T", CALLBACK, {"requestId": "REQ-T"}, "10.0.0.9"))
     env = {"GIFTDESK_DATABASE_URL": team_url, "GIFTDESK_BASE_URL": "https://api.example.test",
            "GIFTDESK_CLIENT_ID": "c", "GIFTDESK_CLIENT_SECRET": "s3cret-value"}
     result = giftdesk("inbox", "--json", env=env)

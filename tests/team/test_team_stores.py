@@ -1,9 +1,11 @@
 """What only the team store does, on a real PostgreSQL: who wrote each audit entry and where, the
 chain found broken by `giftdesk audit verify`, an item settling once for everybody, one watcher
-leading, and nothing secret in the tables in clear."""
+leading, a payout shared without its weblink, the lists kept per profile and environment, and
+nothing secret in the tables in clear."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import psycopg
@@ -17,7 +19,7 @@ from tui.local.storage import AuditLog
 from tui.team.audit import TeamAuditLog
 from tui.team.inbox import TeamInbox
 from tui.team.notes import TeamNotes
-from tui.team.watchlist import PayoutNotShared, TeamWatchList
+from tui.team.watchlist import TeamWatchList
 
 CARD_CODE = "https://payout.example.test/redeem/Zm9vYmFyYmF6cXV4MTIzNDU2%3D"
 
@@ -102,13 +104,13 @@ def test_a_hand_edited_line_of_the_local_log_is_found():
 def test_an_item_settles_once_for_everybody_and_says_who_pinned_it(team_database):
     ana, bo = open_link(team_database, "ana"), open_link(team_database, "bo", "desk-2")
     try:
-        pinned = TeamWatchList(ana).add("prod", "order", "REQ-1")
-        assert TeamWatchList(bo).add("prod", "order", "REQ-1").id == pinned.id  # one list: the same item
-        [seen] = TeamWatchList(bo).items("prod")
+        pinned = TeamWatchList(ana, "production").add("prod", "order", "REQ-1")
+        assert TeamWatchList(bo, "production").add("prod", "order", "REQ-1").id == pinned.id  # one list: the same item
+        [seen] = TeamWatchList(bo, "production").items("prod")
         assert seen.pinned_by == "ana"
-        settled = TeamWatchList(bo).record(pinned.id, "Succeeded", True, "from the callback")
+        settled = TeamWatchList(bo, "production").record(pinned.id, "Succeeded", True, "from the callback")
         assert settled is not None and settled.final
-        late = TeamWatchList(ana).record(pinned.id, "Processing", False)  # a slower look does not undo it
+        late = TeamWatchList(ana, "production").record(pinned.id, "Processing", False)  # a slower look does not undo it
         assert late is not None and (late.status, late.final, late.detail) == ("Succeeded", True, "from the callback")
     finally:
         ana.close()
@@ -117,7 +119,7 @@ def test_an_item_settles_once_for_everybody_and_says_who_pinned_it(team_database
 
 def test_one_watcher_leads_a_profile_and_another_takes_over_when_it_goes(team_database):
     first, second = open_link(team_database, "ana"), open_link(team_database, "bo")
-    leader, follower = TeamWatchList(first), TeamWatchList(second)
+    leader, follower = TeamWatchList(first, "production"), TeamWatchList(second, "production")
     try:
         assert leader.lead("prod") is True and leader.lead("prod") is True
         assert follower.lead("prod") is False
@@ -130,9 +132,49 @@ def test_one_watcher_leads_a_profile_and_another_takes_over_when_it_goes(team_da
         second.close()
 
 
-def test_payouts_are_not_put_in_the_shared_list(link):
-    with pytest.raises(PayoutNotShared, match="payouts are not shared"):
-        TeamWatchList(link).add("prod", "payout", CARD_CODE)
+def test_a_payout_is_shared_masked_and_looked_up_where_its_weblink_is(team_database, team_url, memory_keyring):
+    ana, bo = open_link(team_database, "ana"), open_link(team_database, "bo", "desk-2")
+    try:
+        pinned = TeamWatchList(ana, "production").add("prod", "payout", CARD_CODE)
+        assert pinned.reference == "Zm9vYmFyYmF6cXV4MTIzNDU2%3D" and pinned.pinned_by == "ana"  # ana's giftdesk looks it up
+        memory_keyring.passwords.clear()  # bo's machine: another keyring, another seal key
+        others = TeamWatchList(bo, "production")
+        [seen] = others.items("prod")
+        assert (seen.id, seen.kind, seen.label, seen.pinned_by) == (pinned.id, "payout", pinned.label, "ana")
+        assert seen.reference == "" and "Zm9v" not in seen.label  # bo sees it, masked, and cannot look it up
+        assert others.add("prod", "payout", CARD_CODE).id == pinned.id  # pasted again: the same item, now looked up there too
+        assert others.get(pinned.id).reference == pinned.reference  # type: ignore[union-attr]
+
+        settled = others.record(pinned.id, "Completed", True, "transactionId T-1")
+        assert settled is not None and settled.final
+        late = TeamWatchList(ana, "production").record(pinned.id, "Pending", False)  # settled once for everybody
+        assert late is not None and (late.status, late.final) == ("Completed", True)
+        with psycopg.connect(team_url) as connection:
+            assert connection.execute("SELECT sealed FROM watch_items WHERE id = %s", (pinned.id,)).fetchone() == (None,)
+    finally:
+        ana.close()
+        bo.close()
+
+
+def test_a_sandbox_and_a_production_profile_of_one_name_do_not_see_each_others_items(team_database, link):
+    sandbox, production = TeamWatchList(link, "sandbox"), TeamWatchList(link, "production")
+    try:
+        pinned = sandbox.add("acme", "order", "REQ-1")
+        assert production.items("acme") == [] and production.settle_order("acme", "REQ-1", "Succeeded") is None
+        assert production.add("acme", "order", "REQ-1").id != pinned.id  # two lists: two items
+        assert sandbox.lead("acme") and production.lead("acme")  # and a leader each
+        heard = {"what": "watch", "profile": "acme", "environment": "sandbox", "id": pinned.id, "item": dataclasses.asdict(pinned)}
+        assert production.heard(heard) is None and sandbox.heard(heard) == pinned
+    finally:
+        sandbox.close()
+        production.close()
+    TeamNotes(link, "sandbox").add("acme", "REQ-1", "called the sandbox customer")
+    assert TeamNotes(link, "production").for_order("acme", "REQ-1") == []
+    assert TeamNotes(link, "production").noted_orders("acme") == {}
+    delivery = Delivery.accepted_now("callback:REQ-1", CALLBACK, {"requestId": "REQ-1"}, "127.0.0.1")
+    assert TeamInbox(link, "acme", "sandbox").keep(delivery)
+    assert TeamInbox(link, "acme", "production").since() == []
+    assert TeamInbox(link, "acme", "production").keep(delivery)  # its own event ids
 
 
 def test_nothing_secret_reaches_the_tables_in_clear(link, team_url):
@@ -141,11 +183,12 @@ def test_nothing_secret_reaches_the_tables_in_clear(link, team_url):
     TeamAuditLog(link).record(profile="prod", environment="production", action="redeem", subject=CARD_CODE,
                               outcome="ok", wallet="Venmo", recipient="+15551234567",
                               detail="sent to jane.doe@example.com")
-    TeamNotes(link).add("prod", "REQ-1", f"re-sent {CARD_CODE} to jane.doe@example.com, code ABCD-EFGH-IJKL-9876 pin 83917264, "
+    TeamNotes(link, "production").add("prod", "REQ-1", f"re-sent {CARD_CODE} to jane.doe@example.com, code ABCD-EFGH-IJKL-9876 pin 83917264, "
                           "called +15559876543 about 3f2c1a9e-0b4d-4e6f-8a1b-2c3d4e5f6a7b")
     body = {"requestId": "REQ-1", "secretKey": "the-callback-secret-123",
             "cards": [{"cardCode": "ABCD-EFGH-IJKL-9876", "pin": "83917264", "recipientEmail": "jane.doe@example.com"}]}
-    TeamInbox(link, "prod").keep(Delivery.accepted_now("callback:REQ-1", CALLBACK, body, "127.0.0.1"))
+    TeamInbox(link, "prod", "production").keep(Delivery.accepted_now("callback:REQ-1", CALLBACK, body, "127.0.0.1"))
+    TeamWatchList(link, "production").add("prod", "payout", CARD_CODE)  # its token sealed, its digest the reference
     text = all_table_text(team_url)
     assert "REQ-1" in text and json.dumps("redeem") in text  # the tables were read
     assert "3f2c1a9e-0b4d-4e6f-8a1b-2c3d4e5f6a7b" in text  # a RequestId in a note is kept

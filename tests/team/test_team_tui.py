@@ -8,7 +8,7 @@ import contextlib
 
 import pytest
 from apps import app_on, notifications, rendered, until
-from watch_support import place
+from watch_support import payout_code, place
 
 from tui.local.storage import audit_log
 from tui.simulator.settings import TIMING_PRESETS
@@ -69,6 +69,19 @@ async def test_one_giftdesk_polls_and_the_other_follows_its_results(sim, team_da
         ana.watch_list.add_order(order)
         for app, pilot in ((ana, ana_pilot), (bo, bo_pilot)):
             await until(pilot, lambda app=app: any(f"{order} ended Succeeded" in n for n in notifications(app)), timeout=10)
+
+
+async def test_a_payout_pinned_on_one_is_looked_up_there_and_ends_on_both(sim, team_database, memory_keyring):
+    code = payout_code(sim, "ann@example.com")  # PayPal: Completed at its first look
+    async with two_giftdesks(sim, team_database) as ((ana, ana_pilot), (bo, bo_pilot)):
+        await until(ana_pilot, lambda: ana.watch_list.leading or bo.watch_list.leading)
+        # Pinned where it does not lead: the giftdesk holding the weblink looks it up all the same.
+        pinner, (other, other_pilot) = (bo, (ana, ana_pilot)) if ana.watch_list.leading else (ana, (bo, bo_pilot))
+        pinned = pinner.watch_list.add_payout(code)
+        await until(other_pilot, lambda: any(f"Payout {pinned.label} ended Completed" in n for n in notifications(other)), timeout=15)
+        [seen] = other.watch_list.items()
+        assert (seen.kind, seen.label, seen.final, seen.pinned_by) == ("payout", pinned.label, True, pinned.pinned_by)
+        assert any(f"Payout {pinned.label} ended Completed" in n for n in notifications(pinner))
 
 
 async def test_the_database_going_away_is_said_reads_fall_back_money_is_refused_and_all_resumes(sim, own_cluster):

@@ -1,4 +1,5 @@
-"""The filter bar's fields come in the frame after the screen's first (issue 16: a faster start).
+"""The filter bar's fields come when the screen has shown its first content (issues 16 and 26: a
+faster start), when one is asked for focus, or a second after the bar at the latest.
 
 Until then the bar draws what they will show, on the lines they will take, and
 whatever is asked of it (values, focus) waits for them.
@@ -11,7 +12,7 @@ from textual.widgets import Input
 
 from tui.core.safe_text import visible
 from tui.screens.catalog import CATALOG_FILTERS
-from widgets.filter_bar import FilterBar, fields_preview
+from widgets.filter_bar import FIELDS_LATEST_SECONDS, FilterBar, fields_preview
 
 GRID_COLUMNS, GUTTER = 4, 1  # FilterBar's own grid (the catalog makes it 8 wide on wide screens)
 
@@ -21,7 +22,9 @@ async def test_values_and_focus_asked_before_the_fields_exist_reach_them():
     async with app.run_test(size=(80, 12)) as pilot:
         bar = FilterBar(CATALOG_FILTERS)
         await app.mount(bar)
-        assert not bar.fields_mounted and not bar.query(Input)  # not before the first frame
+        await pilot.pause()
+        await pilot.pause()
+        assert not bar.fields_mounted and not bar.query(Input)  # not before the screen asks, or a field is focused
         bar.set_values({"country": "gb", "name": " tea "})
         bar.focus_field("currency")
         assert bar.values() == {"country": "gb", "name": "tea"}
@@ -30,6 +33,17 @@ async def test_values_and_focus_asked_before_the_fields_exist_reach_them():
         assert bar.fields_mounted
         assert bar.input_for("country").value == "gb" and bar.values() == {"country": "gb", "name": "tea"}
         assert app.focused is bar.input_for("currency")
+
+
+async def test_the_fields_come_a_second_after_the_bar_at_the_latest():
+    app = App()
+    async with app.run_test(size=(80, 12)) as pilot:
+        bar = FilterBar(CATALOG_FILTERS)
+        await app.mount(bar)
+        await pilot.pause(FIELDS_LATEST_SECONDS / 2)
+        assert not bar.fields_mounted
+        await pilot.pause(FIELDS_LATEST_SECONDS)
+        assert bar.fields_mounted and bar.query(Input)
 
 
 async def test_the_preview_takes_the_lines_the_fields_will_take_and_shows_their_words():

@@ -17,6 +17,7 @@ from textual.widgets import DataTable, Input
 from tui.api.client import RetryPolicy, ServiceClient
 from tui.app import AppSettings, build_app
 from tui.local.config import SecretSource
+from tui.simulator import SimulatorSettings
 from widgets.filter_bar import FilterBar
 from widgets.pager import Pager
 from widgets.row_table import RowTable
@@ -389,3 +390,17 @@ def test_v1_toggle(sim, snap_compare, catalog_requests):
         await settle(pilot)
 
     assert snap_compare(app_on(sim), terminal_size=SIZE, run_before=snapshot_after(check))
+
+
+async def test_the_filter_fields_come_after_the_first_rows(sim_factory):
+    # Issue 26: a faster start. The fields (a sixth of the screen's widgets) were mounted in the frame
+    # after the screen's first, in front of the first rows; the bar shows a preview of them until then.
+    slow = sim_factory(SimulatorSettings(faults="latency=0.5s"))
+    app = app_on(slow)
+    async with app.run_test(size=SIZE) as pilot:
+        bar = app.screen.query_one(FilterBar)
+        await pilot.pause(0.3)
+        assert not bar.fields_mounted and "Country" in str(bar.render())
+        await until(pilot, lambda: app.screen.query_one("#brands", RowTable).row_count > 0)
+        await settle(pilot)
+        assert bar.fields_mounted

@@ -46,7 +46,7 @@ def command(options: Options, since: str | None) -> None:
     after = _since(since)
     try:
         with opened_profile(options) as profile:
-            deliveries = _deliveries(profile.name, after)
+            deliveries = _deliveries(profile.name, profile.environment, after)
     except (ConfigError, DatabaseError, OSError) as error:  # OSError: the team database away (exit 5)
         fail(str(error), exit_code_for(error))
     if options.json:
@@ -63,8 +63,9 @@ def command(options: Options, since: str | None) -> None:
          d.outcome or ("" if not d.accepted else "not processed yet")) for d in deliveries])
 
 
-def _deliveries(profile: str, after):  # -> list[Delivery]
-    """The profile's inbox since `after`: the team's in team mode (docs/team.md), else this machine's."""
+def _deliveries(profile: str, environment: str, after):  # -> list[Delivery]
+    """The profile's inbox since `after`: the team's in team mode (docs/team.md, per profile and environment),
+    else this machine's."""
     from tui.local.inbox import SqliteInbox
     from tui.team import open_team_mode
 
@@ -73,7 +74,7 @@ def _deliveries(profile: str, after):  # -> list[Delivery]
         with SqliteInbox(profile) as inbox:
             return inbox.since(after)
     try:
-        with team.inbox(profile) as inbox:
+        with team.inbox(profile, environment) as inbox:
             return inbox.since(after)
     finally:
         team.close()

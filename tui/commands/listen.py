@@ -84,10 +84,11 @@ def command(options: Options, host: str, port: int, webhook_secret_envs: tuple[s
         for secret in (callback_secret, *webhook_secrets):
             register_secret(secret)
         settings = ReceiverSettings(host=host, port=port, rate_per_second=rate_limit, rate_burst=max(1, int(rate_limit * 4)))
-        profile = session.profile.name
+        profile, environment = session.profile.name, session.profile.environment
         team = session.team
         try:
-            receiver = Receiver(lambda: team.inbox(profile) if team is not None else _open_inbox(profile), callback_secret=callback_secret,
+            receiver = Receiver(lambda: team.inbox(profile, environment) if team is not None else _open_inbox(profile),
+                                callback_secret=callback_secret,
                                 webhook_secrets=webhook_secrets, settings=settings)
         except DatabaseError as error:  # the inbox's file cannot be used; the message says which and what to do
             fail(str(error), EXIT_BAD_INPUT)
@@ -123,8 +124,8 @@ async def _serve(session: Session, receiver, team) -> None:
         return session.client
 
     profile = session.profile
-    with team.inbox(profile.name) if team is not None else SqliteInbox(profile.name) as inbox:
-        watch = StoredWatch(team.watch_list() if team is not None else WatchList(), profile.name)
+    with team.inbox(profile.name, profile.environment) if team is not None else SqliteInbox(profile.name) as inbox:
+        watch = StoredWatch(team.watch_list(profile.environment) if team is not None else WatchList(), profile.name)
         stopped_because: list[str] = []  # why the receiver was stopped from inside, said once it has
 
         def stop(reason: str) -> None:

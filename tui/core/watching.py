@@ -10,7 +10,8 @@ scheduler is the only thing that asks the service about them:
   item (SPEC Limits: a second request for the same resource may get 429);
 - each item looks again on the shared `Backoff` (1 s growing to 30 s while
   nothing moves), the least recently looked-at first when many are due;
-- items of a profile that is not active are paused;
+- items of a profile that is not active are paused, as are those `paused_by` says
+  (a team giftdesk that does not lead holds the orders another polls);
 - `settle()` (an order callback from the listener) ends an item at once and
   stops its polling; an answer already on its way for it is dropped.
 
@@ -167,6 +168,7 @@ class WatchScheduler:
         self._clock = clock
         self._sleep = sleep
         self.active_profile = active_profile  # None: every profile is active
+        self.paused_by: Callable[[Watched], bool] | None = None  # items held but not looked at; None: none
         self._items: dict[Hashable, Watched] = {}
         self._due: list[tuple[float, int, Hashable]] = []  # heap of (due, tie, key)
         self._tie = 0
@@ -200,6 +202,11 @@ class WatchScheduler:
     def set_active_profile(self, profile: str | None) -> None:
         """Items of other profiles pause (they keep their place); None makes every profile active."""
         self.active_profile = profile
+        self._poke()
+
+    def pause_by(self, paused: Callable[[Watched], bool] | None) -> None:
+        """Items `paused(item)` says are held, not looked at (they keep their place); None looks at all."""
+        self.paused_by = paused
         self._poke()
 
     def settle(self, kind: Kind, reference: str, status: str, *, detail: str = "") -> Watched | None:
@@ -266,7 +273,8 @@ class WatchScheduler:
             if item is None or item.final or item.in_flight or item.due != due:
                 heapq.heappop(self._due)  # removed, ended, or rescheduled since
                 continue
-            if self.active_profile is not None and item.profile != self.active_profile:
+            if (self.active_profile is not None and item.profile != self.active_profile) or (
+                    self.paused_by is not None and self.paused_by(item)):
                 paused.append(heapq.heappop(self._due))
                 continue
             found = (item, due)

@@ -348,7 +348,7 @@ class CatalogScreen(FreshnessMixin, MirrorSource):
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         # BaseScreen's handler runs too (Textual calls each class's) and reports the error.
         if event.worker.group == "catalog" and event.state == WorkerState.ERROR:
-            self.call_after_refresh(self.app.start_screen_shown)
+            self.call_after_refresh(self.first_content_shown)
             self.pager.busy = False
             self.query_one("#detail-title", Static).update(Text("The catalog could not be loaded: r tries again.", style="italic"))
 
@@ -377,7 +377,13 @@ class CatalogScreen(FreshnessMixin, MirrorSource):
         self.detail_follows = False
         self.show_cursor_brand()
         # The rows and their detail are drawn: the app starts what waited for them (a moment later).
-        self.call_after_refresh(self.app.start_screen_shown)
+        self.call_after_refresh(self.first_content_shown)
+
+    def first_content_shown(self) -> None:
+        """The first rows (or why there are none) are on screen: what the start put off comes now,
+        the filter bar's fields (a preview of them until then), and the app's watch list."""
+        self.call_later(self.query_one(FilterBar).mount_fields)
+        self.app.start_screen_shown()
 
     @on(RowTable.RowHighlighted, "#brands")
     def cursor_moved(self) -> None:

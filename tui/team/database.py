@@ -107,6 +107,28 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE TRIGGER audit_head_kept BEFORE TRUNCATE ON audit_head
         FOR EACH STATEMENT EXECUTE FUNCTION audit_is_append_only();
     """,
+    # 3: the shared lists per profile and environment (a sandbox and a production profile of one name are two
+    # lists); a payout's weblink token sealed with its pinner's key (tui.local.sealed), its digest the reference.
+    # Rows of schemas 1-2 (team mode before its release) have no environment: '' is none, and no giftdesk shows them.
+    """
+    ALTER TABLE watch_items ADD COLUMN environment text NOT NULL DEFAULT '';
+    ALTER TABLE watch_items ALTER COLUMN environment DROP DEFAULT;
+    ALTER TABLE watch_items DROP CONSTRAINT watch_items_profile_kind_reference_key;
+    ALTER TABLE watch_items ADD UNIQUE (profile, environment, kind, reference);
+    ALTER TABLE watch_items ADD COLUMN sealed text;
+
+    ALTER TABLE notes ADD COLUMN environment text NOT NULL DEFAULT '';
+    ALTER TABLE notes ALTER COLUMN environment DROP DEFAULT;
+    DROP INDEX notes_by_order;
+    CREATE INDEX notes_by_order ON notes (profile, environment, request_id, id);
+
+    ALTER TABLE inbox ADD COLUMN environment text NOT NULL DEFAULT '';
+    ALTER TABLE inbox ALTER COLUMN environment DROP DEFAULT;
+    ALTER TABLE inbox DROP CONSTRAINT inbox_profile_event_id_key;
+    ALTER TABLE inbox ADD UNIQUE (profile, environment, event_id);
+    DROP INDEX inbox_by_time;
+    CREATE INDEX inbox_by_time ON inbox (profile, environment, received_at);
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -1,8 +1,8 @@
-"""The receiver's inbox in team mode: tui.local.inbox.InboxStore on PostgreSQL, one table for every profile.
+"""The receiver's inbox in team mode: tui.local.inbox.InboxStore on PostgreSQL, one table for every profile and environment.
 
 A delivery is committed (PostgreSQL's commit is durable) before `keep`
 returns, so the receiver's 2xx promises only what a crash cannot take back;
-the event id is kept once per profile. Each kept or processed delivery is
+the event id is kept once per profile and environment. Each kept or processed delivery is
 announced (NOTIFY), so every giftdesk of the profile hears of a callback at
 once. What is stored is what `Delivery` holds: payloads already masked.
 No Textual.
@@ -22,11 +22,12 @@ from tui.team.link import TeamLink
 
 
 class TeamInbox:
-    """One profile's inbox in the team database."""
+    """One profile's inbox (of one environment) in the team database."""
 
-    def __init__(self, link: TeamLink, profile: str) -> None:
+    def __init__(self, link: TeamLink, profile: str, environment: str) -> None:
         self.link = link
         self.profile = profile
+        self.environment = environment
 
     def close(self) -> None:
         """The link is the team's, closed by whoever opened it."""
@@ -42,12 +43,12 @@ class TeamInbox:
 
     def keep_all(self, deliveries: Sequence[Delivery]) -> list[bool]:
         kept: list[bool] = []
-        marks = ", ".join(["%s"] * (1 + len(_COLUMNS.split(","))))
+        marks = ", ".join(["%s"] * (2 + len(_COLUMNS.split(","))))
         with self.link.connection() as connection, connection.transaction():
             for delivery in deliveries:
                 cursor = connection.execute(
-                    f"INSERT INTO inbox (profile, {_COLUMNS}) VALUES ({marks}) ON CONFLICT (profile, event_id) DO NOTHING",
-                    (self.profile, *_row(delivery)))
+                    f"INSERT INTO inbox (profile, environment, {_COLUMNS}) VALUES ({marks})"
+                    " ON CONFLICT (profile, environment, event_id) DO NOTHING", (self.profile, self.environment, *_row(delivery)))
                 kept.append(cursor.rowcount == 1)
                 if kept[-1]:
                     self._announce(connection, delivery.event_id)
@@ -55,22 +56,23 @@ class TeamInbox:
 
     def mark(self, event_id: str, outcome: str) -> None:
         with self.link.connection() as connection, connection.transaction():
-            connection.execute("UPDATE inbox SET outcome = %s, processed_at = %s WHERE profile = %s AND event_id = %s",
-                               (outcome, _time(datetime.now(UTC)), self.profile, event_id))
+            connection.execute("UPDATE inbox SET outcome = %s, processed_at = %s WHERE profile = %s AND environment = %s"
+                               " AND event_id = %s", (outcome, _time(datetime.now(UTC)), self.profile, self.environment, event_id))
             self._announce(connection, event_id)
 
     def since(self, when: datetime | None = None) -> list[Delivery]:
         with self.link.connection() as connection:
-            rows = connection.execute(f"SELECT {_COLUMNS} FROM inbox WHERE profile = %s AND received_at >= %s ORDER BY seq",
-                                      (self.profile, "" if when is None else _time(when))).fetchall()
+            rows = connection.execute(f"SELECT {_COLUMNS} FROM inbox WHERE profile = %s AND environment = %s AND received_at >= %s"
+                                      " ORDER BY seq", (self.profile, self.environment, "" if when is None else _time(when))).fetchall()
         return [_delivery(row) for row in rows]
 
     def unprocessed(self) -> list[Delivery]:
         with self.link.connection() as connection:
             rows = connection.execute(
-                f"SELECT {_COLUMNS} FROM inbox WHERE profile = %s AND verdict = 'accepted' AND processed_at IS NULL ORDER BY seq",
-                (self.profile,)).fetchall()
+                f"SELECT {_COLUMNS} FROM inbox WHERE profile = %s AND environment = %s AND verdict = 'accepted'"
+                " AND processed_at IS NULL ORDER BY seq", (self.profile, self.environment)).fetchall()
         return [_delivery(row) for row in rows]
 
     def _announce(self, connection: psycopg.Connection[Any], event_id: str) -> None:
-        self.link.notify(connection, json.dumps({"what": "inbox", "profile": self.profile, "eventId": event_id}))
+        self.link.notify(connection, json.dumps({"what": "inbox", "profile": self.profile, "environment": self.environment,
+                                                 "eventId": event_id}))

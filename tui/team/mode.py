@@ -23,20 +23,26 @@ class TeamMode:
     def __init__(self, database: TeamDatabase, *, user: str, host: str | None = None) -> None:
         self.link = TeamLink(database, user=user, host=host)
         self.audit = TeamAuditLog(self.link)
-        self.notes = TeamNotes(self.link)
+        self._notes: dict[str, TeamNotes] = {}
         use_audit_store(self.audit)
 
     @property
     def database(self) -> TeamDatabase:
         return self.link.database
 
-    def watch_list(self) -> TeamWatchList:
-        """A session's view of the shared list (its own lead, given up when the session closes it)."""
-        return TeamWatchList(self.link)
+    def notes(self, environment: str) -> TeamNotes:
+        """The notes of an environment's profiles (one store per environment, kept: it holds what was last read)."""
+        if environment not in self._notes:
+            self._notes[environment] = TeamNotes(self.link, environment)
+        return self._notes[environment]
 
-    def inbox(self, profile: str) -> TeamInbox:
+    def watch_list(self, environment: str) -> TeamWatchList:
+        """A session's view of the shared list of its environment (its own lead, given up when the session closes it)."""
+        return TeamWatchList(self.link, environment)
+
+    def inbox(self, profile: str, environment: str) -> TeamInbox:
         """The receiver's inbox of a profile, in the team database."""
-        return TeamInbox(self.link, profile)
+        return TeamInbox(self.link, profile, environment)
 
     def listener(self, on_change: Callable[[Change], None]) -> TeamListener:
         """Hears every change; the link's reachability follows the listener's connection."""

@@ -1,4 +1,5 @@
-"""The team's notes on orders: tui.local.notes.NoteStore on PostgreSQL, announced with NOTIFY. No Textual."""
+"""The team's notes on orders: tui.local.notes.NoteStore on PostgreSQL, per profile and environment, announced
+with NOTIFY. No Textual."""
 
 from __future__ import annotations
 
@@ -10,10 +11,11 @@ from tui.team.link import TeamLink
 
 
 class TeamNotes:
-    """Every profile's notes, shared; signed with the link's user."""
+    """One environment's notes, every profile's, shared; signed with the link's user."""
 
-    def __init__(self, link: TeamLink) -> None:
+    def __init__(self, link: TeamLink, environment: str) -> None:
         self.link = link
+        self.environment = environment
         self._last_read: dict[tuple[str, str], list[Note]] = {}  # what reads fall back to while the database is away
         self._last_noted: dict[str, dict[str, int]] = {}
 
@@ -24,17 +26,19 @@ class TeamNotes:
         text = checked_body(body)
         with self.link.connection() as connection, connection.transaction():
             row = connection.execute(
-                f"INSERT INTO notes (profile, request_id, author, written_at, body) VALUES (%s, %s, %s, %s, %s) RETURNING {COLUMNS}",
-                (profile, request_id.strip(), self.link.user, now_iso(), text)).fetchone()
+                "INSERT INTO notes (profile, environment, request_id, author, written_at, body) VALUES (%s, %s, %s, %s, %s, %s)"
+                f" RETURNING {COLUMNS}", (profile, self.environment, request_id.strip(), self.link.user, now_iso(), text)).fetchone()
             note = note_from(row)
-            self.link.notify(connection, json.dumps({"what": "note", "profile": profile, "id": note.id, "requestId": note.request_id}))
+            self.link.notify(connection, json.dumps({"what": "note", "profile": profile, "environment": self.environment,
+                                                     "id": note.id, "requestId": note.request_id}))
         return note
 
     def for_order(self, profile: str, request_id: str) -> list[Note]:
         key = (profile, request_id.strip())
         try:
             with self.link.connection() as connection:
-                rows = connection.execute(f"SELECT {COLUMNS} FROM notes WHERE profile = %s AND request_id = %s ORDER BY id", key).fetchall()
+                rows = connection.execute(f"SELECT {COLUMNS} FROM notes WHERE profile = %s AND environment = %s AND request_id = %s"
+                                          " ORDER BY id", (profile, self.environment, key[1])).fetchall()
             self._last_read[key] = [note_from(row) for row in rows]
         except TeamUnreachable:
             pass
@@ -43,7 +47,8 @@ class TeamNotes:
     def noted_orders(self, profile: str) -> dict[str, int]:
         try:
             with self.link.connection() as connection:
-                rows = connection.execute("SELECT request_id, COUNT(*) FROM notes WHERE profile = %s GROUP BY request_id", (profile,)).fetchall()
+                rows = connection.execute("SELECT request_id, COUNT(*) FROM notes WHERE profile = %s AND environment = %s"
+                                          " GROUP BY request_id", (profile, self.environment)).fetchall()
             self._last_noted[profile] = {request_id: int(count) for request_id, count in rows}
         except TeamUnreachable:
             pass

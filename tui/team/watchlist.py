@@ -1,12 +1,19 @@
 """The team's watch list: tui.local.watchlist.WatchList's twin on PostgreSQL, one list the whole team sees.
 
+Per profile and environment: a `TeamWatchList` is one environment's view
+(`environment`), its methods take the profile's name as the local list's do.
 Each item says who pinned it. A final status is kept once: the first look (or
 callback) that settles an item settles it for everybody, and later looks do
 not change it. Polling is shared: of all the giftdesks on a profile, the one
-holding the profile's advisory lock (`lead`) polls; the others hear each
-change (NOTIFY, tui.team.live) and read it from here. Payout weblinks are
-secrets and never reach the database: payouts are watched on this machine
-only in team mode (`add` refuses them). No Textual.
+holding the profile's advisory lock (`lead`) polls its orders; the others hear
+each change (NOTIFY, tui.team.live) and follow it.
+
+A payout's weblink token is a secret: the row keeps its digest (to find it
+by) and the token sealed with the pinning machine's key (tui.local.sealed),
+never the token in clear, and no notification carries it. So a payout is
+looked up by the giftdesks that hold its weblink (the one that pinned it, or
+one where it was pasted again), leading or not; everybody sees it, masked,
+and its end. No Textual.
 """
 
 from __future__ import annotations
@@ -21,17 +28,14 @@ from typing import Any
 
 import psycopg
 
+from tui.local.sealed import Sealer, digest
 from tui.local.watchlist import NotWatched, WatchedItem, reference_and_label
 from tui.team.database import TeamDatabaseError, TeamUnreachable
 from tui.team.link import TeamLink
 
-_COLUMNS = "id, profile, kind, reference, label, status, final, detail, added_at, updated_at, changed_at, removed_at, pinned_by"
+_COLUMNS = "id, profile, kind, reference, label, status, final, detail, added_at, updated_at, changed_at, removed_at, pinned_by, sealed"
 MAX_DETAIL_HEARD = 1000  # characters of an item's detail carried in its notification
-_LEAD_LOCK_CLASS = 0x7761  # pg_try_advisory_lock(class, profile's crc32): the profile's leading watcher
-
-
-class PayoutNotShared(NotWatched):
-    """A payout's weblink is a secret: in team mode it is not put in the shared list."""
+_LEAD_LOCK_CLASS = 0x7761  # pg_try_advisory_lock(class, crc32 of profile and environment): the profile's leading watcher
 
 
 def _now() -> str:
@@ -39,10 +43,13 @@ def _now() -> str:
 
 
 class TeamWatchList:
-    """The shared items of every profile; each call is its own short transaction, announced with NOTIFY."""
+    """One environment's shared items, every profile's; each call is its own short transaction, announced with NOTIFY."""
 
-    def __init__(self, link: TeamLink) -> None:
+    def __init__(self, link: TeamLink, environment: str, sealer: Sealer | None = None) -> None:
         self.link = link
+        self.environment = environment
+        self._sealer = sealer or Sealer()
+        self._tokens: dict[int, str] = {}  # payout tokens this giftdesk holds (pasted here, or its seal opened)
         self._last_read: dict[int, WatchedItem] = {}  # what reads fall back to while the database is away
         self._loaded = False  # whether _last_read holds every item (then `counts` needs no query)
         self._leading: psycopg.Connection[Any] | None = None
@@ -52,26 +59,29 @@ class TeamWatchList:
         self.resign()
 
     def add(self, profile: str, kind: str, pasted: str) -> WatchedItem:
-        if kind == "payout":
-            raise PayoutNotShared("in team mode payouts are not shared (their weblinks are secrets): "
-                                  "watch it with `giftdesk watch --payout` on this machine")
-        reference, label = reference_and_label(kind, pasted)
-        now = _now()
+        token, label = reference_and_label(kind, pasted)
+        reference, sealed = (digest(token), self._sealer.seal(token)) if kind == "payout" else (token, None)
         try:
-            return self._added(profile, kind, reference, label, now)
+            item = self._added(profile, kind, reference, label, sealed)
         except TeamDatabaseError as error:
             raise NotWatched(f"not pinned: {error}") from None
+        if kind == "payout" and not item.final:
+            self._tokens[item.id] = token
+            item = self._last_read[item.id] = dataclasses.replace(item, reference=token)
+        return item
 
-    def _added(self, profile: str, kind: str, reference: str, label: str, now: str) -> WatchedItem:
+    def _added(self, profile: str, kind: str, reference: str, label: str, sealed: str | None) -> WatchedItem:
+        now = _now()
         with self.link.connection() as connection, connection.transaction():
             row = connection.execute(
-                f"INSERT INTO watch_items (profile, kind, reference, label, pinned_by, added_at, updated_at)"
-                " VALUES (%s, %s, %s, %s, %s, %s, %s)"
-                " ON CONFLICT (profile, kind, reference) DO UPDATE SET removed_at = NULL,"
+                "INSERT INTO watch_items (profile, environment, kind, reference, label, sealed, pinned_by, added_at, updated_at)"
+                " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)"
+                " ON CONFLICT (profile, environment, kind, reference) DO UPDATE SET removed_at = NULL,"
+                " sealed = CASE WHEN watch_items.final THEN NULL ELSE COALESCE(excluded.sealed, watch_items.sealed) END,"
                 " pinned_by = CASE WHEN watch_items.removed_at IS NULL THEN watch_items.pinned_by ELSE excluded.pinned_by END,"
                 " added_at = CASE WHEN watch_items.removed_at IS NULL THEN watch_items.added_at ELSE excluded.added_at END"
                 f" RETURNING {_COLUMNS}",
-                (profile, kind, reference, label, self.link.user, now, now)).fetchone()
+                (profile, self.environment, kind, reference, label, sealed, self.link.user, now, now)).fetchone()
             item = self._kept(row)
             self._announce(connection, item)
         return item
@@ -80,8 +90,9 @@ class TeamWatchList:
         """Items not removed, oldest first; one profile's, or every profile's (the last read while away)."""
         try:
             with self.link.connection() as connection:
-                rows = connection.execute(f"SELECT {_COLUMNS} FROM watch_items WHERE removed_at IS NULL ORDER BY id").fetchall()
-            self._last_read = {item.id: item for item in map(_item, rows)}
+                rows = connection.execute(f"SELECT {_COLUMNS} FROM watch_items WHERE environment = %s AND removed_at IS NULL"
+                                          " ORDER BY id", (self.environment,)).fetchall()
+            self._last_read = {item.id: item for item in map(self._item, rows)}
             self._loaded = True
         except TeamUnreachable:
             pass
@@ -109,10 +120,13 @@ class TeamWatchList:
         with self.link.connection() as connection, connection.transaction():
             row = connection.execute(
                 "UPDATE watch_items SET changed_at = CASE WHEN status IS NOT DISTINCT FROM %s AND final = %s THEN changed_at ELSE %s END,"
-                " status = %s, final = %s, detail = %s, updated_at = %s WHERE id = %s AND removed_at IS NULL AND NOT final"
-                f" RETURNING {_COLUMNS}", (status, final, now, status, final, detail, now, item_id)).fetchone()
+                " status = %s, final = %s, detail = %s, updated_at = %s, sealed = CASE WHEN %s THEN NULL ELSE sealed END"
+                f" WHERE id = %s AND removed_at IS NULL AND NOT final RETURNING {_COLUMNS}",
+                (status, final, now, status, final, detail, now, final, item_id)).fetchone()
             if row is not None:
                 self._announce(connection, self._kept(row))
+        if final:
+            self._tokens.pop(item_id, None)  # a payout that ended is not looked up again: its token goes
         item = self.get(item_id)
         return item if item is not None and item.removed_at is None else None
 
@@ -120,16 +134,18 @@ class TeamWatchList:
         """An order's final status from outside (the receiver's callback): recorded on its item, if watched,
         and heard by every giftdesk of the profile."""
         with self.link.connection() as connection:
-            row = connection.execute("SELECT id FROM watch_items WHERE profile = %s AND kind = 'order' AND reference = %s"
-                                     " AND removed_at IS NULL", (profile, request_id.strip())).fetchone()
+            row = connection.execute("SELECT id FROM watch_items WHERE profile = %s AND environment = %s AND kind = 'order'"
+                                     " AND reference = %s AND removed_at IS NULL",
+                                     (profile, self.environment, request_id.strip())).fetchone()
         return self.record(row[0], status, True, detail) if row else None
 
     def remove(self, item_id: int) -> None:
         with self.link.connection() as connection, connection.transaction():
-            row = connection.execute(f"UPDATE watch_items SET removed_at = %s WHERE id = %s AND removed_at IS NULL RETURNING {_COLUMNS}",
-                                     (_now(), item_id)).fetchone()
+            row = connection.execute("UPDATE watch_items SET removed_at = %s, sealed = NULL WHERE id = %s AND removed_at IS NULL"
+                                     f" RETURNING {_COLUMNS}", (_now(), item_id)).fetchone()
             if row is not None:
                 self._announce(connection, self._kept(row))
+        self._tokens.pop(item_id, None)
 
     # --- one watcher leads ---------------------------------------------------------------
 
@@ -141,7 +157,8 @@ class TeamWatchList:
                 return True
             try:
                 connection = self.link.database.connect()
-                row = connection.execute("SELECT pg_try_advisory_lock(%s, %s)", (_LEAD_LOCK_CLASS, _profile_key(profile))).fetchone()
+                row = connection.execute("SELECT pg_try_advisory_lock(%s, %s)",
+                                         (_LEAD_LOCK_CLASS, _profile_key(profile, self.environment))).fetchone()
             except TeamUnreachable:
                 return False
             if row and row[0]:
@@ -159,33 +176,45 @@ class TeamWatchList:
     # --- inside ----------------------------------------------------------------------------
 
     def _kept(self, row: Any) -> WatchedItem:
-        item = _item(row)
+        item = self._item(row)
         self._last_read[item.id] = item
         return item
 
+    def _item(self, row: Any) -> WatchedItem:
+        """A row as an item; a payout's reference is its token when this giftdesk holds it, else "" (not looked up here)."""
+        (item_id, profile, kind, reference, label, status, final, detail, added, updated, changed, removed, pinned_by, sealed) = row
+        if kind == "payout":
+            token = self._tokens.get(item_id) or self._sealer.open(sealed)
+            if token is not None and not final:
+                self._tokens[item_id] = token
+            reference = token or ""
+        return WatchedItem(item_id, profile, kind, reference, label, status, bool(final), detail, added, updated, changed,
+                           removed, pinned_by)
+
     def _announce(self, connection: psycopg.Connection[Any], item: WatchedItem) -> None:
-        """The item as it is now, in the notification (well under its 8,000 bytes: no payout is in this list)."""
+        """The item as it is now, in the notification (well under its 8,000 bytes), a payout's token left out."""
         fields = dataclasses.asdict(item)
         fields["detail"] = fields["detail"][:MAX_DETAIL_HEARD]
-        self.link.notify(connection, json.dumps({"what": "watch", "profile": item.profile, "id": item.id, "item": fields}))
+        if item.kind == "payout":
+            fields["reference"] = ""
+        self.link.notify(connection, json.dumps({"what": "watch", "profile": item.profile, "environment": self.environment,
+                                                 "id": item.id, "item": fields}))
 
     def heard(self, change: Mapping[str, Any]) -> WatchedItem | None:
-        """The item a notification carries (`_announce`), kept as the latest known; None if it carries none."""
+        """The item a notification carries (`_announce`), kept as the latest known; None if it carries none
+        or is another environment's."""
         fields = change.get("item")
-        if not isinstance(fields, dict):
+        if not isinstance(fields, dict) or change.get("environment") != self.environment:
             return None
         try:
             item = WatchedItem(**fields)
         except TypeError:  # another giftdesk version's notification: read it instead
             return self.get(int(change["id"])) if isinstance(change.get("id"), int) else None
+        if item.kind == "payout":
+            item = dataclasses.replace(item, reference="" if item.final else self._tokens.get(item.id, ""))
         self._last_read[item.id] = item
         return item
 
 
-def _profile_key(profile: str) -> int:
-    return zlib.crc32(profile.encode()) - 2**31  # the lock's second key is a signed int4
-
-
-def _item(row: Any) -> WatchedItem:
-    (item_id, profile, kind, reference, label, status, final, detail, added, updated, changed, removed, pinned_by) = row
-    return WatchedItem(item_id, profile, kind, reference, label, status, bool(final), detail, added, updated, changed, removed, pinned_by)
+def _profile_key(profile: str, environment: str) -> int:
+    return zlib.crc32(f"{profile}\n{environment}".encode()) - 2**31  # the lock's second key is a signed int4
