@@ -40,7 +40,7 @@ from datetime import date, timedelta
 from pathlib import Path
 
 from bench.common import Figure, interleaved, median, print_figures, private_dirs
-from tui.api.limits import ORDER_HISTORY, TRANSACTIONS
+from tui.api.limits import GET_ORDER, ORDER_HISTORY, TRANSACTIONS
 from tui.local import report_copies
 from tui.local.report_copies import RATES_KEPT_FOR, UNLIMITED_KEPT_FOR
 
@@ -88,10 +88,11 @@ class Hour:
 
 async def busy_hour(sim, profile, ids: list[str], scale: float) -> Hour:
     """The hour's work on one profile, with each screen's staleness at the hour's end."""
+    from tui.api.limiter import margin
     from tui.commands.common import build_client
     from tui.core.dates import DayRange
     from tui.core.polling import Backoff
-    from tui.core.watching import Watched, WatchScheduler, budget_for, client_fetch
+    from tui.core.watching import Watched, WatchScheduler, budget_for, client_fetch, looked_again_within
     from tui.local.limit_store import profile_database
     from tui.local.mirror import Mirror, mirror_path
     from tui.local.mirror_sync import sync
@@ -172,10 +173,12 @@ async def busy_hour(sim, profile, ids: list[str], scale: float) -> Hour:
     await asyncio.gather(*tasks, return_exceptions=True)
     shell_seconds, sync_seconds = await shell, await syncing
     await client.aclose()
+    get_order = client.limiter.limits[GET_ORDER]
     limits = {"ledger": copies.kept_for(TRANSACTIONS), "rates": report_copies.RATES_KEPT_FOR,
               "board": copies.kept_for(ORDER_HISTORY),
-              # every watched order looked at once per round, the budget allowing; never sooner than its backoff
-              "watch list": max(backoff.cap, len(ids) / budget.per_second)}
+              # What the Watch screen says (one round of the orders at the budget), with the limiter's margin:
+              # it keeps each of Get order's windows 1% longer (tui.api.limiter.margin).
+              "watch list": looked_again_within(len(ids), budget, backoff) * (1 + margin(get_order) / get_order.seconds)}
     return Hour(staleness, limits, shell_seconds, sync_seconds)
 
 

@@ -32,6 +32,7 @@ from tui.core.watching import (
     WatchScheduler,
     budget_for,
     client_fetch,
+    looked_again_within,
 )
 from tui.local.watchlist import WatchedItem, WatchList
 
@@ -108,6 +109,12 @@ class WatchService:
 
     def items(self) -> list[WatchedItem]:
         return [] if self._closed else self.store.items(self.profile)
+
+    def looked_again_within(self) -> float | None:
+        """At most how long until each item still watched is looked at again (None: none is)."""
+        watching = sum(not item.final for item in self.items())
+        scheduler = self.scheduler
+        return looked_again_within(watching, scheduler.budget, scheduler.backoff) if watching else None
 
     def counts(self) -> tuple[int, int]:
         """(items not final yet, items that ended badly): the header's `watching N · K need attention`."""

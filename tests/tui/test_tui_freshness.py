@@ -10,7 +10,9 @@ import re
 import pytest
 from apps import app_on, notifications, settle, until
 from textual.widgets import Input, Static
+from watch_support import place
 
+from tui.core.watching import DEFAULT_BACKOFF, DEFAULT_BUDGET, looked_again_within
 from tui.local import report_copies
 from tui.screens import freshness
 from tui.screens.freshness import text_for
@@ -128,3 +130,19 @@ async def test_open_rates_refresh_by_themselves_when_their_copy_falls_due(sim_fa
         await until(pilot, lambda: len(sim.requests("exchange_rates")) >= 3, timeout=15)
         await until(pilot, lambda: BY_ITSELF.search(shown(screen, "#rates-note")))
     assert spaced(sim, "exchange_rates", 1.0)
+
+
+async def test_the_watch_list_says_how_soon_each_item_is_looked_at_again(sim_factory):
+    """The watch list refreshes by itself already (its scheduler, on Get order's budget): its line says
+    how often, from the watched count and the limit (200 orders at 120/min: once every 100 s)."""
+    assert looked_again_within(200, DEFAULT_BUDGET, DEFAULT_BACKOFF) == 100.0
+    sim = sim_factory(limits=PROVIDER_LIMITS)
+    pending = [place(sim, "10.14") for _ in range(2)]  # a Paused card: Pending a while
+    app = app_on(sim)
+    async with app.run_test(size=WIDE) as pilot:
+        for request_id in pending:
+            app.watch_list.add_order(request_id)
+        await pilot.press("9")
+        screen = pilot.app.screen
+        await until(pilot, lambda: "2 watching" in shown(screen, "#watch-summary"))
+        assert "Each looked at again within 30 s, as the provider's limits allow." in shown(screen, "#watch-summary")

@@ -102,6 +102,13 @@ _EPSILON = 1e-9
 DEFAULT_BACKOFF = Backoff()
 
 
+def looked_again_within(watching: int, budget: Budget, backoff: Backoff) -> float:
+    """At most how long until each of `watching` items is looked at again: its backoff's longest wait,
+    or, when they are more than the budget covers in that time, one round of them all at the budget
+    (200 orders at Get order's 120/min: 100 s)."""
+    return max(backoff.cap, watching / budget.per_second)
+
+
 @dataclass(frozen=True)
 class Observation:
     """One look at an item: its status, whether that is final, a line for a person, wire extras."""

@@ -49,6 +49,10 @@ def _final(item: WatchedItem) -> Text:
     return Text("final ⚠", style="bold red") if ended_badly(item.status) else Text("final", style="green")
 
 
+def _seconds(seconds: float) -> str:
+    return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.0f} min"
+
+
 def row_cells(item: WatchedItem) -> tuple[Text, ...]:
     status = status_text(visible(item.status)) if item.status else Text("…", style="dim")
     return (Text(item.kind), safe(item.label), status, _final(item), Text(_when(item.changed_at or item.added_at)), safe(item.detail, limit=60))
@@ -113,8 +117,11 @@ class WatchScreen(BaseScreen):
             table.move_cursor(row=table.get_row_index(str(selected)))
         watching = sum(not i.final for i in items)
         attention = sum(i.final and ended_badly(i.status) for i in items)
-        summary = (f"{len(items)} pinned: {watching} watching, {attention} need attention, {len(items) - watching - attention} ended well."
-                   if items else "Nothing watched yet: press a to paste RequestIds and card codes, or w on an order or a payout.")
+        summary = Text(f"{len(items)} pinned: {watching} watching, {attention} need attention, {len(items) - watching - attention} ended well."
+                       if items else "Nothing watched yet: press a to paste RequestIds and card codes, or w on an order or a payout.")
+        within = self.app.watch_list.looked_again_within()
+        if within is not None:  # the freshness line: it refreshes by itself, as often as the limits allow
+            summary.append(f" Each looked at again within {_seconds(within)}, as the provider's limits allow.", style="dim")
         self.query_one("#watch-summary", Static).update(summary)
         self.show_detail()
 
