@@ -165,6 +165,15 @@ async def test_at_80_columns_no_column_is_cut_and_the_detail_is_said_whole_under
         assert "Detail" in screen.columns and not screen.query_one("#watch-detail").display
 
 
+async def test_an_empty_list_shows_no_detail_line_and_x_says_there_is_nothing_to_remove(sim):
+    app = app_on(sim)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_watch(app, pilot)
+        assert not screen.query_one("#watch-detail").display  # no empty rule and line at the bottom
+        await pilot.press("x")
+        assert "Nothing to remove: the watch list is empty." in notifications(app)
+
+
 # --- snapshots -----------------------------------------------------------------------------
 
 

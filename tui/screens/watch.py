@@ -92,11 +92,11 @@ class WatchScreen(BaseScreen):
     def show_detail(self) -> None:
         """Below DETAIL_COLUMN_WIDTH: the highlighted item's detail, whole, under the table."""
         line = self.query_one("#watch-detail", Static)
-        line.display = "Detail" not in self.columns
         item_id = self._selected_id()
         item = self.app.watch_list.store.get(item_id) if item_id is not None else None
-        line.update(safe(f"{item.label} · {item.detail or 'no detail yet'} · enter opens it", limit=300)
-                    if item is not None and line.display else "")
+        line.display = item is not None and "Detail" not in self.columns
+        if item is not None:
+            line.update(safe(f"{item.label} · {item.detail or 'no detail yet'} · enter opens it", limit=300))
 
     def _context_changed(self, _context: Context) -> None:
         self.show_items()
@@ -165,7 +165,9 @@ class WatchScreen(BaseScreen):
 
     def action_remove(self) -> None:
         item_id = self._selected_id()
-        if item_id is not None:
+        if item_id is None:
+            self.notify("Nothing to remove: the watch list is empty.", severity="warning")
+        else:
             self.app.watch_list.remove(item_id)
             self.show_items()  # at once: the header follows with the next redraw
 
