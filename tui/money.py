@@ -65,7 +65,9 @@ class NotSent(ServiceError):
 class AuditUnavailable(Exception):
     """The attempt line could not be written: the write was not sent (no money action without its trace)."""
 
-    hint = "Free space in, or fix the permissions of, giftdesk's data folder; then send the write again."
+    def __init__(self, message: str, hint: str) -> None:
+        super().__init__(message)
+        self.hint = hint  # what to do: the audit store's (a local folder, or the team database)
 
 
 # --- rule 1: the environment the accounts say -------------------------------------------
@@ -275,7 +277,8 @@ class MoneyWrites:
         except Exception as error:  # any store's failure (a full disk, the team database away): said, never a traceback
             reason = getattr(error, "strerror", None) or str(error) or type(error).__name__
             if must:
-                raise AuditUnavailable(f"the audit log cannot be written ({reason}): nothing was sent") from None
+                raise AuditUnavailable(f"the audit log cannot be written ({reason}): nothing was sent",
+                                       self.audit.unwritable_hint) from None
             if self.warn is not None:  # the write itself happened; a full disk must not hide that
                 self.warn(f"the audit log could not be written ({reason})")
 

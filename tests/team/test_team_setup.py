@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import psycopg
@@ -165,3 +167,20 @@ def test_a_commands_money_action_is_audited_in_the_team_database_or_not_sent(tea
     assert result.exit_code != 0 and "nothing was sent" in result.output and "Traceback" not in result.output
     shown = giftdesk("order", "show", refused, env=env)
     assert shown.exit_code == 3  # the service never heard of it
+
+
+def test_a_money_action_with_the_team_database_away_is_refused_in_one_clear_message(sim_factory):
+    # Seen in the walk (a real terminal, no log file without --debug): the pool's retries printed libpq's
+    # lines on stderr, and the hint spoke of the data folder. A process of its own: pytest's log capture
+    # would hide what Python's last-resort handler prints.
+    sim = sim_factory()
+    env = {**os.environ, "GIFTDESK_DATABASE_URL": "postgresql://giftdesk@127.0.0.1:1/giftdesk", "GIFTDESK_BASE_URL": sim.base_url,
+           "GIFTDESK_CLIENT_ID": "acme-sandbox-client", "GIFTDESK_CLIENT_SECRET": "sim-acme-sandbox-secret"}
+    result = subprocess.run([sys.executable, "-m", "tui", "order", "place", "--account", "1001", "--product", "201",
+                             "--value", "10.00", "--yes"], env=env, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2
+    assert "the audit log cannot be written (team database postgresql://giftdesk@127.0.0.1:1/giftdesk unreachable" in result.stderr
+    assert "giftdesk team check" in result.stderr and "data folder" not in result.stderr
+    assert "error connecting" not in result.stderr and "Is the server running" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 3, result.stderr  # the RequestId, the refusal, the hint
+    assert not [logged for logged in sim.requests() if "checkout" in logged.endpoint]  # nothing was sent

@@ -144,6 +144,10 @@ class AuditStore(Protocol):
     def where(self) -> str:
         """Where the entries are, for a person: a file, or the team database."""
 
+    @property
+    def unwritable_hint(self) -> str:
+        """What to do when an entry cannot be written (and the money action it was for was not sent)."""
+
     def record(self, *, profile: str, environment: str, action: str, subject: str, outcome: str,
                wallet: str | None = None, recipient: str | None = None, detail: str | None = None) -> AuditEntry: ...
 
@@ -173,6 +177,10 @@ class AuditLog:
     @property
     def where(self) -> str:
         return str(self.path)
+
+    @property
+    def unwritable_hint(self) -> str:
+        return "Free space in, or fix the permissions of, giftdesk's data folder; then send the write again."
 
     def record(
         self,

@@ -110,6 +110,7 @@ class OrdersScreen(FreshnessMixin, DateRangeKeys, BaseScreen):
     EXPORT_NAME = "orders"
     AUTO_FOCUS = "#orders-table"
     CSS_PATH = STYLES / "orders.tcss"
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]  # the summary's lines (styles/orders.tcss)
     BINDINGS = [
         *RANGE_BINDINGS,
         Binding("slash", "filter", "Filter", id="orders.filter"),

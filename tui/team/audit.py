@@ -32,6 +32,10 @@ class TeamAuditLog:
     def where(self) -> str:
         return f"the team database {self.link.database.shown}"
 
+    @property
+    def unwritable_hint(self) -> str:
+        return "Check that the team database answers (`giftdesk team check`); then send the write again."
+
     def record(self, *, profile: str, environment: str, action: str, subject: str, outcome: str,
                wallet: str | None = None, recipient: str | None = None, detail: str | None = None) -> AuditEntry:
         entry = new_entry(profile=profile, environment=environment, action=action, subject=subject, outcome=outcome,

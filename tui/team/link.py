@@ -24,6 +24,9 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 from tui.team.database import CHANNEL, CONNECT_TIMEOUT_SECONDS, TeamDatabase, TeamUnreachable
 
 log = logging.getLogger("giftdesk.team")
+# The pool says each failed attempt to connect (a warning holding libpq's lines); a store's call that fails says it
+# once (TeamUnreachable), and a command has no log file without --debug: its warnings would reach stderr.
+logging.getLogger("psycopg.pool").setLevel(logging.ERROR)
 
 POOL_SIZE = 4
 
@@ -55,7 +58,8 @@ class TeamLink:
         with self._lock:
             changed, self._reachable = self._reachable != reachable, reachable
         if changed:
-            log.warning("team database %s %s", self.database.shown, "reachable again" if reachable else "unreachable")
+            # Said in the header (TUI) or in the error (commands): in the log only, not on a command's stderr.
+            log.info("team database %s %s", self.database.shown, "reachable again" if reachable else "unreachable")
             for watcher in list(self._watchers):
                 watcher(reachable)
 
