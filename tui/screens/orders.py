@@ -106,6 +106,7 @@ def row_cells(row: BoardRow, noted: bool = False) -> tuple[Text, ...]:
 class OrdersScreen(FreshnessMixin, DateRangeKeys, BaseScreen):
     destination = "orders"
     REFRESHES_BY_ITSELF = True
+    LOAD_GROUP = "orders-load"
     EXPORT_NAME = "orders"
     AUTO_FOCUS = "#orders-table"
     CSS_PATH = STYLES / "orders.tcss"
