@@ -59,12 +59,14 @@ def isolated_dirs(tmp_path, monkeypatch) -> Iterator[None]:
         monkeypatch.delenv(variable, raising=False)
     # The log handlers too: one a demo installed into its temp folder outlives the test otherwise.
     root = logging.getLogger()
-    handlers, level = list(root.handlers), root.level
+    handlers = list(root.handlers)
+    levels = {name: logging.getLogger(name).level for name in (None, "httpx", "httpcore")}  # --debug sets them
     yield
     for handler in [h for h in root.handlers if h not in handlers]:
         root.removeHandler(handler)
         handler.close()
-    root.setLevel(level)
+    for name, level in levels.items():
+        logging.getLogger(name).setLevel(level)
 
 
 RELAXED_LIMITS = ",".join(f"{endpoint}=10000/s" for endpoint in DEFAULT_LIMITS)

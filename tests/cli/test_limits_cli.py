@@ -1,5 +1,6 @@
 """The limiter across processes (issue 27): two shells looping `giftdesk order show` on one profile
-share its budget, measured by the simulator's request log; a long wait is told on stderr."""
+share its budget, measured by the simulator's request log; a long wait is told on stderr; `catalog --all`
+pages at the catalog's rate with its pace and an ETA."""
 
 from __future__ import annotations
 

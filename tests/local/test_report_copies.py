@@ -76,6 +76,21 @@ async def test_beyond_the_budget_the_copy_answers_and_says_when_the_service_can(
     assert answer.from_copy and answer.refused is not None
     assert "allows 4/hour here); the next request is possible at" in str(answer.refused)
     assert [logged.status for logged in sim.requests("transactions")] == [200] * 4  # never a 429
+    assert answer.renew_at is None  # a day that has ended: an open screen never asks for it again
+
+
+async def test_a_refused_refresh_of_today_is_due_again_when_the_limiter_said(service):
+    import time
+
+    sim, client = service
+    copies = ReportCopies(profile_database("p", "sandbox"))
+    today = service_today()
+    for _ in range(4):  # the hour's whole budget
+        await copies.transactions(client, today, today, fresh=True)
+    answer = await copies.transactions(client, today, today, fresh=True)
+    assert answer.refused is not None and answer.refused.retry_after is not None
+    assert answer.renew_at == pytest.approx(time.time() + answer.refused.retry_after, abs=5)  # about an hour on
+    assert [logged.status for logged in sim.requests("transactions")] == [200] * 4
 
 
 async def test_the_orders_report_is_kept_by_day_like_the_transactions(service):

@@ -87,6 +87,7 @@ async def test_an_empty_log_says_what_is_recorded(sim, audit_file):
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_audit(app, pilot)
         assert "No audit entries yet" in str(screen.query_one("#audit-summary", Static).render())
+        assert not screen.query_one("#audit-detail").display  # no empty pane wasting lines (issue 26's walk)
 
 
 @pytest.mark.parametrize("size", [(80, 24), (160, 48)], ids=["80x24", "160x48"])

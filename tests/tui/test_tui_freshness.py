@@ -146,3 +146,19 @@ async def test_the_watch_list_says_how_soon_each_item_is_looked_at_again(sim_fac
         screen = pilot.app.screen
         await until(pilot, lambda: "2 watching" in shown(screen, "#watch-summary"))
         assert "Each looked at again within 30 s, as the provider's limits allow." in shown(screen, "#watch-summary")
+
+
+async def test_a_refresh_by_itself_never_cancels_an_r_waiting_for_its_turn(sim_factory):
+    """`r` waits ~3 s for its turn; the screen's own refresh coming meanwhile (its timer, fired here at
+    once) leaves it be: the service is asked once more, by the `r`, not answered from the copy instead."""
+    sim = sim_factory(limits=(("exchange_rates", 1, 3.0),))
+    async with app_on(sim, profile_options={"limits": {"exchange_rates": "1/3s"}}).run_test(size=WIDE) as pilot:
+        await pilot.press("0")
+        screen = pilot.app.screen
+        await until(pilot, lambda: screen.rates is not None)
+        await pilot.press("r")
+        await until(pilot, lambda: any("for a turn at exchange_rates" in n for n in notifications(pilot.app)))
+        screen._renew()  # its timer's work, while the `r` waits
+        await until(pilot, lambda: len(sim.requests("exchange_rates")) == 2, timeout=15)
+        await settle(pilot)
+    assert [logged.status for logged in sim.requests("exchange_rates")] == [200, 200]

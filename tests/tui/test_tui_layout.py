@@ -13,6 +13,7 @@ from tui.api.client import ServiceClient
 from tui.api.models import OrderLine, PlaceOrder
 from tui.core.navigation import DESTINATIONS
 from tui.local.storage import REDEEM, AuditLog
+from tui.screens import freshness
 from tui.simulator import SimulatorServer, SimulatorSettings
 from widgets.footer import KeysFooter
 from widgets.money import format_amount
@@ -141,3 +142,21 @@ async def test_the_audit_gives_a_wide_terminal_to_the_outcome(sim):
         await until(pilot, lambda: app.screen.query_one(DataTable).row_count == 1)
         await settle(pilot)
         assert shown_whole(app, "refused: Weblink is disabled", app.screen.query_one(DataTable))  # not only below it
+
+
+async def test_the_orders_boards_summary_is_whole_at_80x24(seeded, monkeypatch):
+    # Issue 26's walk: at 80 columns the summary took three lines in a box of two ("… 3 stuck >"),
+    # with the freshness as a real run says it (the suite's is shorter).
+    monkeypatch.setattr(freshness, "text_for", lambda answer: "as of 10:04 (just now) · refreshes by itself at 10:05")
+    app = app_on(seeded)
+    async with app.run_test(size=SMALL) as pilot:
+        await app.navigate("orders")
+        screen = app.screen
+        await until(pilot, lambda: screen.shown and not screen.table.loading)
+        await settle(pilot)
+        summary = screen.query_one("#orders-summary")
+        said = " ".join(str(summary.render()).split())
+        assert "stuck > 15 min" in said and said.endswith("↓")
+        region = summary.region
+        drawn = [line[region.x:region.right] for line in screen_lines(app)[region.y:region.bottom]]
+        assert " ".join(" ".join(drawn).split()) == said

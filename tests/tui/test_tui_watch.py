@@ -145,6 +145,35 @@ async def test_items_of_another_profile_wait_for_it(sim):
     assert item.status is None  # never asked for while its profile was not active
 
 
+async def test_at_80_columns_no_column_is_cut_and_the_detail_is_said_whole_under_the_table(sim):
+    # Issue 26's walk: a RequestId takes 36 cells, and the Detail column showed as "De" at the edge.
+    request_id = place(sim, "10.00")
+    app = app_on(sim)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.watch_list.add_order(request_id)
+        screen = await open_watch(app, pilot)
+        await until(pilot, lambda: screen.query_one(DataTable).row_count == 1 and app.watch_list.items()[0].detail)
+        await settle(pilot)
+        lines = [strip.text for strip in screen._compositor.render_strips()]
+        header = next(line for line in lines if line.lstrip().startswith("Kind"))
+        assert header.split()[-2:] == ["Last", "change"]  # the last column whole, nothing cut after it
+        line = screen.query_one("#watch-detail").content_region
+        said = " ".join(" ".join(text[line.x:line.right] for text in lines[line.y:line.bottom]).split())
+        assert said == f"{request_id} · {app.watch_list.items()[0].detail} · enter opens it"
+        await pilot.resize_terminal(160, 48)
+        await settle(pilot)
+        assert "Detail" in screen.columns and not screen.query_one("#watch-detail").display
+
+
+async def test_an_empty_list_shows_no_detail_line_and_x_says_there_is_nothing_to_remove(sim):
+    app = app_on(sim)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_watch(app, pilot)
+        assert not screen.query_one("#watch-detail").display  # no empty rule and line at the bottom
+        await pilot.press("x")
+        assert "Nothing to remove: the watch list is empty." in notifications(app)
+
+
 # --- snapshots -----------------------------------------------------------------------------
 
 
@@ -217,7 +246,8 @@ async def test_an_item_settled_by_an_event_says_so(sim):
         assert app.watch_list.settle_order(slow, "Succeeded", "settled by event msg_0f3a")  # what the receiver's work does
         await until(pilot, lambda: table_rows(screen) and table_rows(screen)[0][3] == "final")
         [row] = table_rows(screen)
-        assert (row[1], row[2], row[5]) == (slow, "Succeeded", "settled by event msg_0f3a")
+        assert (row[1], row[2]) == (slow, "Succeeded")
+        assert "settled by event msg_0f3a" in rendered(screen, "#watch-detail")  # below 120 columns, under the table
 
 
 async def test_a_burst_of_settled_orders_is_one_bell_and_one_toast(sim_factory):

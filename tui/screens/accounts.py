@@ -58,6 +58,7 @@ def account_label(account: Account) -> str:
 class AccountsScreen(FreshnessMixin, DateRangeKeys, BaseScreen):
     destination = "accounts"
     REFRESHES_BY_ITSELF = True
+    LOAD_GROUP = "ledger"
     CSS_PATH = STYLES / "accounts.tcss"
     EXPORT_NAME = "ledger"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]

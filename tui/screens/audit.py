@@ -152,5 +152,6 @@ class AuditScreen(BaseScreen):
     def _show_detail(self) -> None:
         table = self.query_one(DataTable)
         row = table.cursor_row
-        detail = _describe(self.shown[row]) if 0 <= row < len(self.shown) else Text("")
-        self.query_one("#audit-detail", Static).update(detail)
+        pane = self.query_one("#audit-detail", Static)
+        pane.display = 0 <= row < len(self.shown)  # no empty pane under an empty table
+        pane.update(_describe(self.shown[row]) if pane.display else Text(""))

@@ -47,6 +47,7 @@ class FreshnessMixin:
     when it REFRESHES_BY_ITSELF, looks again (`renew`, taking the copy) when its copy falls due."""
 
     REFRESHES_BY_ITSELF = False  # the catalog's v1 list does not: its 2/hour are kept for `r`
+    LOAD_GROUP = ""  # the worker group of the screen's loads (`r`, a new range), which a refresh never cancels
     freshness: Answer[Any] | None = None
     _renewal: Timer | None = None
 
@@ -74,7 +75,12 @@ class FreshnessMixin:
 
     def _renew(self) -> None:
         self._renew_after(RETRY_SECONDS)  # replaced by the answer's own when it comes
-        self.renew()
+        if not self._loading():  # else the load under way answers, and its answer sets the next refresh
+            self.renew()
+
+    def _loading(self) -> bool:
+        workers = self.workers  # type: ignore[attr-defined]
+        return any(worker.node is self and worker.group == self.LOAD_GROUP and not worker.is_finished for worker in workers)
 
     def draw_freshness(self, text: str) -> None:
         raise NotImplementedError

@@ -106,9 +106,11 @@ def row_cells(row: BoardRow, noted: bool = False) -> tuple[Text, ...]:
 class OrdersScreen(FreshnessMixin, DateRangeKeys, BaseScreen):
     destination = "orders"
     REFRESHES_BY_ITSELF = True
+    LOAD_GROUP = "orders-load"
     EXPORT_NAME = "orders"
     AUTO_FOCUS = "#orders-table"
     CSS_PATH = STYLES / "orders.tcss"
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]  # the summary's lines (styles/orders.tcss)
     BINDINGS = [
         *RANGE_BINDINGS,
         Binding("slash", "filter", "Filter", id="orders.filter"),

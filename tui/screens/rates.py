@@ -34,6 +34,7 @@ DEFAULT_AMOUNT = Decimal(100)
 class RatesScreen(FreshnessMixin, BaseScreen):
     destination = "rates"
     REFRESHES_BY_ITSELF = True
+    LOAD_GROUP = "rates"
     CSS_PATH = STYLES / "rates.tcss"
     EXPORT_NAME = "rates"
     BINDINGS = [

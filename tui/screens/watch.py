@@ -30,6 +30,9 @@ from widgets.safe_text import safe
 from widgets.status_badge import status_text
 
 COLUMNS = ("Kind", "Reference", "Status", "Final", "Last change", "Detail")
+# Below this width the Detail column would be cut at the edge (a RequestId takes 36 cells): the highlighted
+# item's detail is said in full on a line under the table instead.
+DETAIL_COLUMN_WIDTH = 120
 
 
 def _when(stamp: str | None) -> str:
@@ -67,10 +70,33 @@ class WatchScreen(BaseScreen):
     def compose_body(self) -> ComposeResult:
         yield Static(id="watch-summary")
         yield DataTable(id="watch-table", cursor_type="row", zebra_stripes=True)
+        yield Static(id="watch-detail")
 
     def on_mount(self) -> None:
-        self.query_one(DataTable).add_columns(*COLUMNS)
+        self.columns = self._columns_for(self.app.size.width)
+        self.query_one(DataTable).add_columns(*self.columns)
         self.watch(self.app, "context", self._context_changed)
+
+    @staticmethod
+    def _columns_for(width: int) -> tuple[str, ...]:
+        return COLUMNS if width >= DETAIL_COLUMN_WIDTH else COLUMNS[:-1]
+
+    def on_resize(self) -> None:
+        columns = self._columns_for(self.size.width)
+        if columns != self.columns:
+            self.columns = columns
+            self.query_one(DataTable).clear(columns=True).add_columns(*columns)
+            self.show_items()
+
+    @on(DataTable.RowHighlighted, "#watch-table")
+    def show_detail(self) -> None:
+        """Below DETAIL_COLUMN_WIDTH: the highlighted item's detail, whole, under the table."""
+        line = self.query_one("#watch-detail", Static)
+        item_id = self._selected_id()
+        item = self.app.watch_list.store.get(item_id) if item_id is not None else None
+        line.display = item is not None and "Detail" not in self.columns
+        if item is not None:
+            line.update(safe(f"{item.label} · {item.detail or 'no detail yet'} · enter opens it", limit=300))
 
     def _context_changed(self, _context: Context) -> None:
         self.show_items()
@@ -86,7 +112,7 @@ class WatchScreen(BaseScreen):
         selected = self._selected_id()
         table.clear()
         for item in items:
-            table.add_row(*row_cells(item), key=str(item.id))
+            table.add_row(*row_cells(item)[:len(self.columns)], key=str(item.id))
         if selected is not None and str(selected) in {str(i.id) for i in items}:
             table.move_cursor(row=table.get_row_index(str(selected)))
         watching = sum(not i.final for i in items)
@@ -97,6 +123,7 @@ class WatchScreen(BaseScreen):
         if within is not None:  # the freshness line: it refreshes by itself, as often as the limits allow
             summary.append(f" Each looked at again within {_seconds(within)}, as the provider's limits allow.", style="dim")
         self.query_one("#watch-summary", Static).update(summary)
+        self.show_detail()
 
     def _selected_id(self) -> int | None:
         table = self.query_one(DataTable)
@@ -138,7 +165,9 @@ class WatchScreen(BaseScreen):
 
     def action_remove(self) -> None:
         item_id = self._selected_id()
-        if item_id is not None:
+        if item_id is None:
+            self.notify("Nothing to remove: the watch list is empty.", severity="warning")
+        else:
             self.app.watch_list.remove(item_id)
             self.show_items()  # at once: the header follows with the next redraw
 
