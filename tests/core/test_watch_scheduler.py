@@ -116,6 +116,28 @@ async def test_items_of_a_profile_that_is_not_active_wait(sim, client):
     assert [key for key, _, final in recorder.changes if final] == ["mine", "theirs"]
 
 
+async def test_items_paused_by_a_rule_wait_until_it_is_lifted(sim, client):
+    # A team giftdesk that does not lead holds the orders (another polls them) and looks up its payouts.
+    time = VirtualTime()
+    recorder = Recorder(client, time)
+    scheduler = WatchScheduler(recorder.look, recorder.changed, backoff=Backoff(first=0.2, cap=1.0),
+                               clock=time.clock, sleep=time.sleep)
+    scheduler.pause_by(lambda watched: watched.key == "held")
+    scheduler.add(Watched("held", "order", place(sim), "sandbox"))
+    scheduler.add(Watched("looked", "order", place(sim), "sandbox"))
+    running = asyncio.create_task(scheduler.run())
+    while not scheduler.items[1].final:
+        await asyncio.sleep(0.05)
+    assert {key for _, key in recorder.starts} == {"looked"}
+
+    scheduler.pause_by(None)  # it leads now
+    while not scheduler.items[0].final:
+        await asyncio.sleep(0.05)
+    scheduler.stop()
+    await running
+    assert [key for key, _, final in recorder.changes if final] == ["looked", "held"]
+
+
 async def test_a_callback_ends_the_order_at_once_and_stops_its_polling(sim_factory, tmp_path):
     sim = sim_factory()
     async with ServiceClient(sim.base_url, CREDENTIAL.client_id, CREDENTIAL.client_secret) as client:

@@ -137,7 +137,7 @@ def test_a_throwaway_cluster_goes_with_a_process_killed_before_it_stopped_it(pg_
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     folder = Path(done.stdout.strip())
     assert done.returncode == -9 and folder.name.startswith("giftdesk-pg-")
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 90  # a bound on a hang, not a timing: pg_ctl on a loaded machine may take a while
     while folder.exists():  # its watcher stops the server and removes the folder
         assert time.monotonic() < deadline, f"{folder} outlived its process"
         time.sleep(0.2)

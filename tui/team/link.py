@@ -25,8 +25,9 @@ from tui.team.database import CHANNEL, CONNECT_TIMEOUT_SECONDS, TeamDatabase, Te
 
 log = logging.getLogger("giftdesk.team")
 # The pool says each failed attempt to connect (a warning holding libpq's lines); a store's call that fails says it
-# once (TeamUnreachable), and a command has no log file without --debug: its warnings would reach stderr.
-logging.getLogger("psycopg.pool").setLevel(logging.ERROR)
+# once (TeamUnreachable). A command has no log file without --debug, so Python's last resort would print them
+# on stderr: a handler that drops them keeps them off it (they still reach the log file when there is one).
+logging.getLogger("psycopg.pool").addHandler(logging.NullHandler())
 
 POOL_SIZE = 4
 
