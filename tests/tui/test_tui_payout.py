@@ -408,8 +408,9 @@ async def test_a_repeat_shows_the_existing_payout(sim, private_dirs):
 
 
 async def test_429_waits_and_retries_visibly_then_succeeds(sim_factory):
-    # Held long enough that ours meets it on a loaded machine too.
-    sim = sim_factory(timing=TIMING_PRESETS["fast"].replace(redeem_hold_seconds=2.5))
+    # Held long enough that ours meets it on a loaded machine too, and shorter than the client's
+    # retries of a 429 (at least 1.75 s from the first to the fourth and last): the last one gets through.
+    sim = sim_factory(timing=TIMING_PRESETS["fast"].replace(redeem_hold_seconds=1.5))
     (card,) = payout_cards(sim)
     cred = demo_credential("acme-sandbox")
 
