@@ -45,6 +45,8 @@ STEP_SECONDS = 10.0  # a key, or the check after it, that takes longer than this
 PROFILE = "demo-sandbox"
 # Keys that end the walk rather than walk: quitting, and the palette (whose typed text runs any command, Quit too).
 LEAVING_ACTIONS = {"quit", "command_palette", "suspend_process"}
+# Screens whose rows open an order or a payout, and the keys from the screen's start to those rows.
+ROWS_THAT_OPEN = {"orders": (), "watch": (), "accounts": ("tab",)}
 
 DEEP = os.environ.get("GIFTDESK_DEEP_TESTS") == "1" or bool(os.environ.get("GIFTDESK_WALK_EXAMPLES"))
 EXAMPLES = int(os.environ.get("GIFTDESK_WALK_EXAMPLES") or (40 if DEEP else 3))
@@ -141,6 +143,17 @@ class Walk(RuleBasedStateMachine):
         self.driven.run(answers, what=f"showing {name}", seconds=STEP_SECONDS)
         assert self.app.screen.destination == name, f"key {BY_NAME[name].key} left {self.app.screen} on top"
         self.driven.run(looked_at, what=f"looking at {name}", seconds=STEP_SECONDS)
+
+    @rule(name=st.sampled_from(sorted(ROWS_THAT_OPEN)), down=st.integers(min_value=0, max_value=3))
+    def open_a_row(self, name: str, down: int) -> None:
+        """The incident path: to a list whose rows open something (the board, the ledger, the watch
+        list), a few rows down, enter. Its own rule, so a walk takes it often: a freeze on it hid
+        behind a three-key sequence that uniform draws meet about half the time."""
+        self.go(name)
+        if getattr(self.app.screen, "destination", None) != name:  # a dialog or a text field kept the key
+            return
+        for key in (*ROWS_THAT_OPEN[name], *["down"] * down, "enter"):
+            self.press_key(key)
 
     @invariant()
     def still_answers(self) -> None:
