@@ -143,3 +143,21 @@ def test_catalog_all_pages_at_the_catalogs_rate_with_its_pace_and_an_eta_on_stde
     assert [logged.status for logged in log] == [200] * 6  # every page once, none refused
     times = [logged.at for logged in log]
     assert all(later - earlier >= 1.0 for earlier, later in zip(times, times[2:], strict=False))  # never 3 in a second
+
+
+def test_a_limiter_database_that_cannot_be_read_says_which_file(sim, demo_credentials, monkeypatch):
+    """The profile's bookings file gone bad: every command that asks the service is said to fail on it
+    (exit 2, the file named, what to do), never a traceback."""
+    from tui.local.limit_store import profile_database
+
+    credential = demo_credentials["acme-sandbox"]
+    monkeypatch.setenv("SHIFT_URL", sim.base_url)
+    monkeypatch.setenv("SHIFT_SECRET", credential.client_secret)
+    write_profile('get_order = "120/min"')
+    path = profile_database("shift", "sandbox")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"not a database, " * 256)
+    result = CliRunner().invoke(main, ["accounts"])
+    assert result.exit_code == 2, result.output
+    assert str(path) in result.output and "Move the file aside" in result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)

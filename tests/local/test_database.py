@@ -60,3 +60,37 @@ def test_transaction_rolls_back_on_error(tmp_path: Path):
         connection.execute("INSERT INTO item (name) VALUES ('lost')")
         raise RuntimeError("interrupted")
     assert connection.execute("SELECT count(*) FROM item").fetchone()[0] == 0
+
+
+
+def _new_schema_database(path: Path) -> sqlite3.Connection:
+    return open_database(path, ["CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT)"])
+
+
+def _open_at_once(open_it, path: str, start: float) -> str:
+    """In a process of its own: wait for the common start, open `path`, say how it went."""
+    import time
+
+    time.sleep(max(0.0, start - time.time()))
+    try:
+        open_it(Path(path)).close()
+    except Exception as error:  # what the test reports
+        return f"{type(error).__name__}: {error}"
+    return "ok"
+
+
+@pytest.mark.parametrize("opener", ["limiter", "migrated"])
+def test_processes_opening_a_new_database_at_once_all_open_it(tmp_path: Path, opener: str):
+    """Two shells' `for` loops start together on a new profile: turning a new file to WAL is refused
+    at once (not waited for) while another connection does the same; each open waits its turn."""
+    import time
+    from concurrent.futures import ProcessPoolExecutor
+
+    from tui.local.limit_store import SqliteLimitStore
+
+    open_it = SqliteLimitStore if opener == "limiter" else _new_schema_database
+    with ProcessPoolExecutor(6) as pool:
+        for trial in range(6):
+            path, start = tmp_path / f"new-{trial}.sqlite3", time.time() + 0.3
+            outcomes = list(pool.map(_open_at_once, [open_it] * 6, [str(path)] * 6, [start] * 6))
+            assert outcomes == ["ok"] * 6, outcomes

@@ -221,10 +221,11 @@ def exit_code_for(error: BaseException) -> int:
     from tui.api.request_ids import RequestIdInvalid
     from tui.api.weblink import WeblinkError
     from tui.local.config import ConfigError
+    from tui.local.database import DatabaseError
     from tui.money import AuditUnavailable, EnvironmentMismatch
 
     if isinstance(error, (RecipientInvalid, RequestIdInvalid, WeblinkError, ConfigError, click.UsageError,
-                          EnvironmentMismatch, AuditUnavailable, BoundsSettingError)):
+                          EnvironmentMismatch, AuditUnavailable, BoundsSettingError, DatabaseError)):
         return EXIT_BAD_INPUT
     if isinstance(error, (errors.AuthenticationError, errors.ForbiddenError)):
         return EXIT_AUTH
@@ -240,10 +241,11 @@ def _handled_errors() -> tuple[type[BaseException], ...]:
     from tui.api.request_ids import RequestIdInvalid
     from tui.api.weblink import WeblinkError
     from tui.local.config import ConfigError
+    from tui.local.database import DatabaseError
     from tui.money import AuditUnavailable, EnvironmentMismatch
 
     return (ServiceError, RecipientInvalid, RequestIdInvalid, WeblinkError, ConfigError, EnvironmentMismatch,
-            AuditUnavailable, BoundsSettingError)
+            AuditUnavailable, BoundsSettingError, DatabaseError)
 
 
 # --- profile and session -----------------------------------------------------------------

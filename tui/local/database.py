@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
+import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -35,13 +36,30 @@ def open_database(path: Path, migrations: Sequence[str], *, check_same_thread: b
         os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
     try:
         connection = sqlite3.connect(path, isolation_level=None, check_same_thread=check_same_thread)
-        connection.execute("PRAGMA journal_mode=WAL")
+        use_wal(connection)
         connection.execute("PRAGMA foreign_keys=ON")
         connection.execute("PRAGMA busy_timeout=5000")
         _migrate(connection, migrations, path)
     except sqlite3.DatabaseError as error:
         raise DatabaseError(f"{path}: {error}. {what_to_do(error, path)}") from error
     return connection
+
+
+WAL_WAIT_SECONDS = 10.0  # another process's open of the same new file takes milliseconds
+
+
+def use_wal(connection: sqlite3.Connection, wait_seconds: float = WAL_WAIT_SECONDS) -> None:
+    """PRAGMA journal_mode=WAL, waited for: while another connection opens the same new file (two
+    shells' loops starting together), SQLite refuses the change at once, busy timeout or not."""
+    deadline = time.monotonic() + wait_seconds
+    while True:
+        try:
+            connection.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as error:
+            if failure_kind(error) != "locked" or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
 
 
 # SQLite's primary result codes (the low byte of an extended one) that giftdesk tells apart.
@@ -80,6 +98,8 @@ def _migrate(connection: sqlite3.Connection, migrations: Sequence[str], path: Pa
         raise DatabaseError(f"{path} was written by a newer giftdesk (schema {version}, this one knows {len(migrations)}): upgrade giftdesk")
     for number in range(version, len(migrations)):
         with transaction(connection):
+            if connection.execute("PRAGMA user_version").fetchone()[0] > number:
+                continue  # another process opening the same file took this step while this one waited
             for statement in _statements(migrations[number]):
                 connection.execute(statement)
             connection.execute(f"PRAGMA user_version = {number + 1}")

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from tui.api.limiter import IN_FLIGHT_FORGOTTEN, Limiter, earliest
 from tui.api.limits import Limit, LimitSyntaxError, limits_table
+from tui.local.database import DatabaseError, use_wal, what_to_do
 from tui.local.fileio import data_dir, ensure_private_dir
 
 if TYPE_CHECKING:
@@ -40,9 +41,12 @@ def open_database(path: Path) -> sqlite3.Connection:
     """The profile's database, WAL, private; autocommit (each store begins its own transactions)."""
     ensure_private_dir(path.parent)
     path.touch(mode=0o600, exist_ok=True)
-    connection = sqlite3.connect(path, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None, check_same_thread=False)
-    connection.execute("PRAGMA journal_mode=WAL")
-    connection.execute("PRAGMA synchronous=OFF")  # bookings and copies: a power cut loses nothing that matters
+    try:
+        connection = sqlite3.connect(path, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None, check_same_thread=False)
+        use_wal(connection)
+        connection.execute("PRAGMA synchronous=OFF")  # bookings and copies: a power cut loses nothing that matters
+    except sqlite3.DatabaseError as error:
+        raise DatabaseError(f"{path}: {error}. {what_to_do(error, path)}") from error
     return connection
 
 
