@@ -17,6 +17,7 @@ from pathlib import Path
 import httpx
 import pytest
 from click.testing import CliRunner
+from failing_transports import FailAfter
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -139,20 +140,6 @@ def test_a_full_sync_over_an_existing_mirror_records_new_products(own_sim, demo_
     result = asyncio.run(go())
     assert result.record.kind == "full"
     assert [(c.kind, c.product_id) for c in mirror.changes()] == [(NEW, 10010)]
-
-
-class FailAfter(httpx.AsyncBaseTransport):
-    """Real requests to the simulator, then the connection is gone for good after `allowed` of them."""
-
-    def __init__(self, allowed: int):
-        self.allowed = allowed
-        self.inner = httpx.AsyncHTTPTransport()
-
-    async def handle_async_request(self, request):
-        if self.allowed <= 0:
-            raise httpx.ConnectError("the network went away", request=request)
-        self.allowed -= 1
-        return await self.inner.handle_async_request(request)
 
 
 def test_an_interrupted_sync_leaves_the_previous_mirror_whole_and_the_next_finishes(

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import asyncio
 
-import httpx
 import pytest
+from failing_transports import FailAfter
 
 from tui.api.client import RetryPolicy, ServiceClient
 from tui.api.errors import ServiceError
@@ -18,20 +18,6 @@ from tui.simulator.rate_limits import PROVIDER_LIMITS
 
 BRANDS = 700  # 7 pages of 100
 LIMITER = Limiter(store=MemoryLimitStore())
-
-
-class FailAfter(httpx.AsyncBaseTransport):
-    """Real requests to the simulator, then the connection is gone for good after `allowed` of them."""
-
-    def __init__(self, allowed: int):
-        self.allowed = allowed
-        self.inner = httpx.AsyncHTTPTransport()
-
-    async def handle_async_request(self, request):
-        if self.allowed <= 0:
-            raise httpx.ConnectError("the network went away", request=request)
-        self.allowed -= 1
-        return await self.inner.handle_async_request(request)
 
 
 def run_sync(sim, credential, mirror, **options):

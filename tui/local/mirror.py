@@ -128,14 +128,9 @@ class SyncRecord:
 
     def age(self, now: datetime | None = None) -> str:
         """How long ago it finished, in words: "just now", "5 min ago", "3 h ago", "2 days ago"."""
-        seconds = ((now or now_utc()) - datetime.fromisoformat(self.finished)).total_seconds()
-        if seconds < 60:
-            return "just now"
-        if seconds < 3600:
-            return f"{int(seconds // 60)} min ago"
-        if seconds < 2 * 86400:
-            return f"{int(seconds // 3600)} h ago"
-        return f"{int(seconds // 86400)} days ago"
+        from tui.local.report_copies import ago  # the same words as every freshness line
+
+        return ago(((now or now_utc()) - datetime.fromisoformat(self.finished)).total_seconds())
 
 
 @dataclass(frozen=True)

@@ -73,6 +73,7 @@ def as_of(fetched: float, now: float | None = None) -> str:
 
 
 def ago(seconds: float) -> str:
+    """Seconds as a person says them: "just now", "5 min ago", "3 h ago", "2 days ago"."""
     if seconds < 60:
         return "just now"
     if seconds < 3600:
