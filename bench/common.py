@@ -109,13 +109,13 @@ def module_command(module: str, *args: str) -> list[str]:
 
 @contextmanager
 def private_dirs(*, limits: bool = True) -> Iterator[None]:
-    """Config, data and log dirs in a temporary directory: a benchmark never touches the user's.
+    """Config, data, log and cache dirs in a temporary directory: a benchmark never touches the user's.
     `limits=False`: a speed figure, whose simulator enforces no limits (`limits=None`): the client's are
     relaxed too (GIFTDESK_LIMITS), so that what is measured is giftdesk, not the provider's pace."""
-    names = ("GIFTDESK_DATA_DIR", "GIFTDESK_LOG_DIR", "GIFTDESK_CONFIG", "GIFTDESK_LIMITS")
+    names = ("GIFTDESK_DATA_DIR", "GIFTDESK_LOG_DIR", "GIFTDESK_CACHE_DIR", "GIFTDESK_CONFIG", "GIFTDESK_LIMITS")
     saved = {name: os.environ.get(name) for name in names}
     with tempfile.TemporaryDirectory() as private:
-        os.environ["GIFTDESK_DATA_DIR"] = os.environ["GIFTDESK_LOG_DIR"] = private
+        os.environ["GIFTDESK_DATA_DIR"] = os.environ["GIFTDESK_LOG_DIR"] = os.environ["GIFTDESK_CACHE_DIR"] = private
         os.environ["GIFTDESK_CONFIG"] = str(Path(private) / "config.toml")
         if not limits:
             from tui.api.limits import DEFAULT_LIMITS

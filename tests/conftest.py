@@ -22,7 +22,7 @@ Fixtures (stable; other test modules rely on them):
   simulators enforce none: catalog paging at 1 page a second alone would add
   minutes to the suite. Tests of the limits use `provider_limits` (DESIGN's table,
   as a user has it) or a stored profile's own `[limits]`.
-- `isolated_dirs` (autouse): GIFTDESK_CONFIG, GIFTDESK_DATA_DIR and GIFTDESK_LOG_DIR
+- `isolated_dirs` (autouse): GIFTDESK_CONFIG, GIFTDESK_DATA_DIR, GIFTDESK_LOG_DIR and GIFTDESK_CACHE_DIR
   point into the test's tmp_path and the GIFTDESK_* profile and folder variables are
   unset (and put back after), so no test reads or writes the real user directories.
 - `pg_cluster`, `team_url`, `own_cluster`: a real PostgreSQL (tests/pg_fixtures.py).
@@ -52,6 +52,7 @@ def isolated_dirs(tmp_path, monkeypatch) -> Iterator[None]:
     monkeypatch.setenv("GIFTDESK_CONFIG", str(tmp_path / "config" / "config.toml"))
     monkeypatch.setenv("GIFTDESK_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("GIFTDESK_LOG_DIR", str(tmp_path / "log"))
+    monkeypatch.setenv("GIFTDESK_CACHE_DIR", str(tmp_path / "cache"))  # the catalog's kept first pages
     # The folder variables too: a demo started in a test sets them for its process (tui.local.demo_data).
     for variable in ("GIFTDESK_BASE_URL", "GIFTDESK_CLIENT_ID", "GIFTDESK_CLIENT_SECRET", "GIFTDESK_ENVIRONMENT",
                      "GIFTDESK_EXPORT_DIR", "GIFTDESK_SCREENSHOT_DIR",

@@ -42,6 +42,14 @@ def log_dir(environ: Mapping[str, str] = os.environ) -> Path:
     return Path(override) if override else _platform_dir("log")
 
 
+def cache_dir(environ: Mapping[str, str] = os.environ) -> Path:
+    """What giftdesk can do without and make again (the catalog's first page as the last start drew it):
+    GIFTDESK_CACHE_DIR, else the user cache dir. The demo's folder does not move it: a demo's next start
+    draws the page its last one kept."""
+    override = environ.get("GIFTDESK_CACHE_DIR")
+    return Path(override) if override else _platform_dir("cache")
+
+
 def mirror_path(profile_name: str, environment: str) -> Path:
     """The catalog mirror (tui.local.mirror): one database per profile and environment (profile
     names are file-safe: tui.local.config)."""

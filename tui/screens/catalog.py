@@ -9,8 +9,10 @@ has no paging at the service; it is paged here with the same pager.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from functools import partial
+from typing import TYPE_CHECKING, Any
 
 from rich.cells import cell_len
 from rich.text import Text
@@ -22,6 +24,8 @@ from textual.widgets import DataTable, Static
 from textual.worker import Worker, WorkerState
 
 from styles import STYLES
+from tui.local.first_pages import first_page_path, read_first_page, write_first_page
+from tui.screens.catalog_kept import Detail, KeptBrand, KeptPage, kept_page, kept_page_json, same_page
 from tui.screens.catalog_mirror import MIRROR_BINDINGS, MirrorSource
 from tui.screens.freshness import FreshnessMixin
 from widgets.filter_bar import FilterBar, FilterField, RowFilter, int_between, letters, positive_int, real_date
@@ -31,11 +35,16 @@ from widgets.row_table import RowColumn, RowTable
 from widgets.safe_text import CELL_LIMIT, safe, safe_row
 
 if TYPE_CHECKING:  # the models (pydantic) load with the first live page, not before the first frame
+    from pathlib import Path
+
     from tui.api.client import ServiceClient
     from tui.api.models import Brand, CatalogQuery, Product
 
 DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 100  # DESIGN: the service publishes no maximum; we cap at 100
+# The live page is asked for this long after the kept one is set, so that its frame comes first: Textual draws
+# on a timer of its own, and a callback "after refresh" can run before that frame.
+KEPT_PAGE_DRAWN_SECONDS = 0.05
 V1_NOTE = "v1: flat list, no filters"  # catalog v1 (`v`): the pager says so, with a mirror too
 
 CATALOG_FILTERS = (
@@ -228,6 +237,15 @@ def _cut(cell: Text, width: int) -> Text:
     return name + cell[len(cell.plain) - mark:] if mark else name
 
 
+def brand_detail(brand: Brand) -> Detail:
+    """The detail pane's parts for `brand`: title, product rows, texts."""
+    return detail_title(brand), [product_row(product, brand.currency_code) for product in brand.products], brand_sections(brand)
+
+
+def brand_cells(brand: Brand | KeptBrand) -> tuple[Text, ...]:
+    return brand.row if isinstance(brand, KeptBrand) else brand_row(brand)
+
+
 # --- the screen -------------------------------------------------------------------
 
 
@@ -266,13 +284,16 @@ class CatalogScreen(FreshnessMixin, MirrorSource):
         self.detail: Brand | None = None
         self.detail_follows = False  # new rows are in the table; their detail comes a frame later
         self.v1_brands: list[Brand] | None = None  # v1 only: the service gives the whole list
+        # The first page as the last start drew it, on screen until the live page comes.
+        self.kept: KeptPage | None = None
+        self.kept_json: dict[str, Any] | None = None  # as read: a first page that did not change is not written again
 
     def compose_body(self) -> ComposeResult:
         yield FilterBar(CATALOG_FILTERS, id="filters")
         yield Pager("brand", id="pager")
         yield RowFilter(id="row-filter")
         with Container(id="catalog-body"):
-            yield RowTable(BRAND_TABLE_COLUMNS, cells=brand_row, id="brands")
+            yield RowTable(BRAND_TABLE_COLUMNS, cells=brand_cells, id="brands")
             with VerticalScroll(id="brand-detail"):
                 yield Static("", id="detail-title")
                 yield DataTable(id="products", cursor_type="row")
@@ -286,7 +307,8 @@ class CatalogScreen(FreshnessMixin, MirrorSource):
     def on_mount(self) -> None:
         self.query_one("#brands", RowTable).focus()
         self.open_mirror()
-        self.reload()
+        kept = not self.from_mirror and self.show_kept_page()
+        self.reload(after=KEPT_PAGE_DRAWN_SECONDS if kept else 0.0)
 
     def on_unmount(self) -> None:
         self.close_mirror()
@@ -301,9 +323,10 @@ class CatalogScreen(FreshnessMixin, MirrorSource):
 
     # --- requests -------------------------------------------------------------------
 
-    def reload(self, *, fresh: bool = False) -> None:
+    def reload(self, *, fresh: bool = False, after: float = 0.0) -> None:
         """Ask for what the current version, filters and page say; the pager says which.
-        `fresh`: the v1 list from the service (within its limits), not the local copy."""
+        `fresh`: the v1 list from the service (within its limits), not the local copy;
+        `after`: a v2 page is asked for that many seconds later (the kept page's frame first)."""
         if self.mirror is not None:  # v1 is live only: the note says both
             self.pager.note = (f"{V1_NOTE} · " if self.version == 1 else "") + self.source_note()
         if self.from_mirror:  # answered at once: the pager says "loading" never, and changes once
@@ -319,12 +342,14 @@ class CatalogScreen(FreshnessMixin, MirrorSource):
         if self.version == 1:
             self.fetch_v1(fresh)
         else:
-            self.fetch_page(catalog_query(self.filters, self.page))
+            self.fetch_page(after)
 
     def _loading_words(self) -> str:
         if self.app.session.service_starting:
-            return "starting the demo service…"
-        return "loading the v1 catalog…" if self.version == 1 else f"loading page {self.page.index + 1:,}…"
+            words = "starting the demo service…"
+        else:
+            words = "loading the v1 catalog…" if self.version == 1 else f"loading page {self.page.index + 1:,}…"
+        return words + (f" · {self.kept.label}" if self.kept is not None else "")
 
     async def _client(self) -> ServiceClient:
         client = await self.app.session.client()
@@ -332,7 +357,10 @@ class CatalogScreen(FreshnessMixin, MirrorSource):
         return client
 
     @work(exclusive=True, exit_on_error=False, group="catalog")
-    async def fetch_page(self, query: CatalogQuery) -> None:
+    async def fetch_page(self, after: float) -> None:
+        if after:
+            await asyncio.sleep(after)  # the models' import below takes the loop for a while
+        query = catalog_query(self.filters, self.page)
         client = await self._client()
         page = await client.catalog(query)
         self.show_page(PageState(page.page_index, self.page.size, page.count), page.items)
@@ -350,6 +378,8 @@ class CatalogScreen(FreshnessMixin, MirrorSource):
         if event.worker.group == "catalog" and event.state == WorkerState.ERROR:
             self.call_after_refresh(self.first_content_shown)
             self.pager.busy = False
+            if self.kept is not None:
+                self.pager.note = self.kept.label
             self.query_one("#detail-title", Static).update(Text("The catalog could not be loaded: r tries again.", style="italic"))
 
     # --- showing a page ---------------------------------------------------------------
@@ -357,7 +387,43 @@ class CatalogScreen(FreshnessMixin, MirrorSource):
     def show_page(self, page: PageState, brands: list[Brand]) -> None:
         self.page, self.brands = page, brands
         self.pager.state, self.pager.busy = page, False
+        self.kept = None
         self.fill_brand_table()
+        if self.keeps_first_page():
+            self.call_after_refresh(self.keep_first_page)
+
+    # --- the first page, kept for the next start --------------------------------------------
+
+    @property
+    def first_page_path(self) -> Path:
+        profile = self.app.session.profile
+        return first_page_path(profile.mirror_name, self.app.session.environment, demo=profile.is_demo)
+
+    def show_kept_page(self) -> bool:
+        """The first page as the last start drew it, rows and detail in the first frame; False if none."""
+        kept = read_first_page(self.first_page_path)
+        found = kept_page(kept, self.page.size) if kept is not None else None
+        if found is None:
+            return False
+        self.kept_json, self.kept = kept, found
+        self.page = found.page  # the pager says no page count until the service answers
+        self.query_one("#brands", RowTable).set_rows(found.brands)
+        self.show_cursor_brand()
+        return True
+
+    def keeps_first_page(self) -> bool:
+        """Whether this page is the first page as a start draws it: live, v2, unfiltered."""
+        return (self.page.index == 0 and self.version == 2 and not self.from_mirror and not self.filters
+                and not self.query_one(RowFilter).value and bool(self.brands))
+
+    def keep_first_page(self) -> None:
+        if not self.keeps_first_page():
+            return
+        page = kept_page_json(self.page, [(brand_row(brand), brand_detail(brand)) for brand in self.brands])
+        if not same_page(self.kept_json, page):  # most starts draw the page they kept: nothing to write
+            self.kept_json = page
+            self.run_worker(partial(write_first_page, self.first_page_path, page), thread=True,
+                            group="keep-first-page", exit_on_error=False)
 
     def show_v1_page(self, page: PageState) -> None:
         assert self.v1_brands is not None
@@ -392,6 +458,10 @@ class CatalogScreen(FreshnessMixin, MirrorSource):
 
     def show_cursor_brand(self) -> None:
         row = self.query_one("#brands", RowTable).cursor_row
+        if self.kept is not None:
+            if 0 <= row < len(self.kept.brands):
+                self._show_detail_parts(*self.kept.brands[row].detail)
+            return
         brand = self.shown[row] if 0 <= row < len(self.shown) else None
         if brand is None or brand is not self.detail:
             self.show_detail(brand)
@@ -403,8 +473,7 @@ class CatalogScreen(FreshnessMixin, MirrorSource):
                 "No brands match these filters." if not self.brands else "No rows on this page match the / filter.",
                 style="italic"), [], {})
         else:
-            self._show_detail_parts(detail_title(brand), [product_row(product, brand.currency_code)
-                                                          for product in brand.products], brand_sections(brand))
+            self._show_detail_parts(*brand_detail(brand))
 
     def on_resize(self) -> None:
         self.call_after_refresh(self._refit_products)  # their room changed (e.g. the detail moved beside the table)
@@ -531,6 +600,12 @@ class CatalogScreen(FreshnessMixin, MirrorSource):
     def row_filter_done(self) -> None:
         self.query_one("#brands", RowTable).focus()
 
+    def _say_if_still_loading(self) -> bool:
+        """The kept page's rows are pictures: what needs a brand waits for the live page."""
+        if self.kept is not None:
+            self.notify("The catalog is still loading: a moment.", severity="warning")
+        return self.kept is not None
+
     def _selected_product(self) -> Product | None:
         products = self.query_one("#products", DataTable)
         if self.detail is None or not products.display or not self.detail.products:
@@ -545,8 +620,9 @@ class CatalogScreen(FreshnessMixin, MirrorSource):
         elif self.detail is not None and self.detail.internal_id is not None:  # a v1 brand has no id
             what, value = f"brand {self.detail.name}", self.detail.internal_id
         else:
-            self.notify("A v1 brand has no id to copy." if self.detail is not None else "No brand to copy yet.",
-                        severity="warning")
+            if not self._say_if_still_loading():
+                self.notify("A v1 brand has no id to copy." if self.detail is not None else "No brand to copy yet.",
+                            severity="warning")
             return
         self.app.copy_to_clipboard(value)
         self.notify(f"Copied the id of {what}: {value}")
@@ -566,7 +642,8 @@ class CatalogScreen(FreshnessMixin, MirrorSource):
     def action_new_test_order(self) -> None:
         product = self._selected_product()
         if product is None:
-            self.notify("Choose a product first: enter on a brand, then a product.", severity="warning")
+            if not self._say_if_still_loading():
+                self.notify("Choose a product first: enter on a brand, then a product.", severity="warning")
             return
         if product.count == 0:
             self.notify(f"{product.name} is out of stock.", severity="warning")
