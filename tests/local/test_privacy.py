@@ -25,6 +25,7 @@ from tui.app import build_app, load_settings
 from tui.cli import main
 from tui.demo import DemoBackend
 from tui.local.demo_data import enter_demo_data_dir
+from tui.local.first_pages import first_page_path
 from tui.local.exports import export_dir, screenshot_dir, write_export
 from tui.local.logs import setup_logging
 from tui.local.storage import AuditLog, ChosenAccounts, RecentOrders
@@ -197,9 +198,9 @@ def test_the_demo_records_in_its_own_folder_and_a_new_run_starts_empty(tmp_path)
         backend.stop()
 
 
-async def test_a_demo_tui_writes_nothing_outside_its_own_folder(tmp_path):
-    # The README: `--demo` keeps its own. Its start drew the catalog's first page and, before issue 26, kept it
-    # in the real data folder for the next start.
+async def test_a_demo_tui_writes_nothing_outside_its_own_folder_but_its_kept_first_page(tmp_path):
+    # The README: `--demo` keeps its own. The one thing it keeps between starts, as every profile does, is the
+    # catalog's first page its start drew, in the cache dir, in a folder of the demo's own (tui.local.first_pages).
     settings = load_settings(None, demo=True, readonly=False, order=None)
     try:
         async with build_app(settings).run_test(size=(80, 24)) as pilot:
@@ -208,7 +209,8 @@ async def test_a_demo_tui_writes_nothing_outside_its_own_folder(tmp_path):
             await pilot.pause(0.5)
             await settle(pilot)
         outside = [path for path in tmp_path.rglob("*") if path.is_file()]
-        assert outside == []
+        assert outside == [first_page_path("demo-sandbox", "sandbox", demo=True)]
+        assert outside[0].is_relative_to(tmp_path / "cache")
     finally:
         settings.demo.stop()
 

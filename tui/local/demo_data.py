@@ -6,7 +6,9 @@ entries, recent RequestIds, the chosen account, its log) is about a service that
 is gone when it ends. All of it, and the exports and screenshots a person asks
 for, go to a new temporary folder (0700), removed however the demo ends: at exit,
 and by the demo's simulator process when this one is gone (tui.demo), killed or
-not. Nothing is written outside it.
+not. Nothing else is written outside it: the one thing a demo keeps between
+starts is the catalog's first page its start drew, in the cache dir, as every
+profile keeps its own (tui.local.first_pages).
 """
 
 from __future__ import annotations
