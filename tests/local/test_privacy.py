@@ -25,8 +25,8 @@ from tui.app import build_app, load_settings
 from tui.cli import main
 from tui.demo import DemoBackend
 from tui.local.demo_data import enter_demo_data_dir
-from tui.local.first_pages import first_page_path
 from tui.local.exports import export_dir, screenshot_dir, write_export
+from tui.local.first_pages import first_page_path
 from tui.local.logs import setup_logging
 from tui.local.storage import AuditLog, ChosenAccounts, RecentOrders
 from tui.simulator import demo_credential
