@@ -12,7 +12,9 @@ where Textual's would restyle each key again on mounting it.
 
 Keys that do not fit the width are left out whole (issue 26: Textual cuts the
 last one mid-word, `n Ne▏`), from the end: the app's own keys (quit, jump)
-come last, and a screen lists its everyday keys first. Every key stays in
+come last, and a screen lists its everyday keys first. Keys show once that is
+known (the footer's width comes with its first layout): until then, the first
+frame of a start, there are none to cut. Every key stays in
 Help and the command palette.
 """
 
@@ -37,6 +39,8 @@ class KeysFooter(Footer):
         for widget in super().compose():
             if isinstance(widget, FooterKey):  # what its `compact` binding would set once mounted
                 widget.set_class(self.compact, "-compact", update=False)
+                # Shown by `fit_keys` once the footer has its width: a first frame draws no key cut mid-word.
+                widget.display = widget.has_class("-command-palette")
             yield widget
 
     def bindings_changed(self, screen: Screen) -> None:
@@ -60,14 +64,14 @@ class KeysFooter(Footer):
         self.fit_keys()
 
     def fit_keys(self) -> None:
-        """Show the keys that fit whole, in order; hide the rest (and the palette's key stays at the right)."""
-        keys = [key for key in self.query_children(FooterKey) if not key.has_class("-command-palette")]
-        palette = sum(key.outer_size.width for key in self.query_children(FooterKey) if key.has_class("-command-palette"))
-        room = self.size.width - palette
+        """Show the keys that fit whole, in order; hide the rest (and the palette's key stays at the right).
+        Widths as drawn, not as laid out: keys just composed have no size yet."""
+        keys = list(self.query_children(FooterKey))
+        room = self.size.width - sum(drawn_width(key) for key in keys if key.has_class("-command-palette"))
         for key in keys:
-            margin = key.styles.margin
-            room -= key.render().cell_len + margin.left + margin.right
-            key.display = room >= 0
+            if not key.has_class("-command-palette"):
+                room -= drawn_width(key)
+                key.display = room >= 0
 
     def _keys_shown(self) -> tuple[object, ...]:
         """Everything of the screen's bindings that Footer.compose draws from, and the look's settings."""
@@ -75,3 +79,8 @@ class KeysFooter(Footer):
             (binding.key, binding.action, binding.description, binding.show, binding.group,
              self.app.get_key_display(binding), enabled, tooltip)
             for _node, binding, enabled, tooltip in self.screen.active_bindings.values()))
+
+
+def drawn_width(key: FooterKey) -> int:
+    """The cells `key` takes: its text, padding and border (the palette's `▏`) and margins."""
+    return key.render().cell_len + key.styles.gutter.width + key.styles.margin.width

@@ -1,0 +1,67 @@
+"""`giftdesk --demo` started in a real terminal (an 80x24 pseudo-terminal), as a person starts it (issue 26).
+
+What it writes there, escape sequences taken out, is what a person sees go by:
+Pilot's headless frames cannot show what a start's first frames draw.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import re
+import select
+import signal
+import struct
+import subprocess
+import sys
+import termios
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from tui.local.first_pages import first_page_path
+
+ROOT = Path(__file__).resolve().parents[2]
+ESCAPES = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
+KEPT_WORDS = b"rows from the last start"
+
+
+def run_demo(until: Callable[[bytes], bool], *, linger: float = 0.0, timeout: float = 60.0) -> bytes:
+    """What `giftdesk --demo` wrote to an 80x24 terminal, escapes taken out, until `until(text)` (then `linger`
+    seconds more); the process is ended then."""
+    leader, follower = os.openpty()
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+    env = {**os.environ, "TERM": "xterm-256color"}
+    env.pop("TEXTUAL_DRIVER", None)
+    child = subprocess.Popen([sys.executable, "-m", "tui", "--demo"], cwd=ROOT, env=env, stdin=follower,
+                             stdout=follower, stderr=follower, start_new_session=True)
+    os.close(follower)
+    seen = b""
+    end: float | None = None
+    deadline = time.monotonic() + timeout
+    try:
+        while end is None or time.monotonic() < end:
+            assert time.monotonic() < deadline, f"not seen in {timeout:g} s: {ESCAPES.sub(b'', seen)[-400:]!r}"
+            if select.select([leader], [], [], 0.05)[0]:
+                try:
+                    seen += os.read(leader, 65536)
+                except OSError:
+                    break  # it ended
+            if end is None and until(ESCAPES.sub(b"", seen)):
+                end = time.monotonic() + linger
+    finally:
+        os.killpg(child.pid, signal.SIGTERM)
+        child.wait(timeout=10)
+        os.close(leader)
+    return ESCAPES.sub(b"", seen)
+
+
+def test_a_start_draws_the_kept_page_labelled_and_no_footer_key_cut_mid_word():
+    kept = first_page_path("demo-sandbox", "sandbox", demo=True)
+    run_demo(lambda _text: kept.exists())  # the first start keeps its page
+    shown = run_demo(lambda text: b"Acme Books" in text and KEPT_WORDS in text, linger=1.0)
+    # The kept page's first frame: its rows, labelled, before the live page ("page 1 of 6").
+    assert shown.index(KEPT_WORDS) < shown.index(b"page 1 of 6")
+    assert b"Reload" in shown
+    # Textual's footer cut its last key (`n Ne▏`) until giftdesk's fitted the keys a frame later.
+    assert b"Ne\xe2\x96\x8f" not in shown, shown[-600:]
