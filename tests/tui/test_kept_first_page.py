@@ -20,7 +20,7 @@ from apps import app_on, notifications, settle, until
 from tui.app import AppSettings, build_app
 from tui.core.safe_text import visible
 from tui.local.config import SecretSource, demo_profile, make_profile
-from tui.local.first_pages import first_page_path
+from tui.local.first_pages import MAX_FILE_BYTES, first_page_path
 from tui.screens.catalog_kept import KEPT_PAGE_VERSION
 from tui.simulator import SimulatorSettings, demo_credential
 from widgets.row_table import RowTable
@@ -129,6 +129,10 @@ async def test_the_kept_page_is_outside_text_and_is_shown_literally(sim, kept_fi
     json.dumps({"version": KEPT_PAGE_VERSION, "kept_at": 0, "page": [0, 50, 1], "brands": [{"row": "x"}]}).encode(),
     json.dumps({"version": KEPT_PAGE_VERSION, "kept_at": "soon", "page": [0, 50, 1], "brands": []}).encode(),
     json.dumps([1, 2, 3]).encode(),
+    json.dumps({"version": KEPT_PAGE_VERSION, "kept_at": 0, "page": [0, 50, 1],  # more rows than a page
+                "brands": [{"row": [["x", []]] * 6}] * 51}).encode(),
+    b"[" * 100_000 + b"]" * 100_000,  # nested past the parser's depth
+    b" " * (MAX_FILE_BYTES + 1) + b"{}",  # too large to be a page: not read
 ])
 async def test_a_kept_page_that_cannot_be_used_is_passed_over_and_replaced(sim_factory, kept_file, content):
     kept_file.parent.mkdir(parents=True)

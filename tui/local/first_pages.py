@@ -17,6 +17,9 @@ from typing import Any
 
 from tui.local.fileio import atomic_write, cache_dir
 
+# A page of 100 brands as drawn is about 100 KB: a file far larger is not one, and reading it would hold up a start.
+MAX_FILE_BYTES = 4 * 1024 * 1024
+
 
 def first_page_path(mirror_name: str, environment: str, *, demo: bool) -> Path:
     """A profile's kept first page (`mirror_name`: tui.local.config.Profile.mirror_name, file-safe);
@@ -28,8 +31,12 @@ def first_page_path(mirror_name: str, environment: str, *, demo: bool) -> Path:
 def read_first_page(path: Path) -> dict[str, Any] | None:
     """The page kept at `path`, as written; None when there is none or it cannot be read."""
     try:
-        page = json.loads(path.read_bytes())
-    except (OSError, ValueError):
+        with path.open("rb") as file:
+            data = file.read(MAX_FILE_BYTES + 1)
+        if len(data) > MAX_FILE_BYTES:
+            return None
+        page = json.loads(data)
+    except (OSError, ValueError, RecursionError):  # RecursionError: nested too deep to be a page
         return None
     return page if isinstance(page, dict) else None
 

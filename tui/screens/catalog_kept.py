@@ -81,7 +81,7 @@ def same_page(one: dict[str, Any] | None, other: dict[str, Any]) -> bool:
 def kept_page(kept: dict[str, Any], size: int) -> KeptPage | None:
     """The kept page, if it is one of this size in this version's shape (else None: it is only a head start)."""
     try:
-        if kept["version"] != KEPT_PAGE_VERSION or kept["page"][1] != size:
+        if kept["version"] != KEPT_PAGE_VERSION or kept["page"][1] != size or len(kept["brands"]) > size:
             return None
         brands = [KeptBrand(tuple(text_from_json(cell) for cell in brand["row"]), brand) for brand in kept["brands"]]
         return KeptPage(PageState(*kept["page"]), brands, float(kept["kept_at"]))
