@@ -71,6 +71,11 @@ def notifications(app) -> list[str]:
     return [n.message for n in app._notifications]
 
 
+def screen_lines(app) -> list[str]:
+    """The screen as a person sees it, line by line."""
+    return [strip.text for strip in app.screen._compositor.render_strips()]
+
+
 def rendered(screen, selector: str) -> str:
     """What a Static (or any simple widget) shows, as text."""
     return str(screen.query_one(selector).render())

@@ -102,3 +102,11 @@ def test_one_cent_off_is_named(amounts, which):
     failures = [line.transaction.reference for line in reconcile(transactions).failures]
     # The line that is off, and (unless it is the last) the next one, which starts from it.
     assert f"T{which}" in failures and set(failures) <= {f"T{which}", f"T{which + 1}"}
+
+
+def test_a_ledger_of_one_transaction_says_one_transaction():
+    # Issue 26: "1 transactions".
+    one = reconcile([_transaction(Decimal("5.00"), Decimal("105.00"), 1)]).summary()
+    assert one.startswith("1 transaction, balance 100.00 USD → 105.00 USD")
+    two = reconcile([_transaction(Decimal("5.00"), Decimal("105.00"), 1), _transaction(Decimal("1.00"), Decimal("106.00"), 2)])
+    assert two.summary().startswith("2 transactions,")

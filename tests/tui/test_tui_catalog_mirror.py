@@ -10,7 +10,7 @@ import asyncio
 import sqlite3
 
 import pytest
-from apps import app_on, notifications, settle, until
+from apps import app_on, notifications, screen_lines, settle, until
 from textual.widgets import DataTable, ProgressBar
 from textual.widgets._progress_bar import Bar
 
@@ -107,6 +107,8 @@ async def test_v2_filters_apply_to_the_mirror_and_live_is_one_key_away(own_sim, 
         await pilot.press("escape", "l")
         await settle(pilot)
         assert note(screen).endswith("live; mirror synced just now")
+        # Drawn whole at 80 columns (issue 26: `live service (mirror` was cut).
+        assert any("live; mirror synced just now" in line for line in screen_lines(pilot.app))
         assert screen.page.count == gb  # the service's own answer to CountryCode=GB
 
 

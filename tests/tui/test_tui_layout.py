@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 
 import pytest
-from apps import app_on, settle, until
+from apps import app_on, screen_lines, settle, until
 from textual.widgets import DataTable
 from textual.widgets._footer import FooterKey
 
@@ -19,11 +19,6 @@ from widgets.footer import KeysFooter
 from widgets.money import format_amount
 
 SMALL, WIDE = (80, 24), (160, 48)
-
-
-def screen_lines(app) -> list[str]:
-    """The screen as a person sees it, line by line."""
-    return [strip.text for strip in app.screen._compositor.render_strips()]
 
 
 def shown_whole(app, text: str, widget=None) -> bool:
