@@ -9,7 +9,6 @@ has no paging at the service; it is paged here with the same pager.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Iterable
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -42,9 +41,6 @@ if TYPE_CHECKING:  # the models (pydantic) load with the first live page, not be
 
 DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 100  # DESIGN: the service publishes no maximum; we cap at 100
-# The live page is asked for this long after the kept one is set, so that its frame comes first: Textual draws
-# on a timer of its own, and a callback "after refresh" can run before that frame.
-KEPT_PAGE_DRAWN_SECONDS = 0.05
 V1_NOTE = "v1: flat list, no filters"  # catalog v1 (`v`): the pager says so, with a mirror too
 
 CATALOG_FILTERS = (
@@ -289,8 +285,12 @@ class CatalogScreen(FreshnessMixin, MirrorSource):
         self.kept_json: dict[str, Any] | None = None  # as read: a first page that did not change is not written again
 
     def compose_body(self) -> ComposeResult:
+        self.open_mirror()
+        if not self.from_mirror:
+            self.read_kept_page()
         yield FilterBar(CATALOG_FILTERS, id="filters")
-        yield Pager("brand", id="pager")
+        # The kept page's words are the pager's from the start: a status set before the first frame is not in it.
+        yield Pager("brand", id="pager", activity=self._loading_words() if self.kept is not None else None)
         yield RowFilter(id="row-filter")
         with Container(id="catalog-body"):
             yield RowTable(BRAND_TABLE_COLUMNS, cells=brand_cells, id="brands")
@@ -306,9 +306,9 @@ class CatalogScreen(FreshnessMixin, MirrorSource):
 
     def on_mount(self) -> None:
         self.query_one("#brands", RowTable).focus()
-        self.open_mirror()
-        kept = not self.from_mirror and self.show_kept_page()
-        self.reload(after=KEPT_PAGE_DRAWN_SECONDS if kept else 0.0)
+        if self.kept is not None:
+            self.show_kept_page()
+        self.reload(after_kept_page=self.kept is not None)
 
     def on_unmount(self) -> None:
         self.close_mirror()
@@ -323,10 +323,10 @@ class CatalogScreen(FreshnessMixin, MirrorSource):
 
     # --- requests -------------------------------------------------------------------
 
-    def reload(self, *, fresh: bool = False, after: float = 0.0) -> None:
+    def reload(self, *, fresh: bool = False, after_kept_page: bool = False) -> None:
         """Ask for what the current version, filters and page say; the pager says which.
         `fresh`: the v1 list from the service (within its limits), not the local copy;
-        `after`: a v2 page is asked for that many seconds later (the kept page's frame first)."""
+        `after_kept_page`: the v2 page is asked for once the kept page's frame is drawn."""
         if self.mirror is not None:  # v1 is live only: the note says both
             self.pager.note = (f"{V1_NOTE} · " if self.version == 1 else "") + self.source_note()
         if self.from_mirror:  # answered at once: the pager says "loading" never, and changes once
@@ -342,7 +342,7 @@ class CatalogScreen(FreshnessMixin, MirrorSource):
         if self.version == 1:
             self.fetch_v1(fresh)
         else:
-            self.fetch_page(after)
+            self.fetch_page(after_kept_page)
 
     def _loading_words(self) -> str:
         if self.app.session.service_starting:
@@ -357,9 +357,9 @@ class CatalogScreen(FreshnessMixin, MirrorSource):
         return client
 
     @work(exclusive=True, exit_on_error=False, group="catalog")
-    async def fetch_page(self, after: float) -> None:
-        if after:
-            await asyncio.sleep(after)  # the models' import below takes the loop for a while
+    async def fetch_page(self, after_kept_page: bool) -> None:
+        if after_kept_page:  # its frame first: the models' and client's imports below take the loop for a while
+            await self.wait_for_refresh()
         query = catalog_query(self.filters, self.page)
         client = await self._client()
         page = await client.catalog(query)
@@ -399,17 +399,19 @@ class CatalogScreen(FreshnessMixin, MirrorSource):
         profile = self.app.session.profile
         return first_page_path(profile.mirror_name, self.app.session.environment, demo=profile.is_demo)
 
-    def show_kept_page(self) -> bool:
-        """The first page as the last start drew it, rows and detail in the first frame; False if none."""
+    def read_kept_page(self) -> None:
+        """The first page as the last start drew it, if one was kept (in this shape, of this page size)."""
         kept = read_first_page(self.first_page_path)
         found = kept_page(kept, self.page.size) if kept is not None else None
-        if found is None:
-            return False
-        self.kept_json, self.kept = kept, found
-        self.page = found.page  # the pager says no page count until the service answers
-        self.query_one("#brands", RowTable).set_rows(found.brands)
+        if found is not None:
+            self.kept_json, self.kept = kept, found
+            self.page = found.page  # the pager says no page count until the service answers
+
+    def show_kept_page(self) -> None:
+        """The kept page's rows and its cursor brand's detail, in the first frame."""
+        assert self.kept is not None
+        self.query_one("#brands", RowTable).set_rows(self.kept.brands)
         self.show_cursor_brand()
-        return True
 
     def keeps_first_page(self) -> bool:
         """Whether this page is the first page as a start draws it: live, v2, unfiltered."""
