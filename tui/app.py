@@ -7,6 +7,9 @@ Built by `build_app(settings)` so tests construct it with injected settings
 from __future__ import annotations
 
 import gc
+import logging
+import select
+import sys
 import time
 from collections.abc import Awaitable, Callable, Iterable
 from contextlib import suppress
@@ -85,6 +88,15 @@ START_COLLECTOR_PAUSE_SECONDS = 10.0
 WATCH_AFTER_CONTENT_SECONDS = 0.3  # how long after the start screen's first content the watch list starts
 WATCH_START_LATEST_SECONDS = 2.0  # the watch list starts after the start screen's first content, or this long after mounting
 TEAM_UNREACHABLE = "team database unreachable, retrying"
+log = logging.getLogger(__name__)
+TERMINAL_CHECK_SECONDS = 2.0  # how often the app looks whether its terminal is still there
+
+
+def terminal_hung_up(fd: int) -> bool:
+    """Whether the terminal on `fd` hung up (its other end closed); never blocks."""
+    poller = select.poll()
+    poller.register(fd, 0)  # no event asked: only a hangup, an error or a closed fd are said
+    return bool(poller.poll(0))
 
 
 def navigation_bindings() -> list[Binding]:
@@ -383,6 +395,8 @@ class GiftdeskApp(GiftdeskHost):
     # --- navigation ------------------------------------------------------------
 
     def on_mount(self) -> None:
+        if not self.is_headless:
+            self.set_interval(TERMINAL_CHECK_SECONDS, self._exit_if_terminal_gone)
         # The default screen stays a blank base under everything, so that a
         # profile switch can drop every screen above it and start afresh.
         if not gc.isenabled():  # the command line's start (tui/cli.py): the first screen is drawn by now
@@ -406,6 +420,14 @@ class GiftdeskApp(GiftdeskHost):
                         severity="warning", timeout=10)
         if self.settings.order and self.current_session is not None:
             self.call_later(self.navigate, "order", self.settings.order)
+
+    def _exit_if_terminal_gone(self) -> None:
+        """A terminal gone with no hangup signal (its process group not the terminal's, or SIGHUP ignored):
+        Textual's input thread would read its end of file in a loop, a core for good, and nobody would see."""
+        terminal = sys.__stdin__  # what Textual's driver reads the keys from
+        if terminal is not None and terminal_hung_up(terminal.fileno()):
+            log.warning("the terminal is gone: giftdesk ends")
+            self.exit()
 
     def on_unmount(self) -> None:
         if self.current_session is not None:

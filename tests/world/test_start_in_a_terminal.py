@@ -26,9 +26,9 @@ ESCAPES = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\
 KEPT_WORDS = b"rows from the last start"
 
 
-def run_demo(until: Callable[[bytes], bool], *, linger: float = 0.0, timeout: float = 60.0) -> bytes:
-    """What `giftdesk --demo` wrote to an 80x24 terminal, escapes taken out, until `until(text)` (then `linger`
-    seconds more); the process is ended then."""
+def start_demo() -> tuple[subprocess.Popen[bytes], int]:
+    """`giftdesk --demo` in an 80x24 pseudo-terminal of its own session (which is not its controlling terminal:
+    closing it sends no SIGHUP); the process and the terminal's other end."""
     leader, follower = os.openpty()
     fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
     env = {**os.environ, "TERM": "xterm-256color"}
@@ -36,24 +36,35 @@ def run_demo(until: Callable[[bytes], bool], *, linger: float = 0.0, timeout: fl
     child = subprocess.Popen([sys.executable, "-m", "tui", "--demo"], cwd=ROOT, env=env, stdin=follower,
                              stdout=follower, stderr=follower, start_new_session=True)
     os.close(follower)
+    return child, leader
+
+
+def read_until(leader: int, until: Callable[[bytes], bool], *, linger: float = 0.0, timeout: float = 60.0) -> bytes:
+    """What was written to the terminal, escapes taken out, until `until(text)` (then `linger` seconds more)."""
     seen = b""
     end: float | None = None
     deadline = time.monotonic() + timeout
+    while end is None or time.monotonic() < end:
+        assert time.monotonic() < deadline, f"not seen in {timeout:g} s: {ESCAPES.sub(b'', seen)[-400:]!r}"
+        if select.select([leader], [], [], 0.05)[0]:
+            try:
+                seen += os.read(leader, 65536)
+            except OSError:
+                break  # it ended
+        if end is None and until(ESCAPES.sub(b"", seen)):
+            end = time.monotonic() + linger
+    return ESCAPES.sub(b"", seen)
+
+
+def run_demo(until: Callable[[bytes], bool], *, linger: float = 0.0) -> bytes:
+    """What `giftdesk --demo` wrote to its terminal until `until(text)` (then `linger` seconds more); it is ended then."""
+    child, leader = start_demo()
     try:
-        while end is None or time.monotonic() < end:
-            assert time.monotonic() < deadline, f"not seen in {timeout:g} s: {ESCAPES.sub(b'', seen)[-400:]!r}"
-            if select.select([leader], [], [], 0.05)[0]:
-                try:
-                    seen += os.read(leader, 65536)
-                except OSError:
-                    break  # it ended
-            if end is None and until(ESCAPES.sub(b"", seen)):
-                end = time.monotonic() + linger
+        return read_until(leader, until, linger=linger)
     finally:
         os.killpg(child.pid, signal.SIGTERM)
         child.wait(timeout=10)
         os.close(leader)
-    return ESCAPES.sub(b"", seen)
 
 
 def test_a_start_draws_the_kept_page_labelled_and_no_footer_key_cut_mid_word():
@@ -66,3 +77,17 @@ def test_a_start_draws_the_kept_page_labelled_and_no_footer_key_cut_mid_word():
     assert b"Reload" in shown
     # Textual's footer cut its last key (`n Ne▏`) until giftdesk's fitted the keys a frame later.
     assert b"Ne\xe2\x96\x8f" not in shown, shown[-600:]
+
+
+def test_giftdesk_ends_when_its_terminal_goes_away_with_no_hangup_signal():
+    # Seen when a script driving it died: Textual's input thread read the terminal's end of file in a loop, at 100%
+    # of a core, for good.
+    child, leader = start_demo()
+    try:
+        read_until(leader, lambda text: b"Acme Books" in text)
+        os.close(leader)
+        child.wait(timeout=15)  # it looks every 2 s
+    finally:
+        if child.poll() is None:
+            os.killpg(child.pid, signal.SIGKILL)
+            child.wait()
