@@ -205,6 +205,7 @@ class GiftdeskApp(GiftdeskHost):
             chosen_accounts=ChosenAccounts(),
             # Only while the demo's simulator has not said it serves: a later session has nothing to wait for.
             wait_ready=self.settings.demo.wait_ready if self.settings.demo and not self.settings.demo.ready else None,
+            start_service=self.settings.demo.begin if self.settings.demo else None,
             on_retry=self._notify_retry,
             on_wait=self._notify_wait,
             client_options=self.settings.client_options,

@@ -131,14 +131,15 @@ def _run_tui(profile: str | None, *, demo: bool, team: bool, readonly: bool, ord
     if team:
         return _run_team_demo(readonly=readonly, order=order, debug=debug)
     backend = None
-    if demo:  # first thing: the simulator's process starts while Textual loads (tui/demo.py)
-        from tui.demo import DemoBackend
+    profile = profile_name(profile, demo)
+    if demo:  # first thing: the simulator's process starts while Textual loads (tui/demo.py), unless the first
+        # frame needs no service: then when the catalog asks for its live page, after that frame
+        from tui.demo import DemoBackend, draws_a_kept_page
 
-        backend = DemoBackend.start()
+        backend = DemoBackend.start(now=not draws_a_kept_page(profile or DemoBackend.default_profile_name))
     from tui.app import run_tui  # Textual only for the TUI
     from tui.local.config import ConfigError
 
-    profile = profile_name(profile, demo)
     try:
         return run_tui(profile_name=profile, demo=demo, readonly=readonly, order=order, debug=debug, backend=backend)
     except ConfigError as error:  # e.g. an unknown --profile: said plainly, before any screen

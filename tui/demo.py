@@ -5,7 +5,10 @@ loads: it binds a loopback socket (so the port, and the demo profiles' base
 URL, are known at once) and hands it to a child interpreter (`python -m
 tui.demo FD`), which imports Starlette and uvicorn, builds the catalog and
 serves on it, on its own CPU and its own interpreter lock, while this process
-imports and composes the TUI. Connections made before the child serves wait
+imports and composes the TUI. When the start draws the catalog's kept first
+page (which needs no service), the child starts once that frame is drawn
+(`start(now=False)`, `begin`): where a core is short, the service's start
+would otherwise take half of it from the TUI's first frame. Connections made before the child serves wait
 in the socket's queue. The child says "ready" (or why it failed) on a pipe;
 the first request waits for that line (`wait_ready`). The child ends when
 its stdin closes: when we stop it, and also when this process dies.
@@ -51,29 +54,43 @@ def _loopback_listener() -> socket.socket:
 class DemoBackend:
     default_profile_name = "demo-sandbox"
 
-    def __init__(self, port: int, child: subprocess.Popen[str]) -> None:
-        self.port = port
-        self._child = child
+    def __init__(self, folder: Path, listener: socket.socket) -> None:
+        self.port = listener.getsockname()[1]
+        self._folder = folder
+        self._listener: socket.socket | None = listener  # until the child holds it
+        self._child: subprocess.Popen[str] | None = None
         self._answer: str | None = None  # the child's first line, once read
         self._answer_lock = threading.Lock()
 
     @classmethod
-    def start(cls) -> DemoBackend:
+    def start(cls, *, now: bool = True) -> DemoBackend:
+        """The demo's folder and socket, and its service's process at once (`now`), or at the first `wait_ready`
+        or `begin`: a start whose first frame needs no service (the catalog's kept first page) draws it before the
+        service's start takes half of a core where cores are short."""
         folder = enter_demo_data_dir()  # the demo's audit log, recent orders, exports and log are its own
-        with _loopback_listener() as listener:
-            child = subprocess.Popen(
-                # -P: the current directory is not put on the path, so no folder there can pass for tui.
-                # The child removes the demo's folder once this process is gone, however it ended.
-                [sys.executable, "-P", "-m", "tui.demo", str(listener.fileno()), str(folder)],
-                pass_fds=(listener.fileno(),),
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-                start_new_session=True,  # the terminal's Ctrl-C is the TUI's key, not the child's signal
-            )
-            backend = cls(listener.getsockname()[1], child)  # the child holds the socket from here on
+        backend = cls(folder, _loopback_listener())
+        if now:
+            backend.begin()
+        return backend
+
+    def begin(self) -> None:
+        """Start the service's process, if it is not started yet."""
+        with self._answer_lock:
+            if self._listener is None:
+                return
+            with self._listener as listener:
+                self._child = subprocess.Popen(
+                    # -P: the current directory is not put on the path, so no folder there can pass for tui.
+                    # The child removes the demo's folder once this process is gone, however it ended.
+                    [sys.executable, "-P", "-m", "tui.demo", str(listener.fileno()), str(self._folder)],
+                    pass_fds=(listener.fileno(),),
+                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                    start_new_session=True,  # the terminal's Ctrl-C is the TUI's key, not the child's signal
+                )
+            self._listener = None  # the child holds the socket from here on
         # The answer is read as soon as it comes (the thread waits on the pipe, not on the interpreter),
         # so the first request finds it there instead of waiting for a thread of its own.
-        threading.Thread(target=backend._read_answer, name="demo-ready", daemon=True).start()
-        return backend
+        threading.Thread(target=self._read_answer, name="demo-ready", daemon=True).start()
 
     @property
     def base_url(self) -> str:
@@ -82,7 +99,7 @@ class DemoBackend:
     def _read_answer(self) -> str:
         with self._answer_lock:
             if self._answer is None:
-                assert self._child.stdout is not None
+                assert self._child is not None and self._child.stdout is not None
                 self._answer = self._child.stdout.readline().strip() or "it exited"
             return self._answer
 
@@ -92,6 +109,7 @@ class DemoBackend:
         return self._answer == READY
 
     async def wait_ready(self) -> None:
+        self.begin()
         answer = self._answer if self._answer is not None else await asyncio.to_thread(self._read_answer)
         if answer != READY:
             raise RuntimeError(f"the demo simulator did not start: {answer}")
@@ -114,6 +132,12 @@ class DemoBackend:
 
     def stop(self) -> None:
         """End the child (closing its stdin asks it to stop) and wait for it; safe to call twice."""
+        if self._child is None:  # never started: its socket and folder go now
+            if self._listener is not None:
+                self._listener.close()
+                self._listener = None
+            shutil.rmtree(self._folder, ignore_errors=True)
+            return
         if self._child.stdin is not None and not self._child.stdin.closed:
             self._child.stdin.close()
         try:
@@ -123,6 +147,17 @@ class DemoBackend:
             self._child.wait()
         if self._child.stdout is not None:
             self._child.stdout.close()
+
+
+def draws_a_kept_page(profile_name: str) -> bool:
+    """Whether a start on this demo profile draws the catalog's kept first page (tui.local.first_pages) in its first
+    frame: one that needs no service."""
+    from tui.local.first_pages import first_page_path
+    from tui.simulator.credentials import DEMO_CREDENTIALS
+
+    environments = {credential.name: credential.environment for credential in DEMO_CREDENTIALS}
+    sim_name = _DEMO_PROFILES.get(profile_name)
+    return sim_name is not None and first_page_path(profile_name, environments[sim_name], demo=True).exists()
 
 
 def demo_settings() -> SimulatorSettings:

@@ -31,6 +31,7 @@ class Session:
         readonly_flag: bool = False,
         chosen_accounts: ChosenAccounts | None = None,
         wait_ready: Callable[[], Awaitable[None]] | None = None,
+        start_service: Callable[[], None] | None = None,
         on_retry: RetryNotice | None = None,
         on_wait: WaitNotice | None = None,
         client_options: dict[str, Any] | None = None,
@@ -41,6 +42,7 @@ class Session:
         self.cache: dict[str, Any] = {}
         self._chosen_accounts = chosen_accounts
         self._wait_ready = wait_ready
+        self._start_service = start_service
         self._on_retry = on_retry
         self._on_wait = on_wait
         self._client_options = client_options or {}
@@ -54,6 +56,11 @@ class Session:
     def service_starting(self) -> bool:
         """True until the service the session waits for (the demo's simulator) is ready and the client built."""
         return self._wait_ready is not None and self._client is None
+
+    def start_service(self) -> None:
+        """Start the service the session waits for (the demo's, when its start put it off), not waiting for it."""
+        if self._start_service is not None:
+            self._start_service()
 
     @property
     def environment(self) -> str:

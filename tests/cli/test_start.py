@@ -19,7 +19,8 @@ from textual.app import App, ComposeResult
 from textual.widgets import Input
 
 from tui.app import build_app, load_settings
-from tui.demo import DemoBackend
+from tui.demo import DemoBackend, draws_a_kept_page
+from tui.local.first_pages import first_page_path
 from tui.session import Session
 from tui.simulator import SimulatorServer, SimulatorSettings, demo_credential
 from tui.simulator.history import HISTORY_CREDENTIAL, HISTORY_PATH
@@ -57,6 +58,42 @@ async def test_the_demo_service_runs_in_a_child_process_and_stops_with_it():
         backend.stop()
     backend.stop()  # a second stop is harmless
     assert refused(backend.base_url)
+
+
+async def test_a_demo_service_put_off_starts_when_first_asked_for_and_stops_with_it():
+    # A start that draws the kept first page puts its service off until that frame (issue 26: on a busy core the
+    # service's start came before the TUI's first frame).
+    backend = DemoBackend.start(now=False)
+    try:
+        profile = backend.profiles()[backend.default_profile_name]
+        assert profile.base_url == backend.base_url
+        with pytest.raises(httpx.ReadTimeout):  # bound, nobody serving: the connection waits in the queue
+            httpx.get(backend.base_url + ACCOUNTS, timeout=1)
+        session = Session(profile, wait_ready=backend.wait_ready, start_service=backend.begin)
+        session.start_service()
+        session.start_service()  # once only
+        client = await session.client()
+        assert 1001 in [account.id for account in await client.accounts()]
+        await session.close()
+    finally:
+        backend.stop()
+    assert refused(backend.base_url)
+
+
+def test_a_demo_service_never_started_stops_and_takes_its_folder_with_it():
+    backend = DemoBackend.start(now=False)
+    folder = backend._folder
+    assert folder.exists()
+    backend.stop()
+    backend.stop()
+    assert refused(backend.base_url) and not folder.exists()
+
+
+def test_the_demo_puts_its_service_off_only_when_a_first_page_is_kept():
+    assert not draws_a_kept_page("demo-sandbox")
+    first_page_path("demo-sandbox", "sandbox", demo=True).parent.mkdir(parents=True)
+    first_page_path("demo-sandbox", "sandbox", demo=True).write_text("{}")
+    assert draws_a_kept_page("demo-sandbox") and not draws_a_kept_page("demo-production")
 
 
 def test_the_catalog_answers_before_the_seeded_past_and_every_other_request_waits_for_it():

@@ -87,7 +87,22 @@ async def test_a_first_page_that_did_not_change_is_not_written_again(sim_factory
         await pilot.pause(0.2)
         await pilot.app.workers.wait_for_complete()
         assert pilot.app.screen.kept is None and pilot.app.screen.kept_json is not None
-    assert kept_file.read_bytes() == written  # its time of keeping too: the rows' age is that of the page
+    assert kept_file.read_bytes() == written
+
+
+async def test_an_unchanged_page_kept_long_ago_is_kept_again_with_the_time_it_was_seen(sim_factory, kept_file):
+    # Its label says when its rows were last seen: "rows from the last start, 3 h ago" after a start a minute ago
+    # that saw the same rows would mislead.
+    sim = sim_factory()
+    async with app_on(sim).run_test() as pilot:
+        await settle(pilot)
+        await until(pilot, kept_file.exists)
+    old = json.loads(kept_file.read_bytes())
+    kept_file.write_text(json.dumps({**old, "kept_at": time.time() - 3 * 3600}))
+    async with app_on(sim).run_test() as pilot:
+        await settle(pilot)
+        await until(pilot, lambda: json.loads(kept_file.read_bytes())["kept_at"] > time.time() - 60)
+    assert {**json.loads(kept_file.read_bytes()), "kept_at": 0} == {**old, "kept_at": 0}
 
 
 async def test_a_page_other_than_the_first_or_filtered_is_not_kept(sim, kept_file):

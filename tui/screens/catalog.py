@@ -24,7 +24,7 @@ from textual.worker import Worker, WorkerState
 
 from styles import STYLES
 from tui.local.first_pages import first_page_path, read_first_page, write_first_page
-from tui.screens.catalog_kept import Detail, KeptBrand, KeptPage, kept_page, kept_page_json, same_page
+from tui.screens.catalog_kept import Detail, KeptBrand, KeptPage, kept_page, kept_page_json, worth_keeping
 from tui.screens.catalog_mirror import MIRROR_BINDINGS, MirrorSource
 from tui.screens.freshness import FreshnessMixin
 from widgets.filter_bar import FilterBar, FilterField, RowFilter, int_between, letters, positive_int, real_date
@@ -360,7 +360,8 @@ class CatalogScreen(FreshnessMixin, MirrorSource):
     async def fetch_page(self, after_kept_page: bool) -> None:
         if after_kept_page:  # its frame first: the models' and client's imports below take the loop for a while
             await self.wait_for_refresh()
-        query = catalog_query(self.filters, self.page)
+        self.app.session.start_service()  # the demo's, if its start put it off for the kept page's frame (tui.demo)
+        query = catalog_query(self.filters, self.page)  # the models' import, while the service starts
         client = await self._client()
         page = await client.catalog(query)
         self.show_page(PageState(page.page_index, self.page.size, page.count), page.items)
@@ -422,7 +423,7 @@ class CatalogScreen(FreshnessMixin, MirrorSource):
         if not self.keeps_first_page():
             return
         page = kept_page_json(self.page, [(brand_row(brand), brand_detail(brand)) for brand in self.brands])
-        if not same_page(self.kept_json, page):  # most starts draw the page they kept: nothing to write
+        if worth_keeping(self.kept_json, page):
             self.kept_json = page
             self.run_worker(partial(write_first_page, self.first_page_path, page), thread=True,
                             group="keep-first-page", exit_on_error=False)

@@ -20,6 +20,7 @@ from tui.local.report_copies import ago
 from widgets.pager import PageState
 
 KEPT_PAGE_VERSION = 2  # the kept page's shape: a page kept in another is not shown (2: when it was kept)
+RESEEN_SECONDS = 60.0  # an unchanged page is kept again (with the time it was seen) once what is kept is this old
 Detail = tuple[Text, list[tuple[Text, ...]], dict[str, str]]  # title, product rows, texts
 
 
@@ -73,9 +74,12 @@ def kept_page_json(page: PageState, drawn: list[tuple[tuple[Text, ...], Detail]]
                        for row, (title, products, sections) in drawn]}
 
 
-def same_page(one: dict[str, Any] | None, other: dict[str, Any]) -> bool:
-    """Whether two kept pages show the same (when each was kept aside): most starts keep the page they drew."""
-    return one is not None and {**one, "kept_at": None} == {**other, "kept_at": None}
+def worth_keeping(kept: dict[str, Any] | None, page: dict[str, Any]) -> bool:
+    """Whether `page` should replace what is kept: it shows something else, or what is kept says a time more than
+    `RESEEN_SECONDS` older (its label says when the rows were last seen). Most starts draw what they kept."""
+    if kept is None or {**kept, "kept_at": None} != {**page, "kept_at": None}:
+        return True
+    return page["kept_at"] - kept["kept_at"] >= RESEEN_SECONDS
 
 
 def kept_page(kept: dict[str, Any], size: int) -> KeptPage | None:
