@@ -74,6 +74,8 @@ def test_a_start_draws_the_kept_page_labelled_and_no_footer_key_cut_mid_word():
     # The kept page's first frame: its rows and, in the same frame (its line is above them), what they are;
     # then the live page ("page 1 of 6"). A pager status set before the first frame was once left out of it.
     assert shown.index(KEPT_WORDS) < shown.index(b"Acme Books") < shown.index(b"page 1 of 6")
+    # The context bar (the environment, in words and colour) in that first frame too: it was blank until later.
+    assert shown.index(b"profile demo-sandbox") < shown.index(b"Acme Books")
     assert b"Reload" in shown
     # Textual's footer cut its last key (`n Ne▏`) until giftdesk's fitted the keys a frame later.
     assert b"Ne\xe2\x96\x8f" not in shown, shown[-600:]
