@@ -409,10 +409,11 @@ class CatalogScreen(FreshnessMixin, MirrorSource):
             self.page = found.page  # the pager says no page count until the service answers
 
     def show_kept_page(self) -> None:
-        """The kept page's rows and its cursor brand's detail, in the first frame."""
+        """The kept page's rows in the first frame; its cursor brand's detail a frame later, as a live page's
+        (the products table is fitted to the pane's width, which the first layout gives)."""
         assert self.kept is not None
         self.query_one("#brands", RowTable).set_rows(self.kept.brands)
-        self.show_cursor_brand()
+        self.call_after_refresh(self.show_cursor_brand)
 
     def keeps_first_page(self) -> bool:
         """Whether this page is the first page as a start draws it: live, v2, unfiltered."""
@@ -482,7 +483,9 @@ class CatalogScreen(FreshnessMixin, MirrorSource):
         self.call_after_refresh(self._refit_products)  # their room changed (e.g. the detail moved beside the table)
 
     def _refit_products(self) -> None:
-        if self.detail is not None:
+        if self.kept is not None:
+            self.show_cursor_brand()
+        elif self.detail is not None:
             self.show_detail(self.detail)
 
     def _products_room(self, rows: int) -> int:
