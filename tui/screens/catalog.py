@@ -282,7 +282,7 @@ class CatalogScreen(FreshnessMixin, MirrorSource):
         self.v1_brands: list[Brand] | None = None  # v1 only: the service gives the whole list
         # The first page as the last start drew it, on screen until the live page comes.
         self.kept: KeptPage | None = None
-        self.kept_json: dict[str, Any] | None = None  # as read: a first page that did not change is not written again
+        self.kept_json: dict[str, Any] | None = None  # what is kept, as read or last written (`worth_keeping`)
 
     def compose_body(self) -> ComposeResult:
         self.open_mirror()
