@@ -39,7 +39,7 @@ from tui.api.errors import (
     UnreachableError,
 )
 from tui.api.limiter import Limiter, Turn
-from tui.api.limits import Limit
+from tui.api.limits import Limit, wait_words
 from tui.api.pacing import PlacePacer
 from tui.api.payout_rules import validate_redeem
 from tui.api.redact import Secret, mask_text, register_secret
@@ -444,7 +444,7 @@ class ServiceClient:
         rule = f"the provider allows {limit} here" if limit else "the provider asked for a pause"
         raise RateLimitedError(
             f"{where}: held back by the provider's limits ({rule}); the next request is possible at {moment} "
-            f"(in {_duration(turn.wait)})",
+            f"(in {wait_words(turn.wait)})",
             retry_after=turn.wait, hint=f"Try again at {moment}, or use what giftdesk keeps locally.")
 
     def _honour_limit_headers(self, endpoint: str, response: httpx.Response) -> None:
@@ -557,12 +557,6 @@ def exhausted_until(headers: httpx.Headers) -> float | None:
             return None
         return max(0.0, moment - time.time()) if moment > 1_000_000_000 else max(0.0, moment)
     return None
-
-
-def _duration(seconds: float) -> str:
-    if seconds < 90:
-        return f"{seconds:.0f} s"
-    return f"{seconds / 60:.0f} min"
 
 
 def _service_message(response: httpx.Response) -> str:

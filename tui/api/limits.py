@@ -75,6 +75,11 @@ class LimitSyntaxError(ValueError):
     pass
 
 
+def wait_words(seconds: float) -> str:
+    """A wait as a person says it: "45 s", "2 min"."""
+    return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min"
+
+
 def parse_limit(text: str) -> Limit:
     """"4/hour", "120/min", "1/s", "10/30s" -> Limit; LimitSyntaxError says what is wrong."""
     match = _RATE_RE.fullmatch(text.lower())

@@ -18,6 +18,7 @@ from textual.binding import Binding
 from textual.widgets import DataTable, Static
 
 from styles import STYLES
+from tui.api.limits import wait_words
 from tui.core.endings import ended_badly
 from tui.core.safe_text import visible
 from tui.core.watching import Pasted
@@ -47,10 +48,6 @@ def _final(item: WatchedItem) -> Text:
     if not item.final:
         return Text("watching", style="dim")
     return Text("final ⚠", style="bold red") if ended_badly(item.status) else Text("final", style="green")
-
-
-def _seconds(seconds: float) -> str:
-    return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.0f} min"
 
 
 def row_cells(item: WatchedItem) -> tuple[Text, ...]:
@@ -121,7 +118,7 @@ class WatchScreen(BaseScreen):
                        if items else "Nothing watched yet: press a to paste RequestIds and card codes, or w on an order or a payout.")
         within = self.app.watch_list.looked_again_within()
         if within is not None:  # the freshness line: it refreshes by itself, as often as the limits allow
-            summary.append(f" Each looked at again within {_seconds(within)}, as the provider's limits allow.", style="dim")
+            summary.append(f" Each looked at again within {wait_words(within)}, as the provider's limits allow.", style="dim")
         self.query_one("#watch-summary", Static).update(summary)
         self.show_detail()
 
