@@ -60,7 +60,8 @@ class DemoBackend:
         self._listener: socket.socket | None = listener  # until the child holds it
         self._child: subprocess.Popen[str] | None = None
         self._answer: str | None = None  # the child's first line, once read
-        self._answer_lock = threading.Lock()
+        self._answer_lock = threading.Lock()  # held by the thread reading the answer, while it waits for it
+        self._spawn_lock = threading.Lock()  # never held while waiting: `begin` runs on the TUI's event loop
 
     @classmethod
     def start(cls, *, now: bool = True) -> DemoBackend:
@@ -74,8 +75,8 @@ class DemoBackend:
         return backend
 
     def begin(self) -> None:
-        """Start the service's process, if it is not started yet."""
-        with self._answer_lock:
+        """Start the service's process, if it is not started yet (never waits for it to answer)."""
+        with self._spawn_lock:
             if self._listener is None:
                 return
             with self._listener as listener:

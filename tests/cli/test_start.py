@@ -249,3 +249,17 @@ def test_a_one_shot_command_does_not_load_httpx_command_line_tool(module):
             f"assert {module!r} not in sys.modules, 'loaded {module}'")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
+
+
+def test_asking_for_a_started_service_again_never_waits_for_its_answer():
+    # start_service() runs on the TUI's event loop: it must not wait on the lock the thread reading the
+    # service's "ready" holds meanwhile (a service slow to start froze the loop that long; a hung one, for good).
+    backend = DemoBackend.start()
+    try:
+        with backend._answer_lock:  # as the reader holds it while the service starts
+            asked = threading.Thread(target=backend.begin, daemon=True)
+            asked.start()
+            asked.join(10)
+            assert not asked.is_alive()
+    finally:
+        backend.stop()
