@@ -407,7 +407,9 @@ class GiftdeskApp(GiftdeskHost):
         self._watch_put_off = self.current_session is not None
         if self._watch_put_off:
             self.set_timer(WATCH_START_LATEST_SECONDS, self._start_put_off_watching)
-        self.push_screen(self._start_screen())
+        # After Textual's start-up batch: a frame made inside it is dropped (App._display) though the compositor
+        # takes it as drawn, so what did not change again stayed blank (at 160 columns, the start screen's rows).
+        self.call_later(self.push_screen, self._start_screen())
         if self.settings.team is not None:
             self._start_team(self.settings.team)
             if self.settings.demo is not None:

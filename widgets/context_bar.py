@@ -78,18 +78,15 @@ class ContextBar(Static):
     }
     """
 
-    def __init__(self, context: Context, width: int | None = None) -> None:
-        """Drawn from `context` in its first frame (a text set after composing but before that frame was left out
-        of it: the bar was blank, production's red included, until the next change); `width`: the terminal's."""
-        self.shown = context
-        self.shown_text = describe(context, width)
-        super().__init__(safe(self.shown_text), classes=context_classes(context))
-
     def on_mount(self) -> None:
         self.watch(self.app, "context", self.show_context)
 
+    shown = Context()
+
     def on_resize(self) -> None:
         self.show_context(self.shown)
+
+    shown_text = ""
 
     def show_context(self, context: Context) -> None:
         self.shown = context
@@ -100,9 +97,3 @@ class ContextBar(Static):
             self.update(safe(text), layout=False)
         self.set_class(context.environment == "production", "-production")
         self.set_class(context.readonly, "-readonly")
-
-
-def context_classes(context: Context) -> str:
-    """The bar's classes for `context`: red in production, italic when read-only."""
-    return " ".join(name for name, on in (("-production", context.environment == "production"),
-                                          ("-readonly", context.readonly)) if on)

@@ -68,14 +68,10 @@ class Pager(Horizontal):
     busy: reactive[bool] = reactive(False, init=False)  # not `loading`: that is Widget's overlay
     activity: reactive[str] = reactive("loading…", init=False)  # what busy means now, e.g. "loading page 2…"
 
-    def __init__(self, noun: str, *, id: str | None = None, activity: str | None = None) -> None:
-        """`activity`: busy from the start, saying so in the first frame (a status set before it is not drawn)."""
+    def __init__(self, noun: str, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.noun = noun
         self.answered = False  # no page count is shown before the first answer: it would be made up
-        if activity is not None:
-            self.set_reactive(Pager.busy, True)
-            self.set_reactive(Pager.activity, activity)
 
     def compose(self) -> ComposeResult:
         yield Static(self._status(), id="pager-status")

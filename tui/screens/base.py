@@ -58,7 +58,7 @@ class BaseScreen(Screen):
 
     def compose(self) -> ComposeResult:
         self._take_breakpoint_classes()
-        yield ContextBar(self.app.context, self.app.size.width or None)
+        yield ContextBar()
         yield from self.compose_body()
         yield KeysFooter(compact=self.COMPACT_FOOTER)
 

@@ -289,8 +289,7 @@ class CatalogScreen(FreshnessMixin, MirrorSource):
         if not self.from_mirror:
             self.read_kept_page()
         yield FilterBar(CATALOG_FILTERS, id="filters")
-        # The kept page's words are the pager's from the start: a status set before the first frame is not in it.
-        yield Pager("brand", id="pager", activity=self._loading_words() if self.kept is not None else None)
+        yield Pager("brand", id="pager")
         yield RowFilter(id="row-filter")
         with Container(id="catalog-body"):
             yield RowTable(BRAND_TABLE_COLUMNS, cells=brand_cells, id="brands")

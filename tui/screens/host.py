@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING
 from textual.app import App
 
 from tui.core.safe_text import visible
-from widgets.context_bar import Context
 from widgets.private import masked_for_screenshot
 
 if TYPE_CHECKING:
@@ -54,7 +53,6 @@ class GiftdeskHost(App[None]):
 
     profiles: dict[str, Profile]
     current_session: Session | None  # None until a profile is chosen (first run)
-    context: Context  # what the context bar says (a reactive of the app)
 
     @property
     def session(self) -> Session:
