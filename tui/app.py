@@ -6,6 +6,7 @@ Built by `build_app(settings)` so tests construct it with injected settings
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import logging
 import select
@@ -123,6 +124,7 @@ class GiftdeskApp(GiftdeskHost):
         self.current_session: Session | None = None
         self._watch: WatchService | None = None
         self._watch_put_off = False  # the start's watch list waits for the start screen's first content
+        self._start_drawn = asyncio.Event()  # the start screen's first frame is on the terminal (`start_drawn`)
         self._watch_problem: str | None = None  # why the watch list's file cannot be used, when it cannot
         self._watch_redraw: tuple[float, Timer] | None = None  # when the header next follows the watch list, and its timer
         self._ended: list[WatchedItem] = []  # items that went final, not told yet (`_tell_ended`)
@@ -407,9 +409,8 @@ class GiftdeskApp(GiftdeskHost):
         self._watch_put_off = self.current_session is not None
         if self._watch_put_off:
             self.set_timer(WATCH_START_LATEST_SECONDS, self._start_put_off_watching)
-        # After Textual's start-up batch: a frame made inside it is dropped (App._display) though the compositor
-        # takes it as drawn, so what did not change again stayed blank (at 160 columns, the start screen's rows).
-        self.call_later(self.push_screen, self._start_screen())
+        self.push_screen(self._start_screen())
+        self.call_later(self._draw_start_whole)  # the first thing after Textual's start-up batch
         if self.settings.team is not None:
             self._start_team(self.settings.team)
             if self.settings.demo is not None:
@@ -423,6 +424,17 @@ class GiftdeskApp(GiftdeskHost):
                         severity="warning", timeout=10)
         if self.settings.order and self.current_session is not None:
             self.call_later(self.navigate, "order", self.settings.order)
+
+    def _draw_start_whole(self) -> None:
+        """Every widget of the start screen drawn again. Its first frame was made inside Textual's start-up batch,
+        which drops it (App._display) though the compositor takes it as drawn: what did not change again stayed
+        blank on the terminal (at 80x24 the context bar and the kept page's label, at 160x48 its rows)."""
+        for widget in self.screen.walk_children():
+            widget.refresh()
+        self.call_after_refresh(self._start_drawn.set)
+
+    async def start_drawn(self) -> None:
+        await self._start_drawn.wait()
 
     def _exit_if_terminal_gone(self) -> None:
         """A terminal gone with no hangup signal (its process group not the terminal's, or SIGHUP ignored):

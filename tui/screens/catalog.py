@@ -358,7 +358,7 @@ class CatalogScreen(FreshnessMixin, MirrorSource):
     @work(exclusive=True, exit_on_error=False, group="catalog")
     async def fetch_page(self, after_kept_page: bool) -> None:
         if after_kept_page:  # its frame first: the models' and client's imports below take the loop for a while
-            await self.wait_for_refresh()
+            await self.app.start_drawn()
         self.app.session.start_service()  # the demo's, if its start put it off for the kept page's frame (tui.demo)
         query = catalog_query(self.filters, self.page)  # the models' import, while the service starts
         client = await self._client()

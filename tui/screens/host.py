@@ -161,6 +161,10 @@ class GiftdeskHost(App[None]):
     def report_error(self, error: BaseException) -> None: ...
 
     @abstractmethod
+    async def start_drawn(self) -> None:
+        """Returns once the start screen's first frame is on the terminal."""
+
+    @abstractmethod
     def start_screen_shown(self) -> None:
         """The start screen's first content (the catalog's first page, or why it failed) is on
         screen: what the start put off so as not to delay it begins a moment later. Saying it
