@@ -32,6 +32,7 @@ demo: $(STAMP)
 # Lint first: a broken layer contract or a type error fails fast, naming the import or the line.
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
 	$(BIN)/mypy
 

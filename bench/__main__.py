@@ -33,9 +33,19 @@ from bench.common import ROOT, Figure, load_average
 
 RESULTS = ROOT / "bench" / "results.md"
 # Each script with the figure numbers it measures.
-MODULES = ((demo_launch, {1}), (cli_order_show, {2}), (catalog_paging, {3, 4}), (sim_catalog, {5}), (cpu_idle, {6}),
-           (orders_board, {13}), (watch_list, {14}), (catalog_mirror, {15, 16, 17, 18}), (team, {19, 20, 21}),
-           (receiver, {28, 29, 30}), (busy_hour, {31, 32}))
+MODULES = (
+    (demo_launch, {1}),
+    (cli_order_show, {2}),
+    (catalog_paging, {3, 4}),
+    (sim_catalog, {5}),
+    (cpu_idle, {6}),
+    (orders_board, {13}),
+    (watch_list, {14}),
+    (catalog_mirror, {15, 16, 17, 18}),
+    (team, {19, 20, 21}),
+    (receiver, {28, 29, 30}),
+    (busy_hour, {31, 32}),
+)
 
 
 def machine() -> str:
@@ -46,8 +56,10 @@ def table(figures: list[Figure]) -> str:
     rows = ["| figure | value | baseline | ratio | target | met? |", "|---|---|---|---|---|---|"]
     for f in sorted(figures, key=lambda f: f.number):
         met = {True: "yes", False: "**no**", None: "-"}[f.met]
-        rows.append(f"| ({f.number}) {f.name} | {f.value:.4g} {f.unit} | {f.baseline_name}: {f.baseline:.4g} {f.unit} "
-                    f"| {f.ratio:.2f}x | {f.target} | {met} |")
+        rows.append(
+            f"| ({f.number}) {f.name} | {f.value:.4g} {f.unit} | {f.baseline_name}: {f.baseline:.4g} {f.unit} "
+            f"| {f.ratio:.2f}x | {f.target} | {met} |"
+        )
     return "\n".join(rows)
 
 
@@ -65,8 +77,12 @@ def figure_numbers(text: str) -> set[int]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer runs and shorter windows (about a minute)")
-    parser.add_argument("--figures", metavar="N,N", type=figure_numbers,
-                        help="only the scripts measuring these figures (e.g. 1,2); bench/results.md is left as is")
+    parser.add_argument(
+        "--figures",
+        metavar="N,N",
+        type=figure_numbers,
+        help="only the scripts measuring these figures (e.g. 1,2); bench/results.md is left as is",
+    )
     args = parser.parse_args()
     quick, wanted = args.quick, args.figures
     started = time.perf_counter()

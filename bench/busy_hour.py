@@ -66,7 +66,11 @@ def place_pending_orders(sim, credential) -> list[str]:
     with httpx.Client(base_url=sim.base_url, auth=credential.auth) as http:
         while len(ids) < ORDERS:
             request_id = str(uuid.uuid4())
-            body = {"RequestId": request_id, "AccountId": 1001, "Products": [{"ProductId": 201, "Quantity": 1, "Value": 25.14}]}
+            body = {
+                "RequestId": request_id,
+                "AccountId": 1001,
+                "Products": [{"ProductId": 201, "Quantity": 1, "Value": 25.14}],
+            }
             answer = http.post("/api/integration/v1.0/orders/checkout", json=body)
             if answer.status_code == 429:
                 time.sleep(float(answer.headers["Retry-After"]))
@@ -124,9 +128,11 @@ async def busy_hour(sim, profile, ids: list[str], scale: float) -> Hour:
     scheduler = WatchScheduler(look_at, lambda item, observation: None, budget=budget, backoff=backoff)
     for index, request_id in enumerate(ids):
         scheduler.add(Watched(index, "order", request_id, profile.name))
-    reads = {"board": lambda: copies.order_history(client, week),
-             "ledger": lambda: copies.transactions(client, week.start, week.end),
-             "rates": lambda: copies.exchange_rates(client)}
+    reads = {
+        "board": lambda: copies.order_history(client, week),
+        "ledger": lambda: copies.transactions(client, week.start, week.end),
+        "rates": lambda: copies.exchange_rates(client),
+    }
     fetched: dict[str, float] = {}  # each screen's newest data: when it came from the service
     one_at_a_time = {screen: asyncio.Lock() for screen in reads}  # a screen's looks never overlap (its worker)
 
@@ -156,13 +162,23 @@ async def busy_hour(sim, profile, ids: list[str], scale: float) -> Hour:
         """A runbook's loop of `giftdesk order show`, one process after another, as fast as it goes."""
         giftdesk = Path(sys.executable).with_name("giftdesk")
         shell = await asyncio.create_subprocess_exec(
-            "sh", "-c", f"for i in $(seq {SHELL_SHOWS}); do {giftdesk} order show {ids[0]} --json > /dev/null; done",
-            stderr=subprocess.DEVNULL)
+            "sh",
+            "-c",
+            f"for i in $(seq {SHELL_SHOWS}); do {giftdesk} order show {ids[0]} --json > /dev/null; done",
+            stderr=subprocess.DEVNULL,
+        )
         await shell.wait()
         return time.time() - started
 
-    tasks = [asyncio.create_task(work) for work in (
-        scheduler.run(), *(left_open(screen) for screen in reads), opened("ledger", 10), opened("rates", 30))]
+    tasks = [
+        asyncio.create_task(work)
+        for work in (
+            scheduler.run(),
+            *(left_open(screen) for screen in reads),
+            opened("ledger", 10),
+            opened("rates", 30),
+        )
+    ]
     shell, syncing = asyncio.create_task(shell_loop()), asyncio.create_task(mirror_sync())
     await asyncio.sleep(max(0.0, started + hour - time.time()))
     end = time.time()
@@ -174,11 +190,14 @@ async def busy_hour(sim, profile, ids: list[str], scale: float) -> Hour:
     shell_seconds, sync_seconds = await shell, await syncing
     await client.aclose()
     get_order = client.limiter.limits[GET_ORDER]
-    limits = {"ledger": copies.kept_for(TRANSACTIONS), "rates": report_copies.RATES_KEPT_FOR,
-              "board": copies.kept_for(ORDER_HISTORY),
-              # What the Watch screen says (one round of the orders at the budget), with the limiter's margin:
-              # it keeps each of Get order's windows 1% longer (tui.api.limiter.margin).
-              "watch list": looked_again_within(len(ids), budget, backoff) * (1 + margin(get_order) / get_order.seconds)}
+    limits = {
+        "ledger": copies.kept_for(TRANSACTIONS),
+        "rates": report_copies.RATES_KEPT_FOR,
+        "board": copies.kept_for(ORDER_HISTORY),
+        # What the Watch screen says (one round of the orders at the budget), with the limiter's margin:
+        # it keeps each of Get order's windows 1% longer (tui.api.limiter.margin).
+        "watch list": looked_again_within(len(ids), budget, backoff) * (1 + margin(get_order) / get_order.seconds),
+    }
     return Hour(staleness, limits, shell_seconds, sync_seconds)
 
 
@@ -194,11 +213,22 @@ def hour_figure(quick: bool) -> Figure:
     timing = TIMING_PRESETS["fast"].replace(pause_seconds=1e6)
     settings = SimulatorSettings(brands=2000, history=200, timing=timing, limits=sim_limits)
     with private_dirs(), SimulatorServer(settings) as sim:
-        os.environ.update({"GIFTDESK_LIMITS": client_limits, "GIFTDESK_BASE_URL": sim.base_url,
-                           "GIFTDESK_CLIENT_ID": credential.client_id, "GIFTDESK_CLIENT_SECRET": credential.client_secret})
+        os.environ.update(
+            {
+                "GIFTDESK_LIMITS": client_limits,
+                "GIFTDESK_BASE_URL": sim.base_url,
+                "GIFTDESK_CLIENT_ID": credential.client_id,
+                "GIFTDESK_CLIENT_SECRET": credential.client_secret,
+            }
+        )
         try:
-            profile = make_profile(name="env", environment="sandbox", base_url=sim.base_url,
-                                   client_id=credential.client_id, secret=SecretSource(kind="env", ref="GIFTDESK_CLIENT_SECRET"))
+            profile = make_profile(
+                name="env",
+                environment="sandbox",
+                base_url=sim.base_url,
+                client_id=credential.client_id,
+                secret=SecretSource(kind="env", ref="GIFTDESK_CLIENT_SECRET"),
+            )
             ids = place_pending_orders(sim, credential)
             hour_started = len(sim.requests())
             seen = asyncio.run(busy_hour(sim, profile, ids, scale))
@@ -215,16 +245,28 @@ def hour_figure(quick: bool) -> Figure:
         limit = DEFAULT_LIMITS.get(endpoint)
         allowed = f"{limit.requests * 3600 / limit.seconds:.0f} ({limit})" if limit else "no limit"
         print(f"  {endpoint:15} {count:6}   allowed {allowed}")
-    print(f"the shell loop's {SHELL_SHOWS} order shows took {seen.shell_seconds * minutes:.1f} min, the mirror's full sync "
-          f"{seen.sync_seconds * minutes:.1f} min (of the hour's 60)")
+    print(
+        f"the shell loop's {SHELL_SHOWS} order shows took {seen.shell_seconds * minutes:.1f} min, the mirror's full sync "
+        f"{seen.sync_seconds * minutes:.1f} min (of the hour's 60)"
+    )
     print("staleness at the hour's end (today's data), in the hour's minutes, beside how old the limits let it get:")
     for screen, age in sorted(seen.staleness.items()):
         limit = seen.limits[screen]
         verdict = "within" if age <= limit else f"OVER by {(age - limit) * minutes:.2f} min"
-        print(f"  {screen:11} {age * minutes:6.2f} min   limit {limit * minutes:6.2f} min   {age / limit:5.2f}x  {verdict}")
+        print(
+            f"  {screen:11} {age * minutes:6.2f} min   limit {limit * minutes:6.2f} min   {age / limit:5.2f}x  {verdict}"
+        )
     summary = ", ".join(f"{endpoint} {count}" for endpoint, count in sorted(spent.items()))
-    return Figure(31, f"busy hour ({scale}x): 429 answers (requests: {summary})", refused, len(log),
-                  "requests in the hour", "", 0, limit_on="value")
+    return Figure(
+        31,
+        f"busy hour ({scale}x): 429 answers (requests: {summary})",
+        refused,
+        len(log),
+        "requests in the hour",
+        "",
+        0,
+        limit_on="value",
+    )
 
 
 def cost_figure(quick: bool) -> Figure:
@@ -240,13 +282,24 @@ def cost_figure(quick: bool) -> Figure:
     credential = demo_credential("acme-sandbox")
     with private_dirs(), SimulatorServer(SimulatorSettings(limits=None)) as sim:
         request_id = str(uuid.uuid4())
-        body = {"RequestId": request_id, "AccountId": 1001, "Products": [{"ProductId": 201, "Quantity": 1, "Value": 25}]}
-        httpx.post(f"{sim.base_url}/api/integration/v1.0/orders/checkout", json=body, auth=credential.auth).raise_for_status()
+        body = {
+            "RequestId": request_id,
+            "AccountId": 1001,
+            "Products": [{"ProductId": 201, "Quantity": 1, "Value": 25}],
+        }
+        httpx.post(
+            f"{sim.base_url}/api/integration/v1.0/orders/checkout", json=body, auth=credential.auth
+        ).raise_for_status()
         os.environ["BENCH_SECRET"] = credential.client_secret
         os.environ["GIFTDESK_LIMITS"] = "get_order=1000000/s"
         try:
-            profile = make_profile(name="bench", environment="sandbox", base_url=sim.base_url,
-                                   client_id=credential.client_id, secret=SecretSource(kind="env", ref="BENCH_SECRET"))
+            profile = make_profile(
+                name="bench",
+                environment="sandbox",
+                base_url=sim.base_url,
+                client_id=credential.client_id,
+                secret=SecretSource(kind="env", ref="BENCH_SECRET"),
+            )
             ours = build_client(profile)  # the commands' client: inline transport, the profile's SQLite limiter
             in_memory = build_client(profile, limiter=Limiter(limits_table()))  # the same, its limiter in memory
         finally:
@@ -270,9 +323,15 @@ def cost_figure(quick: bool) -> Figure:
         bare.close()
         os.environ.pop("BENCH_SECRET")
     client_ms, memory_ms, bare_ms = (median(times[name]) * 1000 for name in ("client", "memory", "httpx"))
-    return Figure(32, f"one request through the client, its limiter in SQLite (median of {runs}; limiter in memory "
-                      f"{memory_ms:.3f} ms: SQLite's share {client_ms - memory_ms:.3f} ms)",
-                  client_ms, bare_ms, "bare httpx request", "ms")
+    return Figure(
+        32,
+        f"one request through the client, its limiter in SQLite (median of {runs}; limiter in memory "
+        f"{memory_ms:.3f} ms: SQLite's share {client_ms - memory_ms:.3f} ms)",
+        client_ms,
+        bare_ms,
+        "bare httpx request",
+        "ms",
+    )
 
 
 def _read():

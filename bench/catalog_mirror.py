@@ -69,8 +69,9 @@ async def plain_walk(base_url: str) -> float:
 
         async def page(index: int) -> dict:
             async with limit:
-                response = await client.get("/api/integration/v2.0/catalog",
-                                            params={"PageSize": str(PAGE_SIZE), "PageIndex": str(index)})
+                response = await client.get(
+                    "/api/integration/v2.0/catalog", params={"PageSize": str(PAGE_SIZE), "PageIndex": str(index)}
+                )
             response.raise_for_status()
             return response.json()
 
@@ -207,15 +208,23 @@ def swap_pages(mirror_path: Path, pages: int, size: int) -> list[list[tuple[str,
     from tui.screens.catalog import brand_row
 
     with Mirror(mirror_path) as mirror:
-        return [[tuple(str(cell) for cell in brand_row(Brand.model_validate(b)))
-                 for b in mirror.search("", offset=i * size, limit=size).brands] for i in range(pages + 1)]
+        return [
+            [
+                tuple(str(cell) for cell in brand_row(Brand.model_validate(b)))
+                for b in mirror.search("", offset=i * size, limit=size).brands
+            ]
+            for i in range(pages + 1)
+        ]
 
 
 def paging_subjects(sim: SimulatorServer, mirror_path: Path, pages: int) -> list[Subject]:
     rows = swap_pages(mirror_path, pages, 50)
     return [
-        Subject("giftdesk catalog (mirror)", lambda: app_on(sim), lambda app: app.screen.pager.state.index
-                if getattr(app.screen, "brands", None) else -1),
+        Subject(
+            "giftdesk catalog (mirror)",
+            lambda: app_on(sim),
+            lambda app: app.screen.pager.state.index if getattr(app.screen, "brands", None) else -1,
+        ),
         Subject("bare DataTable swapping rows", lambda: SwapApp(rows), lambda app: app.shown),
     ]
 
@@ -232,14 +241,43 @@ def figures(quick: bool = False, brands: int = SCALE_BRANDS) -> list[Figure]:
         ours, bare = (asyncio.run(latencies(subject, pages)) for subject in paging_subjects(sim, path, pages))
     where = f"{products:,} products"
     return [
-        Figure(15, f"mirror search per keystroke in the TUI, p95 ({len(typed)} keys, {where})", p95(typed),
-               p95(idle), "same TUI's idle frame p95", "ms", 20.0, "value"),
-        Figure(16, f"next page from the mirror, p95 ({pages} pages of 50, {where})", p95(ours), p95(bare),
-               "bare DataTable swapping rows", "ms", 1.1),
-        Figure(17, f"first sync into an empty mirror ({where}, median of {runs})", median(first), median(plain),
-               "plain httpx loop, same pages and concurrency", "s", 1.5),
-        Figure(18, f"incremental sync, nothing changed ({where}, median of {runs})", median(incremental),
-               median(first), "first sync", "s", 0.1),
+        Figure(
+            15,
+            f"mirror search per keystroke in the TUI, p95 ({len(typed)} keys, {where})",
+            p95(typed),
+            p95(idle),
+            "same TUI's idle frame p95",
+            "ms",
+            20.0,
+            "value",
+        ),
+        Figure(
+            16,
+            f"next page from the mirror, p95 ({pages} pages of 50, {where})",
+            p95(ours),
+            p95(bare),
+            "bare DataTable swapping rows",
+            "ms",
+            1.1,
+        ),
+        Figure(
+            17,
+            f"first sync into an empty mirror ({where}, median of {runs})",
+            median(first),
+            median(plain),
+            "plain httpx loop, same pages and concurrency",
+            "s",
+            1.5,
+        ),
+        Figure(
+            18,
+            f"incremental sync, nothing changed ({where}, median of {runs})",
+            median(incremental),
+            median(first),
+            "first sync",
+            "s",
+            0.1,
+        ),
     ]
 
 

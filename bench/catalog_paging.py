@@ -157,7 +157,9 @@ async def memory(subject: Subject, pages: int) -> dict[str, float]:
     return figures
 
 
-def figures(quick: bool = False, brands: int = SCALE_BRANDS, pages: int | None = None, page_size: int = 50) -> list[Figure]:
+def figures(
+    quick: bool = False, brands: int = SCALE_BRANDS, pages: int | None = None, page_size: int = 50
+) -> list[Figure]:
     pages = pages or (30 if quick else 100)
     with private_dirs(limits=False), SimulatorServer(SimulatorSettings(brands=brands, limits=None)) as sim:
         products = len(sim.state.catalog.product_by_id)
@@ -166,16 +168,39 @@ def figures(quick: bool = False, brands: int = SCALE_BRANDS, pages: int | None =
         memory_use = {s.name: asyncio.run(memory(s, pages)) for s in subjects}
     (ours, yardstick), (ours_mem, bare_mem) = timing.values(), memory_use.values()
     for name, figures_ in memory_use.items():
-        print(f"  {name:<17} memory over the first page: peak {figures_['peak'] / 1e6:5.2f} MB, after 10 pages "
-              f"{figures_['after 10'] / 1e6:5.2f} MB, after {pages} {figures_['after all'] / 1e6:5.2f} MB")
+        print(
+            f"  {name:<17} memory over the first page: peak {figures_['peak'] / 1e6:5.2f} MB, after 10 pages "
+            f"{figures_['after 10'] / 1e6:5.2f} MB, after {pages} {figures_['after all'] / 1e6:5.2f} MB"
+        )
     where = f"{pages} pages of {page_size} brands, {products:,} products"
     return [
-        Figure(3, f"catalog next page, keypress to rows drawn, p50 ({where})", median(ours), median(yardstick),
-               "bare app", "ms"),
-        Figure(3, f"catalog next page, keypress to rows drawn, p95 ({where})", p95(ours), p95(yardstick),
-               "bare app", "ms", P95_TARGET_MS, "value"),
-        Figure(4, f"peak memory (tracemalloc, over the first page) paging {where}", ours_mem["peak"] / 1e6,
-               bare_mem["peak"] / 1e6, "bare app", "MB", MEMORY_TARGET),
+        Figure(
+            3,
+            f"catalog next page, keypress to rows drawn, p50 ({where})",
+            median(ours),
+            median(yardstick),
+            "bare app",
+            "ms",
+        ),
+        Figure(
+            3,
+            f"catalog next page, keypress to rows drawn, p95 ({where})",
+            p95(ours),
+            p95(yardstick),
+            "bare app",
+            "ms",
+            P95_TARGET_MS,
+            "value",
+        ),
+        Figure(
+            4,
+            f"peak memory (tracemalloc, over the first page) paging {where}",
+            ours_mem["peak"] / 1e6,
+            bare_mem["peak"] / 1e6,
+            "bare app",
+            "MB",
+            MEMORY_TARGET,
+        ),
     ]
 
 

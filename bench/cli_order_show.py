@@ -32,23 +32,49 @@ def figures(quick: bool = False, runs: int | None = None) -> list[Figure]:
     giftdesk = str(Path(sys.executable).with_name("giftdesk"))
     with private_dirs(), SimulatorServer(SimulatorSettings(timing="fast")) as sim:
         request_id = str(uuid.uuid4())
-        body = {"RequestId": request_id, "AccountId": 1001, "Products": [{"ProductId": 201, "Quantity": 1, "Value": 25}]}
-        httpx.post(f"{sim.base_url}/api/integration/v1.0/orders/checkout", json=body, auth=credential.auth).raise_for_status()
+        body = {
+            "RequestId": request_id,
+            "AccountId": 1001,
+            "Products": [{"ProductId": 201, "Quantity": 1, "Value": 25}],
+        }
+        httpx.post(
+            f"{sim.base_url}/api/integration/v1.0/orders/checkout", json=body, auth=credential.auth
+        ).raise_for_status()
         url = f"{sim.base_url}/api/integration/v1.0/orders/{request_id}"
-        env = {**os.environ, "GIFTDESK_BASE_URL": sim.base_url, "GIFTDESK_CLIENT_ID": credential.client_id,
-               "GIFTDESK_CLIENT_SECRET": credential.client_secret}
+        env = {
+            **os.environ,
+            "GIFTDESK_BASE_URL": sim.base_url,
+            "GIFTDESK_CLIENT_ID": credential.client_id,
+            "GIFTDESK_CLIENT_SECRET": credential.client_secret,
+        }
         commands = {
             "giftdesk": [giftdesk, "order", "show", request_id, "--json"],
-            "httpx": [sys.executable, "-c", f"import httpx; print(httpx.get({url!r}, auth={credential.auth!r}, "
-                                            "headers={'Accept': 'application/json'}).text)"],
+            "httpx": [
+                sys.executable,
+                "-c",
+                f"import httpx; print(httpx.get({url!r}, auth={credential.auth!r}, "
+                "headers={'Accept': 'application/json'}).text)",
+            ],
         }
         for command in commands.values():  # warm the file cache once
             timed_process(command, env)
-        times = interleaved(runs, {name: (lambda c=command: timed_process(c, env)) for name, command in commands.items()})
+        times = interleaved(
+            runs, {name: (lambda c=command: timed_process(c, env)) for name, command in commands.items()}
+        )
     ours, baseline = (median(times[name]) * 1000 for name in commands)
     best = {name: min(values) * 1000 for name, values in times.items()}
-    return [Figure(2, f"`giftdesk order show ID --json` process (median of {runs}; best {best['giftdesk']:.0f} "
-                      f"vs {best['httpx']:.0f} ms)", ours, baseline, "python -c httpx.get", "ms", TARGET)]
+    return [
+        Figure(
+            2,
+            f"`giftdesk order show ID --json` process (median of {runs}; best {best['giftdesk']:.0f} "
+            f"vs {best['httpx']:.0f} ms)",
+            ours,
+            baseline,
+            "python -c httpx.get",
+            "ms",
+            TARGET,
+        )
+    ]
 
 
 def main() -> None:

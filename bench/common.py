@@ -61,8 +61,10 @@ class Figure:
 
     def line(self) -> str:
         verdict = {True: "met", False: "MISSED", None: ""}[self.met]
-        return (f"({self.number}) {self.name}: {self.value:.4g} {self.unit} vs {self.baseline_name} "
-                f"{self.baseline:.4g} {self.unit} -> {self.ratio:.2f}x  {self.target} {verdict}")
+        return (
+            f"({self.number}) {self.name}: {self.value:.4g} {self.unit} vs {self.baseline_name} "
+            f"{self.baseline:.4g} {self.unit} -> {self.ratio:.2f}x  {self.target} {verdict}"
+        )
 
 
 def load_average() -> str:

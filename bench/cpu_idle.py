@@ -30,8 +30,13 @@ ALLOWANCE = 0.5  # percentage points over the bare app
 
 def cpu_share(subject: str, base_url: str, weblink: str, seconds: float) -> float:
     """Percent of one core the child used over its idle window."""
-    out = subprocess.run(module_command("bench.cpu_idle", "--child", subject, base_url, weblink, str(seconds)),
-                         cwd=ROOT, check=True, capture_output=True, text=True).stdout
+    out = subprocess.run(
+        module_command("bench.cpu_idle", "--child", subject, base_url, weblink, str(seconds)),
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
     return float(out.strip().splitlines()[-1])
 
 
@@ -46,8 +51,9 @@ def stuck_payout(base_url: str) -> str:
     body = {"RequestId": request_id, "AccountId": 1001, "Products": [{"ProductId": 201, "Quantity": 1, "Value": 25}]}
     with httpx.Client(base_url=base_url, auth=auth) as client:
         client.post("/api/integration/v1.0/orders/checkout", json=body).raise_for_status()
-        while (card := client.get(f"/api/integration/v1.0/orders/{request_id}").json()["items"][0]["cards"][0]
-               )["status"] != "Sold":  # only a Sold card's payout can be redeemed
+        while (card := client.get(f"/api/integration/v1.0/orders/{request_id}").json()["items"][0]["cards"][0])[
+            "status"
+        ] != "Sold":  # only a Sold card's payout can be redeemed
             time.sleep(0.1)
         weblink = card["cardCode"]
         token = weblink.rstrip("/").rsplit("/", 1)[-1]
@@ -65,10 +71,26 @@ def figures(quick: bool = False, seconds: float | None = None) -> list[Figure]:
         share = {subject: cpu_share(subject, sim.base_url, weblink, seconds) for subject in SUBJECTS}
     bare = share["bare"]
     return [
-        Figure(6, f"CPU of the TUI idle for {seconds:g} s", share["giftdesk"], bare, "bare app idle",
-               "% CPU", ALLOWANCE, "difference"),
-        Figure(6, f"CPU of the TUI polling a Pending payout for {seconds:g} s", share["giftdesk-payout"], bare,
-               "bare app idle", "% CPU", ALLOWANCE, "difference"),
+        Figure(
+            6,
+            f"CPU of the TUI idle for {seconds:g} s",
+            share["giftdesk"],
+            bare,
+            "bare app idle",
+            "% CPU",
+            ALLOWANCE,
+            "difference",
+        ),
+        Figure(
+            6,
+            f"CPU of the TUI polling a Pending payout for {seconds:g} s",
+            share["giftdesk-payout"],
+            bare,
+            "bare app idle",
+            "% CPU",
+            ALLOWANCE,
+            "difference",
+        ),
     ]
 
 
@@ -111,7 +133,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="3 s windows instead of 10 s")
     parser.add_argument("--seconds", type=float)
-    parser.add_argument("--child", nargs=4, metavar=("SUBJECT", "BASE_URL", "WEBLINK", "SECONDS"), help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--child", nargs=4, metavar=("SUBJECT", "BASE_URL", "WEBLINK", "SECONDS"), help=argparse.SUPPRESS
+    )
     args = parser.parse_args()
     if args.child:
         subject, base_url, weblink, seconds = args.child

@@ -89,8 +89,9 @@ def launch(subject: str, row: str, then: Callable[[bytes], bool] | None = None) 
     env = {**os.environ, "TERM": "xterm-256color"}
     env.pop("TEXTUAL_DRIVER", None)
     start = time.perf_counter()
-    child = subprocess.Popen(COMMANDS[subject], cwd=ROOT, env=env, stdin=follower, stdout=follower, stderr=follower,
-                             start_new_session=True)  # the terminal is its controlling one, as in a shell
+    child = subprocess.Popen(
+        COMMANDS[subject], cwd=ROOT, env=env, stdin=follower, stdout=follower, stderr=follower, start_new_session=True
+    )  # the terminal is its controlling one, as in a shell
     os.close(follower)
     seen = b""
     wanted = row.encode()
@@ -99,7 +100,9 @@ def launch(subject: str, row: str, then: Callable[[bytes], bool] | None = None) 
         while True:
             left = start + SHOWN_TIMEOUT_SECONDS - time.perf_counter()
             if left <= 0:
-                raise RuntimeError(f"{subject}: {row!r} (and what follows) not on screen after {SHOWN_TIMEOUT_SECONDS:g} s")
+                raise RuntimeError(
+                    f"{subject}: {row!r} (and what follows) not on screen after {SHOWN_TIMEOUT_SECONDS:g} s"
+                )
             if select.select([leader], [], [], min(left, 0.05))[0]:
                 try:
                     seen += os.read(leader, 65536)
@@ -133,12 +136,30 @@ def figures(quick: bool = False, runs: int | None = None) -> list[Figure]:
     with private_dirs():
         for subject in ("first", "giftdesk", "bare"):  # the page kept, and the file cache warmed
             launch(subject, rows[subject], then.get(subject))
-        times = interleaved(runs, {subject: (lambda s=subject: launch(s, rows[s], then.get(s))) for subject in SUBJECTS})
+        times = interleaved(
+            runs, {subject: (lambda s=subject: launch(s, rows[s], then.get(s))) for subject in SUBJECTS}
+        )
     kept, first, bare = (median(times[s]) * 1000 for s in SUBJECTS)
-    return [Figure(1, f"launch `giftdesk --demo` in an 80x24 terminal to its first catalog row, the page kept "
-                      f"from the last start (median of {runs})", kept, bare, "bare Textual app's first row", "ms", TARGET),
-            Figure(1, f"the same, nothing kept: a first start, the service's row (median of {runs})", first, bare,
-                   "bare Textual app's first row", "ms")]
+    return [
+        Figure(
+            1,
+            f"launch `giftdesk --demo` in an 80x24 terminal to its first catalog row, the page kept "
+            f"from the last start (median of {runs})",
+            kept,
+            bare,
+            "bare Textual app's first row",
+            "ms",
+            TARGET,
+        ),
+        Figure(
+            1,
+            f"the same, nothing kept: a first start, the service's row (median of {runs})",
+            first,
+            bare,
+            "bare Textual app's first row",
+            "ms",
+        ),
+    ]
 
 
 def main() -> None:

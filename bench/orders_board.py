@@ -57,8 +57,12 @@ ORDERS = 5_000
 DAYS = 30
 HISTORY = "/api/integration/v1.0/orders"
 # (key, character) as a terminal sends them.
-TYPED = ([(c, c) for c in "tech"] + [("backspace", None)] * 4
-         + [("o", "o"), ("minus", "-"), *[(c, c) for c in "0050"]] + [("backspace", None)] * 6)
+TYPED = (
+    [(c, c) for c in "tech"]
+    + [("backspace", None)] * 4
+    + [("o", "o"), ("minus", "-"), *[(c, c) for c in "0050"]]
+    + [("backspace", None)] * 6
+)
 
 
 class BareFilterApp(App[None]):
@@ -142,9 +146,19 @@ def board_lines(sim: SimulatorServer) -> list[dict]:
 
 
 def plain_rows(lines: list[dict]) -> list[tuple[str, ...]]:
-    return [(line["orderDate"][5:10], line["status"], line["orderNumber"], line["productName"],
-             line["denomination"], str(line["quantity"]), f"{line['subTotal']:.2f} {line['accountCurrency']}",
-             line["clientReferenceNumber"]) for line in lines]
+    return [
+        (
+            line["orderDate"][5:10],
+            line["status"],
+            line["orderNumber"],
+            line["productName"],
+            line["denomination"],
+            str(line["quantity"]),
+            f"{line['subTotal']:.2f} {line['accountCurrency']}",
+            line["clientReferenceNumber"],
+        )
+        for line in lines
+    ]
 
 
 def figures(quick: bool = False, orders: int = ORDERS) -> list[Figure]:
@@ -159,10 +173,24 @@ def figures(quick: bool = False, orders: int = ORDERS) -> list[Figure]:
             yardstick += asyncio.run(type_and_time(BareFilterApp(rows), bare_ready, lambda app: app.shown))
     where = f"{orders:,} orders, {len(lines):,} lines, {len(TYPED)} keys x {rounds}"
     return [
-        Figure(13, f"orders board filter, keypress to rows drawn, p50 ({where})", median(ours), median(yardstick),
-               "bare DataTable filter", "ms"),
-        Figure(13, f"orders board filter, keypress to rows drawn, p95 ({where})", p95(ours), p95(yardstick),
-               "bare DataTable filter", "ms", FRAME_MS, "value"),
+        Figure(
+            13,
+            f"orders board filter, keypress to rows drawn, p50 ({where})",
+            median(ours),
+            median(yardstick),
+            "bare DataTable filter",
+            "ms",
+        ),
+        Figure(
+            13,
+            f"orders board filter, keypress to rows drawn, p95 ({where})",
+            p95(ours),
+            p95(yardstick),
+            "bare DataTable filter",
+            "ms",
+            FRAME_MS,
+            "value",
+        ),
     ]
 
 

@@ -57,7 +57,9 @@ def serve_bare(port: int) -> None:
         return JSONResponse({"received": True})
 
     app = Starlette(routes=[Route("/webhooks", ok, methods=["POST"]), Route("/health", ok, methods=["GET"])])
-    uvicorn.run(app, host="127.0.0.1", port=port, log_config=None, access_log=False, lifespan="off", log_level="warning")
+    uvicorn.run(
+        app, host="127.0.0.1", port=port, log_config=None, access_log=False, lifespan="off", log_level="warning"
+    )
 
 
 def _wait_healthy(port: int, process: subprocess.Popen) -> None:
@@ -84,12 +86,23 @@ def _deliveries(secret: str, count: int) -> list[tuple[bytes, dict[str, str]]]:
     for number in range(count):
         message_id = f"msg_{uuid.uuid4().hex}"
         body = json.dumps({"type": "productupdated.v1", "timestamp": now.isoformat(), "data": {"productId": number}})
-        signed.append((body.encode(), {"svix-id": message_id, "svix-timestamp": str(int(now.timestamp())),
-                                       "svix-signature": signer.sign(message_id, now, body), "content-type": "application/json"}))
+        signed.append(
+            (
+                body.encode(),
+                {
+                    "svix-id": message_id,
+                    "svix-timestamp": str(int(now.timestamp())),
+                    "svix-signature": signer.sign(message_id, now, body),
+                    "content-type": "application/json",
+                },
+            )
+        )
     return signed
 
 
-async def _load(url: str, deliveries: list[tuple[bytes, dict[str, str]]], seconds: float, concurrency: int) -> tuple[float, list[float]]:
+async def _load(
+    url: str, deliveries: list[tuple[bytes, dict[str, str]]], seconds: float, concurrency: int
+) -> tuple[float, list[float]]:
     """(2xx answers per second, each one's seconds from send to answer) over `seconds` of sustained load."""
     import httpx
 
@@ -134,16 +147,33 @@ def figures(quick: bool = False, seconds: float | None = None, concurrency: int 
     latencies: dict[str, list[float]] = {"bare": [], "receiver": []}
     with private_dirs(), SimulatorServer(SimulatorSettings(brands=20)) as sim:
         secret = initial_secret(sim.settings.seed, credential.name)
-        env = {**os.environ, "GIFTDESK_BASE_URL": sim.base_url, "GIFTDESK_CLIENT_ID": credential.client_id,
-               "GIFTDESK_CLIENT_SECRET": credential.client_secret, SECRET_VARIABLE: secret}
+        env = {
+            **os.environ,
+            "GIFTDESK_BASE_URL": sim.base_url,
+            "GIFTDESK_CLIENT_ID": credential.client_id,
+            "GIFTDESK_CLIENT_SECRET": credential.client_secret,
+            SECRET_VARIABLE: secret,
+        }
         commands = {
             "bare": lambda port: [sys.executable, "-m", "bench.receiver", "--bare", str(port)],
-            "receiver": lambda port: [sys.executable, "-m", "tui", "listen", "--port", str(port), "--webhook-secret-env",
-                                      SECRET_VARIABLE, "--rate-limit", "1000000"],
+            "receiver": lambda port: [
+                sys.executable,
+                "-m",
+                "tui",
+                "listen",
+                "--port",
+                str(port),
+                "--webhook-secret-env",
+                SECRET_VARIABLE,
+                "--rate-limit",
+                "1000000",
+            ],
         }
         ports = {name: _free_port() for name in commands}
-        processes = {name: subprocess.Popen(command(ports[name]), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-                     for name, command in commands.items()}
+        processes = {
+            name: subprocess.Popen(command(ports[name]), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            for name, command in commands.items()
+        }
         try:
             for name, process in processes.items():
                 _wait_healthy(ports[name], process)
@@ -152,7 +182,9 @@ def figures(quick: bool = False, seconds: float | None = None, concurrency: int 
                 order = list(commands) if round_number % 2 else list(reversed(commands))
                 for name in order:
                     batch = [next(deliveries) for _ in range(int(window * PER_SECOND_AT_MOST) if round_number else 100)]
-                    rate, times = asyncio.run(_load(f"http://127.0.0.1:{ports[name]}/webhooks", batch, window, concurrency))
+                    rate, times = asyncio.run(
+                        _load(f"http://127.0.0.1:{ports[name]}/webhooks", batch, window, concurrency)
+                    )
                     if round_number:
                         answered[name].append(rate)
                         latencies[name].extend(times)
@@ -163,11 +195,25 @@ def figures(quick: bool = False, seconds: float | None = None, concurrency: int 
     ours, bare = (sum(answered[name]) / len(answered[name]) for name in ("receiver", "bare"))
     load = f"{concurrency} in flight, {rounds} interleaved windows of {window:g} s"
     return [
-        Figure(28, f"receiver: signed webhooks acknowledged per second ({load})", ours, bare, "bare Starlette 200", "/s"),
-        Figure(29, "receiver: p50 time to 2xx", _percentile(latencies["receiver"], 0.5) * 1000,
-               _percentile(latencies["bare"], 0.5) * 1000, "bare Starlette 200", "ms"),
-        Figure(30, "receiver: p99 time to 2xx", _percentile(latencies["receiver"], 0.99) * 1000,
-               _percentile(latencies["bare"], 0.99) * 1000, "bare Starlette 200", "ms"),
+        Figure(
+            28, f"receiver: signed webhooks acknowledged per second ({load})", ours, bare, "bare Starlette 200", "/s"
+        ),
+        Figure(
+            29,
+            "receiver: p50 time to 2xx",
+            _percentile(latencies["receiver"], 0.5) * 1000,
+            _percentile(latencies["bare"], 0.5) * 1000,
+            "bare Starlette 200",
+            "ms",
+        ),
+        Figure(
+            30,
+            "receiver: p99 time to 2xx",
+            _percentile(latencies["receiver"], 0.99) * 1000,
+            _percentile(latencies["bare"], 0.99) * 1000,
+            "bare Starlette 200",
+            "ms",
+        ),
     ]
 
 

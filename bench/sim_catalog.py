@@ -51,28 +51,49 @@ def figures(quick: bool = False, brands: int = SCALE_BRANDS, requests: int | Non
     from tui.simulator import SimulatorServer, SimulatorSettings, demo_credential
 
     requests = requests or (15 if quick else 50)
-    with SimulatorServer(SimulatorSettings(brands=brands, limits=None)) as sim, httpx.Client(
-        base_url=sim.base_url, auth=demo_credential("acme-sandbox").auth, limits=httpx.Limits(max_connections=8)
-    ) as client:
+    with (
+        SimulatorServer(SimulatorSettings(brands=brands, limits=None)) as sim,
+        httpx.Client(
+            base_url=sim.base_url, auth=demo_credential("acme-sandbox").auth, limits=httpx.Limits(max_connections=8)
+        ) as client,
+    ):
         products = len(sim.state.catalog.product_by_id)
         timed_get(client, CATALOG)  # first request: connection and caches
-        one = interleaved(requests, {"page": lambda: timed_get(client, CATALOG),
-                                     "accounts": lambda: timed_get(client, ACCOUNTS)})
+        one = interleaved(
+            requests, {"page": lambda: timed_get(client, CATALOG), "accounts": lambda: timed_get(client, ACCOUNTS)}
+        )
         for label, params in QUERIES.items():
             times = [timed_get(client, CATALOG, params) * 1000 for _ in range(max(5, requests // 5))]
             print(f"  v2 {label:<17} median {median(times):5.1f} ms  p95 {p95(times):5.1f} ms")
         pages = -(-brands // WALK_PAGE_SIZE)
-        walks = interleaved(1 if quick else 3, {
-            "catalog": lambda: walk(client, pages, lambda i: timed_get(
-                client, CATALOG, {"PageIndex": str(i), "PageSize": str(WALK_PAGE_SIZE)})),
-            "accounts": lambda: walk(client, pages, lambda i: timed_get(client, ACCOUNTS)),
-        })
+        walks = interleaved(
+            1 if quick else 3,
+            {
+                "catalog": lambda: walk(
+                    client,
+                    pages,
+                    lambda i: timed_get(client, CATALOG, {"PageIndex": str(i), "PageSize": str(WALK_PAGE_SIZE)}),
+                ),
+                "accounts": lambda: walk(client, pages, lambda i: timed_get(client, ACCOUNTS)),
+            },
+        )
     return [
-        Figure(5, f"simulator: one catalog page at {products:,} products (median of {requests})",
-               median(one["page"]) * 1000, median(one["accounts"]) * 1000, "accounts answer", "ms"),
-        Figure(5, f"simulator: full walk, {pages} pages of {WALK_PAGE_SIZE}, {WALK_CONCURRENCY} at a time",
-               median(walks["catalog"]) * 1000, median(walks["accounts"]) * 1000,
-               f"{pages} accounts answers", "ms"),
+        Figure(
+            5,
+            f"simulator: one catalog page at {products:,} products (median of {requests})",
+            median(one["page"]) * 1000,
+            median(one["accounts"]) * 1000,
+            "accounts answer",
+            "ms",
+        ),
+        Figure(
+            5,
+            f"simulator: full walk, {pages} pages of {WALK_PAGE_SIZE}, {WALK_CONCURRENCY} at a time",
+            median(walks["catalog"]) * 1000,
+            median(walks["accounts"]) * 1000,
+            f"{pages} accounts answers",
+            "ms",
+        ),
     ]
 
 
@@ -87,8 +108,10 @@ def main() -> None:
     from tui.simulator.catalog import build_catalog
 
     catalog = build_catalog(1, args.brands)
-    print(f"catalog: {len(catalog.brands):,} brands, {len(catalog.product_by_id):,} products, generated and "
-          f"indexed in {(time.perf_counter() - started) * 1000:.0f} ms")
+    print(
+        f"catalog: {len(catalog.brands):,} brands, {len(catalog.product_by_id):,} products, generated and "
+        f"indexed in {(time.perf_counter() - started) * 1000:.0f} ms"
+    )
     for figure in figures(args.quick, args.brands, args.requests):
         print(figure.line())
 

@@ -50,7 +50,9 @@ REQUESTS_TARGET = 1.1
 READY_TIMEOUT_SECONDS = 120.0
 SETTLE_TIMEOUT_SECONDS = 10.0
 AUDIT_ENTRIES = 1000
-AUDIT_SIZE = "pg_total_relation_size('audit') + pg_total_relation_size('audit_head')"  # the entries and the chain's head
+AUDIT_SIZE = (
+    "pg_total_relation_size('audit') + pg_total_relation_size('audit_head')"  # the entries and the chain's head
+)
 
 
 def figures(quick: bool = False, processes: int = 10) -> list[Figure]:
@@ -84,10 +86,25 @@ def _measure(cluster, processes: int, seconds: float) -> list[Figure]:
     name = f"callback 2xx to settled on every screen, {CALLBACKS_PER_SECOND}/s, {processes} giftdesks"
     return [
         Figure(19, f"{name}, p50", _percentile(many, 50), _percentile(one, 50), "one team giftdesk", "ms"),
-        Figure(19, f"{name}, p95", _percentile(many, 95), _percentile(one, 95), "one team giftdesk", "ms",
-               LATENCY_TARGET_SECONDS * 1000, "value"),
-        Figure(20, f"Get order requests per second, {processes} team giftdesks watching {count}",
-               requests, alone, "one giftdesk alone", "req/s", REQUESTS_TARGET),
+        Figure(
+            19,
+            f"{name}, p95",
+            _percentile(many, 95),
+            _percentile(one, 95),
+            "one team giftdesk",
+            "ms",
+            LATENCY_TARGET_SECONDS * 1000,
+            "value",
+        ),
+        Figure(
+            20,
+            f"Get order requests per second, {processes} team giftdesks watching {count}",
+            requests,
+            alone,
+            "one giftdesk alone",
+            "req/s",
+            REQUESTS_TARGET,
+        ),
         _audit_bytes(team_database),
     ]
 
@@ -100,12 +117,21 @@ class Children:
 
     def __init__(self, base_url: str, database_url: str | None, data_dirs: list[Path]) -> None:
         self.processes = [
-            subprocess.Popen(module_command("bench.team", "--child", base_url, database_url or "-"), cwd=ROOT, text=True,
-                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=dict(os.environ, GIFTDESK_DATA_DIR=str(data)))
-            for data in data_dirs]
+            subprocess.Popen(
+                module_command("bench.team", "--child", base_url, database_url or "-"),
+                cwd=ROOT,
+                text=True,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                env=dict(os.environ, GIFTDESK_DATA_DIR=str(data)),
+            )
+            for data in data_dirs
+        ]
         self.settled: list[dict[str, float]] = [{} for _ in data_dirs]
         self._ready = [threading.Event() for _ in data_dirs]
-        self._readers = [threading.Thread(target=self._read, args=(index,), daemon=True) for index in range(len(data_dirs))]
+        self._readers = [
+            threading.Thread(target=self._read, args=(index,), daemon=True) for index in range(len(data_dirs))
+        ]
         for reader in self._readers:
             reader.start()
 
@@ -159,8 +185,9 @@ def _pin(orders: list[str], database_url: str | None, data: list[Path]) -> None:
         link.close()
 
 
-def _requests_per_second(counter: CountingApp, base_url: str, database_url: str | None, orders: list[str],
-                         count: int, seconds: float) -> float:
+def _requests_per_second(
+    counter: CountingApp, base_url: str, database_url: str | None, orders: list[str], count: int, seconds: float
+) -> float:
     """Get orders per second at the simulator over `seconds` after `count` giftdesks are ready."""
     data_dirs = [Path(tempfile.mkdtemp(prefix="giftdesk-bench-")) for _ in range(count)]
     _pin(orders, database_url, data_dirs)
@@ -174,8 +201,9 @@ def _requests_per_second(counter: CountingApp, base_url: str, database_url: str 
         children.stop()
 
 
-def _team_run(counter: CountingApp, base_url: str, database, orders: list[str], count: int,
-              seconds: float) -> tuple[list[float], float]:
+def _team_run(
+    counter: CountingApp, base_url: str, database, orders: list[str], count: int, seconds: float
+) -> tuple[list[float], float]:
     """(each (callback, screen)'s ms from the 2xx to the order settled on that screen, Get orders per
     second while the giftdesks watched before the callbacks); an order never seen on a screen counts as
     the whole wait."""
@@ -192,7 +220,9 @@ def _team_run(counter: CountingApp, base_url: str, database, orders: list[str], 
     link = TeamLink(database, user="receiver")
     store = TeamWatchList(link, "sandbox")
 
-    def settle(delivery: Delivery) -> None:  # the receiver's processing, after the 2xx: the callback's status settles the order
+    def settle(
+        delivery: Delivery,
+    ) -> None:  # the receiver's processing, after the 2xx: the callback's status settles the order
         if delivery.accepted and delivery.kind == CALLBACK and delivery.payload is not None:
             store.settle_order(PROFILE, str(delivery.payload["requestId"]), str(delivery.payload["status"]))
 
@@ -203,12 +233,20 @@ def _team_run(counter: CountingApp, base_url: str, database, orders: list[str], 
         time.sleep(seconds)
         requests = counter.between(start, time.perf_counter()) / seconds
         acked: dict[str, float] = {}
-        with Receiver(lambda: TeamInbox(link, PROFILE, "sandbox"), callback_secret=CALLBACK_SECRET) as receiver, httpx.Client() as client:
+        with (
+            Receiver(lambda: TeamInbox(link, PROFILE, "sandbox"), callback_secret=CALLBACK_SECRET) as receiver,
+            httpx.Client() as client,
+        ):
             receiver.subscribe(settle)
             began = time.perf_counter()
             for number, request_id in enumerate(orders):
                 time.sleep(max(0.0, began + number / CALLBACKS_PER_SECOND - time.perf_counter()))
-                body = {"orderId": number + 1, "status": "Succeeded", "secretKey": CALLBACK_SECRET, "requestId": request_id}
+                body = {
+                    "orderId": number + 1,
+                    "status": "Succeeded",
+                    "secretKey": CALLBACK_SECRET,
+                    "requestId": request_id,
+                }
                 client.post(receiver.url, json=body).raise_for_status()
                 acked[request_id] = time.time()
         deadline = time.monotonic() + SETTLE_TIMEOUT_SECONDS
@@ -246,8 +284,16 @@ def _audit_bytes(database) -> Figure:
         with tempfile.TemporaryDirectory() as folder:
             local = AuditLog(Path(folder) / "audit.jsonl")
             for number in range(AUDIT_ENTRIES):
-                fields = dict(profile=PROFILE, environment="sandbox", action="redeem", subject=f"https://pay.example.test/payout/TOKEN{number:06d}%3D",
-                              outcome="completed", wallet="PayPal", recipient="jane.doe@example.com", detail=f"HTTP 200; transactionId T{number}")
+                fields = dict(
+                    profile=PROFILE,
+                    environment="sandbox",
+                    action="redeem",
+                    subject=f"https://pay.example.test/payout/TOKEN{number:06d}%3D",
+                    outcome="completed",
+                    wallet="PayPal",
+                    recipient="jane.doe@example.com",
+                    detail=f"HTTP 200; transactionId T{number}",
+                )
                 team.record(**fields)
                 local.record(**fields)
             file_bytes = local.path.stat().st_size
@@ -258,8 +304,14 @@ def _audit_bytes(database) -> Figure:
     finally:
         link.close()
     rows = after[1] - before[1]
-    return Figure(21, f"team database bytes per {AUDIT_ENTRIES} audit entries ({rows} rows and the head's, tables and indexes)",
-                  (after[0] - before[0]) * AUDIT_ENTRIES / rows, file_bytes * AUDIT_ENTRIES / rows, "the local audit file", "bytes")
+    return Figure(
+        21,
+        f"team database bytes per {AUDIT_ENTRIES} audit entries ({rows} rows and the head's, tables and indexes)",
+        (after[0] - before[0]) * AUDIT_ENTRIES / rows,
+        file_bytes * AUDIT_ENTRIES / rows,
+        "the local audit file",
+        "bytes",
+    )
 
 
 # --- one child: a headless giftdesk ----------------------------------------------------------

@@ -83,15 +83,24 @@ def pending_orders(base_url: str, count: int) -> list[str]:
     ids = [str(uuid.uuid4()) for _ in range(count)]
     with httpx.Client(base_url=base_url, auth=auth) as client:
         for request_id in ids:
-            body = {"RequestId": request_id, "AccountId": 1001, "Products": [{"ProductId": 201, "Quantity": 1, "Value": 10.14}]}
+            body = {
+                "RequestId": request_id,
+                "AccountId": 1001,
+                "Products": [{"ProductId": 201, "Quantity": 1, "Value": 10.14}],
+            }
             client.post("/api/integration/v1.0/orders/checkout", json=body).raise_for_status()
     return ids
 
 
 def child(subject: str, base_url: str, data: Path, seconds: float) -> dict:
     env = dict(os.environ, GIFTDESK_DATA_DIR=str(data))
-    done = subprocess.run(module_command("bench.watch_list", "--child", subject, base_url, str(seconds)),
-                          cwd=ROOT, capture_output=True, text=True, env=env)
+    done = subprocess.run(
+        module_command("bench.watch_list", "--child", subject, base_url, str(seconds)),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     if done.returncode:
         raise RuntimeError(f"the {subject} child failed:\n{done.stderr}")
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -124,11 +133,27 @@ def figures(quick: bool = False, orders: int = 500, seconds: float | None = None
     budget = DEFAULT_BUDGET
     allowance = 1 + budget.burst / (budget.per_second * (ended - started))
     return [
-        Figure(14, f"Get order requests per second at the simulator, {orders} watched", rate, budget.per_second,
-               "the budget's rate", "req/s", round(allowance, 2)),
-        Figure(14, f"keypress to new screen, median, {orders} watched", watching["latency_ms"], idle["latency_ms"],
-               "same TUI, nothing watched", "ms", LATENCY_TARGET),
-        Figure(14, f"CPU while watching {orders} for {seconds:g} s", watching["cpu"], bare["cpu"], "bare app idle", "% CPU"),
+        Figure(
+            14,
+            f"Get order requests per second at the simulator, {orders} watched",
+            rate,
+            budget.per_second,
+            "the budget's rate",
+            "req/s",
+            round(allowance, 2),
+        ),
+        Figure(
+            14,
+            f"keypress to new screen, median, {orders} watched",
+            watching["latency_ms"],
+            idle["latency_ms"],
+            "same TUI, nothing watched",
+            "ms",
+            LATENCY_TARGET,
+        ),
+        Figure(
+            14, f"CPU while watching {orders} for {seconds:g} s", watching["cpu"], bare["cpu"], "bare app idle", "% CPU"
+        ),
     ]
 
 

@@ -25,10 +25,16 @@ from tui.simulator import DEMO_CREDENTIALS
 
 T = TypeVar("T")
 
-PROFILE_FOR_CREDENTIAL = {"acme-sandbox": "demo-sandbox", "acme-production": "demo-production", "other-sandbox": "demo-other"}
+PROFILE_FOR_CREDENTIAL = {
+    "acme-sandbox": "demo-sandbox",
+    "acme-production": "demo-production",
+    "other-sandbox": "demo-other",
+}
 
 
-def demo_profiles(base_url: str, *, readonly_profiles: frozenset[str] = frozenset(), limits: dict | None = None) -> dict:
+def demo_profiles(
+    base_url: str, *, readonly_profiles: frozenset[str] = frozenset(), limits: dict | None = None
+) -> dict:
     """`limits`: every profile's overrides of the provider's limits (tui.api.limits)."""
     profiles = {}
     for credential in DEMO_CREDENTIALS:
@@ -44,9 +50,19 @@ def demo_profiles(base_url: str, *, readonly_profiles: frozenset[str] = frozense
     return profiles
 
 
-def app_on(sim, profile: str = "demo-sandbox", *, readonly: bool = False, order: str | None = None, **settings) -> GiftdeskApp:
+def app_on(
+    sim, profile: str = "demo-sandbox", *, readonly: bool = False, order: str | None = None, **settings
+) -> GiftdeskApp:
     """The app on `sim` (a SimulatorServer), opened on `profile`."""
-    return build_app(AppSettings(profiles=demo_profiles(sim.base_url, **settings.pop("profile_options", {})), profile_name=profile, readonly=readonly, order=order, **settings))
+    return build_app(
+        AppSettings(
+            profiles=demo_profiles(sim.base_url, **settings.pop("profile_options", {})),
+            profile_name=profile,
+            readonly=readonly,
+            order=order,
+            **settings,
+        )
+    )
 
 
 # --- waiting for and reading the screen, shared by the Pilot tests ----------------------
@@ -94,7 +110,6 @@ async def export_shown(pilot, fmt: str, data_dir: Path) -> Path:
     return path
 
 
-
 # --- an app that stops answering fails the test, never hangs it (issue 26) -----------------------
 
 ANSWER_SECONDS = 20.0  # far beyond a loaded machine's slowest step; a frozen app never answers
@@ -114,9 +129,12 @@ class Driven:
         self._size = size
         self._loop = asyncio.new_event_loop()
         self._started = threading.Event()
-        self._steps: asyncio.Queue[tuple[Callable[[Pilot], Awaitable[Any]], concurrent.futures.Future] | None] | None = None
-        self._thread = threading.Thread(target=self._loop.run_until_complete, args=(self._main(),),
-                                        name=f"driven {type(app).__name__}", daemon=True)
+        self._steps: (
+            asyncio.Queue[tuple[Callable[[Pilot], Awaitable[Any]], concurrent.futures.Future] | None] | None
+        ) = None
+        self._thread = threading.Thread(
+            target=self._loop.run_until_complete, args=(self._main(),), name=f"driven {type(app).__name__}", daemon=True
+        )
 
     async def _main(self) -> None:
         # The steps run here, in run_test's own task, as a Pilot test's body would (Textual's context is set).
@@ -156,7 +174,9 @@ class Driven:
             return outcome.result(seconds)
         except concurrent.futures.TimeoutError:
             self.frozen = True
-            raise AssertionError(f"the app stopped answering: {what or step.__name__} did not finish within {seconds:g} s") from None
+            raise AssertionError(
+                f"the app stopped answering: {what or step.__name__} did not finish within {seconds:g} s"
+            ) from None
 
     def press(self, *keys: str, seconds: float = ANSWER_SECONDS) -> None:
         self.run(lambda pilot: pilot.press(*keys), what=" ".join(keys), seconds=seconds)

@@ -44,7 +44,11 @@ import pytest
 from tui.api.limits import DEFAULT_LIMITS, LIMITS_VARIABLE
 from tui.simulator import DEMO_CREDENTIALS, DemoCredential, SimulatorServer, SimulatorSettings
 
-pytest_plugins = ["memory_keyring", "hostile_walk", "pg_fixtures"]  # the in-memory keyring; the hostile simulator (hostile_sim, walk_data); PostgreSQL (pg_cluster, team_url, own_cluster)
+pytest_plugins = [
+    "memory_keyring",
+    "hostile_walk",
+    "pg_fixtures",
+]  # the in-memory keyring; the hostile simulator (hostile_sim, walk_data); PostgreSQL (pg_cluster, team_url, own_cluster)
 
 
 @pytest.fixture(autouse=True)
@@ -54,9 +58,15 @@ def isolated_dirs(tmp_path, monkeypatch) -> Iterator[None]:
     monkeypatch.setenv("GIFTDESK_LOG_DIR", str(tmp_path / "log"))
     monkeypatch.setenv("GIFTDESK_CACHE_DIR", str(tmp_path / "cache"))  # the catalog's kept first pages
     # The folder variables too: a demo started in a test sets them for its process (tui.local.demo_data).
-    for variable in ("GIFTDESK_BASE_URL", "GIFTDESK_CLIENT_ID", "GIFTDESK_CLIENT_SECRET", "GIFTDESK_ENVIRONMENT",
-                     "GIFTDESK_EXPORT_DIR", "GIFTDESK_SCREENSHOT_DIR",
-                     "GIFTDESK_DATABASE_URL"):
+    for variable in (
+        "GIFTDESK_BASE_URL",
+        "GIFTDESK_CLIENT_ID",
+        "GIFTDESK_CLIENT_SECRET",
+        "GIFTDESK_ENVIRONMENT",
+        "GIFTDESK_EXPORT_DIR",
+        "GIFTDESK_SCREENSHOT_DIR",
+        "GIFTDESK_DATABASE_URL",
+    ):
         monkeypatch.delenv(variable, raising=False)
     # The log handlers too: one a demo installed into its temp folder outlives the test otherwise.
     root = logging.getLogger()

@@ -72,15 +72,40 @@ PAYOUT_CASES: list[PayoutCase] = [
     PayoutCase("wallet before recipients", {"wallet": "Cash"}, WALLET_REQUIRED),
     PayoutCase("paypal no recipient", {"wallet": PAYPAL}, EXACTLY_ONE_RECIPIENT),
     PayoutCase("venmo no recipient", {"wallet": VENMO}, EXACTLY_ONE_RECIPIENT),
-    PayoutCase("null recipients are absent", {"wallet": VENMO, "recipientEmail": None, "recipientPhone": None}, EXACTLY_ONE_RECIPIENT),
-    PayoutCase("venmo two recipients", {"wallet": VENMO, "recipientEmail": "ann@example.com", "recipientPhone": "+15551234567"}, EXACTLY_ONE_RECIPIENT),
-    PayoutCase("venmo three recipients", {"wallet": VENMO, "recipientEmail": "ann@example.com", "recipientPhone": "+15551234567", "recipientHandle": "@ann_smith"}, EXACTLY_ONE_RECIPIENT),
-    PayoutCase("paypal two recipients: count before wallet kind", {"wallet": PAYPAL, "recipientEmail": "ann@example.com", "recipientHandle": "@ann_smith"}, EXACTLY_ONE_RECIPIENT),
+    PayoutCase(
+        "null recipients are absent",
+        {"wallet": VENMO, "recipientEmail": None, "recipientPhone": None},
+        EXACTLY_ONE_RECIPIENT,
+    ),
+    PayoutCase(
+        "venmo two recipients",
+        {"wallet": VENMO, "recipientEmail": "ann@example.com", "recipientPhone": "+15551234567"},
+        EXACTLY_ONE_RECIPIENT,
+    ),
+    PayoutCase(
+        "venmo three recipients",
+        {
+            "wallet": VENMO,
+            "recipientEmail": "ann@example.com",
+            "recipientPhone": "+15551234567",
+            "recipientHandle": "@ann_smith",
+        },
+        EXACTLY_ONE_RECIPIENT,
+    ),
+    PayoutCase(
+        "paypal two recipients: count before wallet kind",
+        {"wallet": PAYPAL, "recipientEmail": "ann@example.com", "recipientHandle": "@ann_smith"},
+        EXACTLY_ONE_RECIPIENT,
+    ),
     PayoutCase("paypal phone", {"wallet": PAYPAL, "recipientPhone": "+15551234567"}, PAYPAL_EMAIL_ONLY),
     PayoutCase("paypal handle", {"wallet": PAYPAL, "recipientHandle": "@ann_smith"}, PAYPAL_EMAIL_ONLY),
-    PayoutCase("paypal malformed phone: kind before format", {"wallet": PAYPAL, "recipientPhone": "12"}, PAYPAL_EMAIL_ONLY),
+    PayoutCase(
+        "paypal malformed phone: kind before format", {"wallet": PAYPAL, "recipientPhone": "12"}, PAYPAL_EMAIL_ONLY
+    ),
     PayoutCase("paypal email", {"wallet": PAYPAL, "recipientEmail": "ann@example.com"}, None),
-    PayoutCase("paypal email plus tag", {"wallet": PAYPAL, "recipientEmail": "ann.smith+gift@mail.example.co.uk"}, None),
+    PayoutCase(
+        "paypal email plus tag", {"wallet": PAYPAL, "recipientEmail": "ann.smith+gift@mail.example.co.uk"}, None
+    ),
     PayoutCase("paypal email no at", {"wallet": PAYPAL, "recipientEmail": "ann.example.com"}, INVALID_EMAIL),
     PayoutCase("paypal email no domain dot", {"wallet": PAYPAL, "recipientEmail": "ann@example"}, INVALID_EMAIL),
     PayoutCase("paypal email with space", {"wallet": PAYPAL, "recipientEmail": "ann smith@example.com"}, INVALID_EMAIL),
@@ -179,5 +204,13 @@ WEBLINK_CASES: list[WeblinkCase] = [
 ]
 
 # DESIGN.md "What the real provider sends and enforces": the 400 reason codes, each said to the user in words.
-REASON_CODES = ("OrderAlreadyExists", "OrderNotFound", "WrongAccount", "InsufficientBalance", "InvalidProductIds",
-                "InvalidDenomination", "ProductIsOutOfStock", "CardsLimitExceeded")
+REASON_CODES = (
+    "OrderAlreadyExists",
+    "OrderNotFound",
+    "WrongAccount",
+    "InsufficientBalance",
+    "InvalidProductIds",
+    "InvalidDenomination",
+    "ProductIsOutOfStock",
+    "CardsLimitExceeded",
+)

@@ -18,8 +18,11 @@ CREDENTIAL = next(c for c in DEMO_CREDENTIALS if c.name == "acme-sandbox")
 def place(sim, value: str = "10.00", *, quantity: int = 1) -> str:
     """A new order's RequestId: value .13 ends Failed, .14 stays Pending a while, else Succeeded."""
     request_id = str(uuid.uuid4())
-    body = {"RequestId": request_id, "AccountId": SANDBOX_ACCOUNT,
-            "Products": [{"ProductId": PAYOUT_PRODUCT, "Value": float(value), "Quantity": quantity}]}
+    body = {
+        "RequestId": request_id,
+        "AccountId": SANDBOX_ACCOUNT,
+        "Products": [{"ProductId": PAYOUT_PRODUCT, "Value": float(value), "Quantity": quantity}],
+    }
     response = httpx.post(sim.base_url + CHECKOUT, json=body, auth=CREDENTIAL.auth)
     assert response.status_code == 200, response.text
     return request_id
@@ -38,6 +41,8 @@ def payout_code(sim, email: str) -> str:
             time.sleep(0.05)
         code = cards[0]["cardCode"]
         token = code.rsplit("/", 1)[1]
-        redeemed = http.post(f"/api/Integration/v2/payout/redeem/{token}", json={"wallet": "PayPal", "recipientEmail": email})
+        redeemed = http.post(
+            f"/api/Integration/v2/payout/redeem/{token}", json={"wallet": "PayPal", "recipientEmail": email}
+        )
         assert redeemed.status_code in (200, 202), redeemed.text
     return code

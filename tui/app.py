@@ -50,9 +50,30 @@ if TYPE_CHECKING:
     from tui.watch_service import WatchService
 
 
-SANDBOX_THEME = Theme(name="giftdesk-sandbox", primary="#2f7fbf", secondary="#3aa39a", accent="#e0a030", error="#d04040", warning="#e0a030", success="#4caf50", dark=True)
+SANDBOX_THEME = Theme(
+    name="giftdesk-sandbox",
+    primary="#2f7fbf",
+    secondary="#3aa39a",
+    accent="#e0a030",
+    error="#d04040",
+    warning="#e0a030",
+    success="#4caf50",
+    dark=True,
+)
 # Production: a red cast over everything, not just the bar (DESIGN rule 7).
-PRODUCTION_THEME = Theme(name="giftdesk-production", primary="#c0392b", secondary="#8e2a20", accent="#f0b040", error="#ff4b3e", warning="#f0b040", success="#4caf50", background="#1e0f0f", surface="#2a1414", panel="#3a1a1a", dark=True)
+PRODUCTION_THEME = Theme(
+    name="giftdesk-production",
+    primary="#c0392b",
+    secondary="#8e2a20",
+    accent="#f0b040",
+    error="#ff4b3e",
+    warning="#f0b040",
+    success="#4caf50",
+    background="#1e0f0f",
+    surface="#2a1414",
+    panel="#3a1a1a",
+    dark=True,
+)
 
 
 @dataclass
@@ -87,7 +108,9 @@ ENDED_TOLD_AT_MOST = 5  # items named in one toast; the rest are counted
 # collection, ~0.3 s there, came before them).
 START_COLLECTOR_PAUSE_SECONDS = 10.0
 WATCH_AFTER_CONTENT_SECONDS = 0.3  # how long after the start screen's first content the watch list starts
-WATCH_START_LATEST_SECONDS = 2.0  # the watch list starts after the start screen's first content, or this long after mounting
+WATCH_START_LATEST_SECONDS = (
+    2.0  # the watch list starts after the start screen's first content, or this long after mounting
+)
 TEAM_UNREACHABLE = "team database unreachable, retrying"
 log = logging.getLogger(__name__)
 TERMINAL_CHECK_SECONDS = 2.0  # how often the app looks whether its terminal is still there
@@ -126,7 +149,9 @@ class GiftdeskApp(GiftdeskHost):
         self._watch_put_off = False  # the start's watch list waits for the start screen's first content
         self._start_drawn = asyncio.Event()  # the start screen's first frame is on the terminal (`start_drawn`)
         self._watch_problem: str | None = None  # why the watch list's file cannot be used, when it cannot
-        self._watch_redraw: tuple[float, Timer] | None = None  # when the header next follows the watch list, and its timer
+        self._watch_redraw: tuple[float, Timer] | None = (
+            None  # when the header next follows the watch list, and its timer
+        )
         self._ended: list[WatchedItem] = []  # items that went final, not told yet (`_tell_ended`)
         self._ended_told_at = -ENDED_TOLD_SECONDS  # time.monotonic() of the last bell and toast
         self._errors_on_screen: dict[str, float] = {}  # message -> when its toast goes (time.monotonic)
@@ -229,7 +254,10 @@ class GiftdeskApp(GiftdeskHost):
         while len(self.screen_stack) > 1:
             await self.pop_screen()
         await self.push_screen(self._make_screen(HOME))
-        self.notify(f"Switched to profile {name} ({profile.environment}).", severity="warning" if profile.environment == "production" else "information")
+        self.notify(
+            f"Switched to profile {name} ({profile.environment}).",
+            severity="warning" if profile.environment == "production" else "information",
+        )
 
     async def start_demo(self) -> None:
         from tui.demo import DemoBackend
@@ -278,20 +306,31 @@ class GiftdeskApp(GiftdeskHost):
             team = self.settings.team
             store = team.watch_list(self.current_session.environment) if team is not None else None
             try:
-                self._watch = WatchService(self.current_session, store=store, on_change=self._watch_changed,
-                                           on_error=self._watch_failed, on_stopped=self._watch_stopped)
+                self._watch = WatchService(
+                    self.current_session,
+                    store=store,
+                    on_change=self._watch_changed,
+                    on_error=self._watch_failed,
+                    on_stopped=self._watch_stopped,
+                )
             except DatabaseError as error:
-                self._watch_problem = (f"The watch list cannot be used: {error} "
-                                       "Orders and payouts still open as usual; only pinning waits until giftdesk restarts.")
+                self._watch_problem = (
+                    f"The watch list cannot be used: {error} "
+                    "Orders and payouts still open as usual; only pinning waits until giftdesk restarts."
+                )
                 self.notify(self._watch_problem, title="Watch list", severity="error", timeout=10)
             else:
                 self._watch.start()
         self._apply_context()
 
     def _watch_stopped(self, error: BaseException) -> None:
-        self.notify(f"The watch list stopped following its items ({type(error).__name__}: {error}). What it shows "
-                    "may be old: switch profile or restart giftdesk to follow them again.",
-                    title="Watch list", severity="error", timeout=ERROR_SECONDS)
+        self.notify(
+            f"The watch list stopped following its items ({type(error).__name__}: {error}). What it shows "
+            "may be old: switch profile or restart giftdesk to follow them again.",
+            title="Watch list",
+            severity="error",
+            timeout=ERROR_SECONDS,
+        )
 
     def _watch_changed(self, item: WatchedItem, went_final: bool) -> None:
         # Many items move at once (a first look at 500, a receiver settling 20 a second): the header and the
@@ -325,13 +364,18 @@ class GiftdeskApp(GiftdeskHost):
             return
         ended, self._ended = self._ended, []
         self._ended_told_at = time.monotonic()
-        lines = [f"{'Order' if item.kind == 'order' else 'Payout'} {item.label} ended {item.status}."
-                 + (" It needs attention." if ended_badly(item.status) else "") for item in ended[:ENDED_TOLD_AT_MOST]]
+        lines = [
+            f"{'Order' if item.kind == 'order' else 'Payout'} {item.label} ended {item.status}."
+            + (" It needs attention." if ended_badly(item.status) else "")
+            for item in ended[:ENDED_TOLD_AT_MOST]
+        ]
         if len(ended) > ENDED_TOLD_AT_MOST:
             lines.append(f"And {len(ended) - ENDED_TOLD_AT_MOST} more ended: the Watch screen lists them.")
         bad = any(ended_badly(item.status) for item in ended)
         self.bell()
-        self.notify("\n".join(lines), title="Watch list", severity="error" if bad else "information", timeout=10 if bad else 5)
+        self.notify(
+            "\n".join(lines), title="Watch list", severity="error" if bad else "information", timeout=10 if bad else 5
+        )
 
     def _watch_failed(self, item: WatchedItem, error: ServiceError) -> None:
         from tui.api.errors import AuthenticationError, ForbiddenError
@@ -343,7 +387,9 @@ class GiftdeskApp(GiftdeskHost):
 
     @property
     def notes(self) -> NoteStore:
-        if self.settings.team is not None:  # the session's environment's: the team keys its lists by profile and environment
+        if (
+            self.settings.team is not None
+        ):  # the session's environment's: the team keys its lists by profile and environment
             return self.settings.team.notes(self.session.environment)
         if self._local_notes is None:
             from tui.local.config import Config, team_user
@@ -369,9 +415,13 @@ class GiftdeskApp(GiftdeskHost):
         # The app's own workers (the screens' have BaseScreen's handler): a failure is said, not swallowed.
         if event.state == WorkerState.ERROR and event.worker.error is not None:
             if event.worker.group == "team":
-                self.notify(f"Live updates from the team stopped ({type(event.worker.error).__name__}: "
-                            f"{event.worker.error}); restart giftdesk to hear them again.",
-                            title="Team", severity="error", timeout=ERROR_SECONDS)
+                self.notify(
+                    f"Live updates from the team stopped ({type(event.worker.error).__name__}: "
+                    f"{event.worker.error}); restart giftdesk to hear them again.",
+                    title="Team",
+                    severity="error",
+                    timeout=ERROR_SECONDS,
+                )
             else:
                 self.report_error(event.worker.error)
 
@@ -384,7 +434,10 @@ class GiftdeskApp(GiftdeskHost):
 
     def _team_changed(self, change: Change) -> None:
         session = self.current_session
-        if session is None or (change.get("profile"), change.get("environment")) != (session.profile.name, session.environment):
+        if session is None or (change.get("profile"), change.get("environment")) != (
+            session.profile.name,
+            session.environment,
+        ):
             return
         if change.get("what") == "watch" and self._watch is not None:
             self._watch.shared_change(change)
@@ -415,13 +468,19 @@ class GiftdeskApp(GiftdeskHost):
             self._start_team(self.settings.team)
             if self.settings.demo is not None:
                 shown = self.settings.team.database.shown
-                self.notify(f"Team demo on {shown}: GIFTDESK_DATABASE_URL={shown} giftdesk --demo --team joins it.",
-                            title="Team mode", timeout=15)
+                self.notify(
+                    f"Team demo on {shown}: GIFTDESK_DATABASE_URL={shown} giftdesk --demo --team joins it.",
+                    title="Team mode",
+                    timeout=15,
+                )
         theme = self.settings.theme
         if theme is not None and theme not in self.available_themes:
             known = ", ".join(sorted(name for name in self.available_themes if not name.startswith("giftdesk")))
-            self.notify(f"Unknown theme {theme!r} in the config; using giftdesk's. Known: {known}.",
-                        severity="warning", timeout=10)
+            self.notify(
+                f"Unknown theme {theme!r} in the config; using giftdesk's. Known: {known}.",
+                severity="warning",
+                timeout=10,
+            )
         if self.settings.order and self.current_session is not None:
             self.call_later(self.navigate, "order", self.settings.order)
 
@@ -489,7 +548,9 @@ class GiftdeskApp(GiftdeskHost):
         if name == "profiles" and argument:
             await self._switch_profile(argument)
             return
-        target = next((s for s in reversed(self.screen_stack) if isinstance(s, BaseScreen) and s.destination == name), None)
+        target = next(
+            (s for s in reversed(self.screen_stack) if isinstance(s, BaseScreen) and s.destination == name), None
+        )
         if target is None:
             target = self._make_screen(name)
             await self.push_screen(target)
@@ -550,7 +611,11 @@ class GiftdeskApp(GiftdeskHost):
             if not screen.check_action(binding.action, ()):
                 continue  # hidden here (a write action in read-only) or not possible now
             seen.add(binding.action)
-            yield SystemCommand(binding.description, f"Key: {binding.key_display or binding.key}", lambda n=active.node, a=binding.action: self.run_action(a, n))
+            yield SystemCommand(
+                binding.description,
+                f"Key: {binding.key_display or binding.key}",
+                lambda n=active.node, a=binding.action: self.run_action(a, n),
+            )
 
     # --- feedback ----------------------------------------------------------------
 
@@ -559,8 +624,11 @@ class GiftdeskApp(GiftdeskHost):
 
     def _notify_wait(self, endpoint: str, seconds: float, limit: Limit | None) -> None:
         rule = f"the provider allows {limit}" if limit else "the provider asked for a pause"
-        self.notify(f"Waiting {seconds:.0f} s for a turn at {endpoint} ({rule}).", title="Provider's limit",
-                    timeout=max(3.0, seconds))
+        self.notify(
+            f"Waiting {seconds:.0f} s for a turn at {endpoint} ({rule}).",
+            title="Provider's limit",
+            timeout=max(3.0, seconds),
+        )
 
     def report_error(self, error: BaseException) -> None:
         """Say what happened and what to do; never a secret, never a crash."""
@@ -599,8 +667,10 @@ class GiftdeskApp(GiftdeskHost):
             log_unexpected(error)
         self.bell()
         where = current_log_file()
-        self._exit_renderables.append(f"giftdesk stopped on an unexpected error ({type(error).__name__}). "
-                                      f"A redacted traceback is in {where or 'the log'}.")
+        self._exit_renderables.append(
+            f"giftdesk stopped on an unexpected error ({type(error).__name__}). "
+            f"A redacted traceback is in {where or 'the log'}."
+        )
         self._close_messages_no_wait()
 
 
@@ -618,8 +688,15 @@ def build_app(settings: AppSettings) -> GiftdeskApp:
     return GiftdeskApp(settings)
 
 
-def load_settings(profile_name: str | None, *, demo: bool, readonly: bool, order: str | None,
-                  backend: DemoBackend | None = None, team_database: TeamDatabase | None = None) -> AppSettings:
+def load_settings(
+    profile_name: str | None,
+    *,
+    demo: bool,
+    readonly: bool,
+    order: str | None,
+    backend: DemoBackend | None = None,
+    team_database: TeamDatabase | None = None,
+) -> AppSettings:
     """Settings for a real run. A config that cannot be read is reported, not replaced.
 
     `backend`: the demo's simulator when the caller started it already (the command line does, first thing).
@@ -631,7 +708,13 @@ def load_settings(profile_name: str | None, *, demo: bool, readonly: bool, order
             from tui.demo import DemoBackend
 
             backend = DemoBackend.start()
-        settings = AppSettings(profiles=backend.profiles(), profile_name=profile_name or backend.default_profile_name, readonly=readonly, order=order, demo=backend)
+        settings = AppSettings(
+            profiles=backend.profiles(),
+            profile_name=profile_name or backend.default_profile_name,
+            readonly=readonly,
+            order=order,
+            demo=backend,
+        )
         with suppress(ConfigError):  # the demo keeps the user's look and keys; its profiles are its own
             _take_look(settings, ProfileStore().load())
         if team_database is not None:  # --demo --team
@@ -656,7 +739,9 @@ def load_settings(profile_name: str | None, *, demo: bool, readonly: bool, order
         settings.profile_name = env_profile.name
     if profile_name is not None:
         if profile_name not in settings.profiles:
-            raise ConfigError(f"no profile named {profile_name!r}; known: {', '.join(settings.profiles) or 'none'} (see `giftdesk profiles list`)")
+            raise ConfigError(
+                f"no profile named {profile_name!r}; known: {', '.join(settings.profiles) or 'none'} (see `giftdesk profiles list`)"
+            )
         settings.profile_name = profile_name
     settings.team = _team_mode(config)
     return settings
@@ -682,13 +767,23 @@ def _take_look(settings: AppSettings, config: Config) -> None:
     settings.user = config.user
 
 
-def run_tui(profile_name: str | None = None, *, demo: bool = False, readonly: bool = False, order: str | None = None,
-            debug: bool = False, backend: DemoBackend | None = None, team_database: TeamDatabase | None = None) -> int:
+def run_tui(
+    profile_name: str | None = None,
+    *,
+    demo: bool = False,
+    readonly: bool = False,
+    order: str | None = None,
+    debug: bool = False,
+    backend: DemoBackend | None = None,
+    team_database: TeamDatabase | None = None,
+) -> int:
     """Run the TUI; the exit status: 0, or 1 when an unexpected error stopped it."""
     from tui.local.logs import setup_logging
 
     setup_logging(debug=debug)
-    settings = load_settings(profile_name, demo=demo, readonly=readonly, order=order, backend=backend, team_database=team_database)
+    settings = load_settings(
+        profile_name, demo=demo, readonly=readonly, order=order, backend=backend, team_database=team_database
+    )
     try:
         app = build_app(settings)
         app.run()

@@ -82,17 +82,32 @@ class LazyGroup(click.Group):
         "variables when set, else the current profile. Shell completion: see `giftdesk completion --help`."
     ),
 )
-@click.option("--profile", metavar="NAME", shell_complete=complete_profile_names,
-              help="Open this stored profile (default: $GIFTDESK_PROFILE, then the current profile).")
+@click.option(
+    "--profile",
+    metavar="NAME",
+    shell_complete=complete_profile_names,
+    help="Open this stored profile (default: $GIFTDESK_PROFILE, then the current profile).",
+)
 @click.option("--demo", is_flag=True, help="Run on the embedded simulator: no account needed.")
-@click.option("--team", is_flag=True, help="With --demo: in team mode, on a throwaway local PostgreSQL (needs its server's programs).")
+@click.option(
+    "--team",
+    is_flag=True,
+    help="With --demo: in team mode, on a throwaway local PostgreSQL (needs its server's programs).",
+)
 @click.option("--readonly", is_flag=True, help="Offer no action that changes anything.")
-@click.option("--order", "order", metavar="ID", shell_complete=complete_request_ids,
-              help="Open the TUI straight on the order with this RequestId.")
+@click.option(
+    "--order",
+    "order",
+    metavar="ID",
+    shell_complete=complete_request_ids,
+    help="Open the TUI straight on the order with this RequestId.",
+)
 @click.option("--debug", is_flag=True, help="Log in detail (secrets stay masked); the log's path goes to stderr.")
 @click.version_option(package_name="giftdesk")
 @click.pass_context
-def main(ctx: click.Context, profile: str | None, demo: bool, team: bool, readonly: bool, order: str | None, debug: bool) -> None:
+def main(
+    ctx: click.Context, profile: str | None, demo: bool, team: bool, readonly: bool, order: str | None, debug: bool
+) -> None:
     """giftdesk: a terminal dashboard for gift-card orders and payouts.
 
     Without a command, opens the TUI. With one, runs it and exits; the
@@ -115,7 +130,9 @@ def main(ctx: click.Context, profile: str | None, demo: bool, team: bool, readon
     if demo and profile:
         raise click.UsageError("use either --demo or --profile, not both")
     if team and not demo:
-        raise click.UsageError("--team goes with --demo; a team's giftdesk is in team mode by its config (docs/team.md)")
+        raise click.UsageError(
+            "--team goes with --demo; a team's giftdesk is in team mode by its config (docs/team.md)"
+        )
     # The start allocates a great deal and keeps nearly all of it: the collector would run ~230
     # times (a fifth of the way to the first rows) for little. The app resumes it (tui/app.py).
     gc.disable()
@@ -158,11 +175,15 @@ def _run_team_demo(*, readonly: bool, order: str | None, debug: bool) -> int:
     backend = DemoBackend.start()
     try:
         with demo_team_database() as database:
-            click.echo(f"team database: {database.shown} (GIFTDESK_DATABASE_URL={database.shown} giftdesk --demo --team joins it)",
-                       err=True)
+            click.echo(
+                f"team database: {database.shown} (GIFTDESK_DATABASE_URL={database.shown} giftdesk --demo --team joins it)",
+                err=True,
+            )
             from tui.app import run_tui
 
-            return run_tui(demo=True, readonly=readonly, order=order, debug=debug, backend=backend, team_database=database)
+            return run_tui(
+                demo=True, readonly=readonly, order=order, debug=debug, backend=backend, team_database=database
+            )
     except TeamDatabaseError as error:
         backend.stop()
         fail(str(error), EXIT_UNAVAILABLE)

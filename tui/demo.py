@@ -85,7 +85,10 @@ class DemoBackend:
                     # The child removes the demo's folder once this process is gone, however it ended.
                     [sys.executable, "-P", "-m", "tui.demo", str(listener.fileno()), str(self._folder)],
                     pass_fds=(listener.fileno(),),
-                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.DEVNULL,
+                    text=True,
                     start_new_session=True,  # the terminal's Ctrl-C is the TUI's key, not the child's signal
                 )
             self._listener = None  # the child holds the socket from here on
@@ -165,8 +168,9 @@ def demo_settings() -> SimulatorSettings:
     """The demo's simulator: its past, the provider's pacing, a catalog that changes now and then."""
     from tui.simulator.settings import DEMO_HISTORY, SimulatorSettings
 
-    return SimulatorSettings(timing="fast", history=DEMO_HISTORY, place_limits=True,
-                             catalog_refresh_seconds=DEMO_CATALOG_REFRESH_SECONDS)
+    return SimulatorSettings(
+        timing="fast", history=DEMO_HISTORY, place_limits=True, catalog_refresh_seconds=DEMO_CATALOG_REFRESH_SECONDS
+    )
 
 
 def serve_child(listener_fd: int, demo_folder: Path, stdin: IO[str], stdout: IO[str]) -> None:

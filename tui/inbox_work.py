@@ -65,7 +65,12 @@ def request_ids_in(payload: Mapping[str, Any] | None) -> list[str]:
             return
         if isinstance(value, Mapping):
             for key, inner in value.items():
-                if str(key).lower() in _ID_KEYS and isinstance(inner, str) and inner.strip() and inner.strip() not in found:
+                if (
+                    str(key).lower() in _ID_KEYS
+                    and isinstance(inner, str)
+                    and inner.strip()
+                    and inner.strip() not in found
+                ):
                     found.append(inner.strip())
                 else:
                     walk(inner, depth + 1)
@@ -98,7 +103,9 @@ class StoredWatch:
         return [item.reference for item in self.store.items(self.profile) if item.kind == "order" and not item.final]
 
     def settle_order(self, request_id: str, status: str, detail: str) -> bool:
-        item = next((i for i in self.store.items(self.profile) if i.kind == "order" and i.reference == request_id), None)
+        item = next(
+            (i for i in self.store.items(self.profile) if i.kind == "order" and i.reference == request_id), None
+        )
         if item is None or item.final:  # not watched, or already settled (by a look, or an earlier event)
             return False
         return self.store.record(item.id, status, is_order_final(status), detail) is not None
@@ -109,9 +116,15 @@ class CoalescedSync:
     least `window` seconds after the previous one started. Requests made while a sync runs make the
     next one. `run_sync` says what it did; the ids of the requests it covered are handed to `done`."""
 
-    def __init__(self, run_sync: Callable[[], Awaitable[str]], done: Callable[[list[str], str], None], *,
-                 window: float = SYNC_WINDOW_SECONDS, gather: float = SYNC_GATHER_SECONDS,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        run_sync: Callable[[], Awaitable[str]],
+        done: Callable[[list[str], str], None],
+        *,
+        window: float = SYNC_WINDOW_SECONDS,
+        gather: float = SYNC_GATHER_SECONDS,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self._run_sync = run_sync
         self._done = done
         self.window = window
@@ -126,13 +139,20 @@ class CoalescedSync:
         if event_id not in self._pending:
             self._pending.append(event_id)
         if self._task is None or self._task.done():
-            self._task = said_task(self._syncs(), "giftdesk-coalesced-sync",
-                                   lambda error: log.error("the catalog syncs for product events stopped: %s", error))
+            self._task = said_task(
+                self._syncs(),
+                "giftdesk-coalesced-sync",
+                lambda error: log.error("the catalog syncs for product events stopped: %s", error),
+            )
 
     async def _syncs(self) -> None:
         while self._pending:
             now = self._clock()
-            start = now + self.gather if self._last_start is None else max(now + self.gather, self._last_start + self.window)
+            start = (
+                now + self.gather
+                if self._last_start is None
+                else max(now + self.gather, self._last_start + self.window)
+            )
             await asyncio.sleep(start - now)
             covered, self._pending = self._pending, []
             self._last_start = self._clock()
@@ -165,11 +185,18 @@ def mirror_syncer(profile_name: str, environment: str, client: ClientGetter) -> 
 
 
 class InboxWork:
-    def __init__(self, inbox: InboxStore, client: ClientGetter, watch: OrderWatch,
-                 sync_catalog: Callable[[], Awaitable[str]] | None, *,
-                 on_done: Callable[[str, str], None] | None = None,
-                 backoff: Backoff | None = None, sync_window: float = SYNC_WINDOW_SECONDS,
-                 sync_gather: float = SYNC_GATHER_SECONDS) -> None:
+    def __init__(
+        self,
+        inbox: InboxStore,
+        client: ClientGetter,
+        watch: OrderWatch,
+        sync_catalog: Callable[[], Awaitable[str]] | None,
+        *,
+        on_done: Callable[[str, str], None] | None = None,
+        backoff: Backoff | None = None,
+        sync_window: float = SYNC_WINDOW_SECONDS,
+        sync_gather: float = SYNC_GATHER_SECONDS,
+    ) -> None:
         self.inbox = inbox
         self._client = client
         self.watch = watch
@@ -178,7 +205,9 @@ class InboxWork:
         self._failures = 0
         self._wake = asyncio.Event()
         self._syncing: set[str] = set()  # product events handed to the coalesced sync
-        self._sync = CoalescedSync(sync_catalog, self._synced, window=sync_window, gather=sync_gather) if sync_catalog else None
+        self._sync = (
+            CoalescedSync(sync_catalog, self._synced, window=sync_window, gather=sync_gather) if sync_catalog else None
+        )
 
     def wake(self) -> None:
         """A delivery was kept (call on this loop's thread)."""

@@ -142,12 +142,17 @@ def verified_callback(body: bytes, expected_secret: str) -> tuple[str, str, dict
     return f"callback:{request_id.strip()}", CALLBACK, data
 
 
-def verified_webhook(body: bytes, headers: Mapping[str, str], secrets: Sequence[str]) -> tuple[str, str, dict[str, Any]]:
+def verified_webhook(
+    body: bytes, headers: Mapping[str, str], secrets: Sequence[str]
+) -> tuple[str, str, dict[str, Any]]:
     """(event id, event type, payload) of a webhook signed with one of `secrets`; else Refused."""
     from standardwebhooks import Webhook, WebhookVerificationError
 
     # The library reads the standard's `webhook-*` names; Svix sends `svix-*` (the same scheme).
-    wanted = {name: headers.get(f"svix-{name}") or headers.get(f"webhook-{name}") or "" for name in ("id", "timestamp", "signature")}
+    wanted = {
+        name: headers.get(f"svix-{name}") or headers.get(f"webhook-{name}") or ""
+        for name in ("id", "timestamp", "signature")
+    }
     if not all(wanted.values()):
         raise Refused("missing svix-id, svix-timestamp or svix-signature")
     if not secrets:
@@ -176,7 +181,9 @@ class InboxWriter:
 
     def __init__(self, open_inbox: OpenInbox) -> None:
         self._open_inbox = open_inbox
-        self._queue: queue.SimpleQueue[tuple[Delivery, asyncio.AbstractEventLoop, asyncio.Future[bool]] | None] = queue.SimpleQueue()
+        self._queue: queue.SimpleQueue[tuple[Delivery, asyncio.AbstractEventLoop, asyncio.Future[bool]] | None] = (
+            queue.SimpleQueue()
+        )
         self._opened = threading.Event()
         self._failure: BaseException | None = None
         self._thread = threading.Thread(target=self._run, name="giftdesk-inbox-writer", daemon=True)
@@ -227,7 +234,9 @@ class InboxWriter:
             batch.append(item)
         return batch
 
-    def _commit(self, inbox: InboxStore, batch: list[tuple[Delivery, asyncio.AbstractEventLoop, asyncio.Future[bool]]]) -> None:
+    def _commit(
+        self, inbox: InboxStore, batch: list[tuple[Delivery, asyncio.AbstractEventLoop, asyncio.Future[bool]]]
+    ) -> None:
         try:
             outcomes: list[bool | BaseException] = list(inbox.keep_all([delivery for delivery, _, _ in batch]))
             self.healthy = True
@@ -299,8 +308,14 @@ class AccessLog:
         finally:
             if access_log.isEnabledFor(logging.INFO):
                 client = scope.get("client")
-                record = {"source": client[0] if client else "", "method": scope["method"], "path": scope["path"],
-                          "status": status, "ms": round((time.perf_counter() - started) * 1000, 2), **noted}
+                record = {
+                    "source": client[0] if client else "",
+                    "method": scope["method"],
+                    "path": scope["path"],
+                    "status": status,
+                    "ms": round((time.perf_counter() - started) * 1000, 2),
+                    **noted,
+                }
                 access_log.info("%s", mask_text(json.dumps(record, ensure_ascii=False)))
 
 
@@ -315,8 +330,14 @@ class Receiver:
     during a rotation). Both may be replaced while it runs.
     """
 
-    def __init__(self, open_inbox: OpenInbox, *, callback_secret: str = "", webhook_secrets: Sequence[str] = (),
-                 settings: ReceiverSettings | None = None) -> None:
+    def __init__(
+        self,
+        open_inbox: OpenInbox,
+        *,
+        callback_secret: str = "",
+        webhook_secrets: Sequence[str] = (),
+        settings: ReceiverSettings | None = None,
+    ) -> None:
         self.settings = settings or ReceiverSettings()
         self.callback_secret = callback_secret
         self.webhook_secrets = tuple(webhook_secrets)
@@ -364,14 +385,22 @@ class Receiver:
     def _make_server(self) -> Any:
         import uvicorn
 
-        app = Starlette(routes=[
-            Route(CALLBACK_PATH, self._callback, methods=["POST"]),
-            Route(WEBHOOK_PATH, self._webhook, methods=["POST"]),
-            Route(HEALTH_PATH, self._health, methods=["GET"]),
-        ])
+        app = Starlette(
+            routes=[
+                Route(CALLBACK_PATH, self._callback, methods=["POST"]),
+                Route(WEBHOOK_PATH, self._webhook, methods=["POST"]),
+                Route(HEALTH_PATH, self._health, methods=["GET"]),
+            ]
+        )
         # log_config=None: uvicorn must not reconfigure the app's (redacting) logging; our own access log.
-        config = uvicorn.Config(AccessLog(app), log_config=None, access_log=False, lifespan="off", log_level="warning",
-                                timeout_graceful_shutdown=int(self.settings.graceful_seconds))
+        config = uvicorn.Config(
+            AccessLog(app),
+            log_config=None,
+            access_log=False,
+            lifespan="off",
+            log_level="warning",
+            timeout_graceful_shutdown=int(self.settings.graceful_seconds),
+        )
         return uvicorn.Server(config)
 
     async def serve(self) -> None:
@@ -387,8 +416,12 @@ class Receiver:
 
     def start(self) -> Receiver:
         """In a background thread; returns once it accepts connections."""
-        self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [self._socket]},
-                                        name=f"giftdesk-receiver-{self.port}", daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.run,
+            kwargs={"sockets": [self._socket]},
+            name=f"giftdesk-receiver-{self.port}",
+            daemon=True,
+        )
         self._thread.start()
         deadline = time.monotonic() + START_TIMEOUT_SECONDS
         while not self._server.started:
@@ -421,21 +454,29 @@ class Receiver:
         return await self._receive(request, CALLBACK, lambda body: verified_callback(body, self.callback_secret))
 
     async def _webhook(self, request: Request) -> JSONResponse:
-        return await self._receive(request, WEBHOOK, lambda body: verified_webhook(body, request.headers, self.webhook_secrets))
+        return await self._receive(
+            request, WEBHOOK, lambda body: verified_webhook(body, request.headers, self.webhook_secrets)
+        )
 
     async def _health(self, request: Request) -> JSONResponse:
         healthy = self._writer.healthy
-        return JSONResponse({"status": "ok" if healthy else "inbox cannot be written"}, status_code=200 if healthy else 503)
+        return JSONResponse(
+            {"status": "ok" if healthy else "inbox cannot be written"}, status_code=200 if healthy else 503
+        )
 
-    async def _receive(self, request: Request, path_kind: str,
-                       verify: Callable[[bytes], tuple[str, str, dict[str, Any]]]) -> JSONResponse:
+    async def _receive(
+        self, request: Request, path_kind: str, verify: Callable[[bytes], tuple[str, str, dict[str, Any]]]
+    ) -> JSONResponse:
         source = request.client.host if request.client else ""
         noted: dict[str, str] = request.scope.get("state", {}).get("access", {})
         wait = self._limiter.wait_needed(source)
         if wait:
             noted["verdict"] = "rate-limited"
-            return JSONResponse({"error": "too many requests from this address"}, status_code=429,
-                                headers={"Retry-After": str(max(1, round(wait)))})
+            return JSONResponse(
+                {"error": "too many requests from this address"},
+                status_code=429,
+                headers={"Retry-After": str(max(1, round(wait)))},
+            )
         try:
             event_id, kind, payload = verify(await self._read_capped(request))
             delivery = Delivery.accepted_now(event_id, kind, payload, source)

@@ -51,9 +51,12 @@ class EnvironmentMismatch(Exception):
         self.accounts_environment = accounts_environment
         super().__init__(
             f"environment mismatch: profile {profile.name!r} is {profile.environment}, but {what} "
-            f"{'is' if what.startswith('account ') else 'are'} {accounts_environment}; nothing was sent")
-        self.hint = (f"Use a {accounts_environment} profile for these credentials (GIFTDESK_ENVIRONMENT={accounts_environment} "
-                     f"for the environment's profile), or the {profile.environment} credentials.")
+            f"{'is' if what.startswith('account ') else 'are'} {accounts_environment}; nothing was sent"
+        )
+        self.hint = (
+            f"Use a {accounts_environment} profile for these credentials (GIFTDESK_ENVIRONMENT={accounts_environment} "
+            f"for the environment's profile), or the {profile.environment} credentials."
+        )
 
 
 class NotSent(ServiceError):
@@ -73,7 +76,9 @@ class AuditUnavailable(Exception):
 # --- rule 1: the environment the accounts say -------------------------------------------
 
 
-def accounts_environment(accounts: Sequence[Account], profile_environment: str, account_id: int | None = None) -> tuple[str, str]:
+def accounts_environment(
+    accounts: Sequence[Account], profile_environment: str, account_id: int | None = None
+) -> tuple[str, str]:
     """(the environment, what says it): the account ordered on when it is listed, else the accounts.
 
     A list that holds the profile's environment at all agrees with it (a redeem names no account);
@@ -128,11 +133,15 @@ class Placed:
         """One line for a person: what is true about this RequestId now (said when it was found, not placed now)."""
         status = f" (status {self.order.status})" if self.order is not None else ""
         if self.found != "earlier":
-            return (f"placed: an earlier attempt reached the service and its answer was lost; the retry found order "
-                    f"{self.request_id}{status}. No second order was made.")
+            return (
+                f"placed: an earlier attempt reached the service and its answer was lost; the retry found order "
+                f"{self.request_id}{status}. No second order was made."
+            )
         unread = "; it could not be read just now" if self.order is None else ""
-        return (f"an order with RequestId {self.request_id} exists already{status}, placed before this{unread}: "
-                "nothing new was placed. Do not place it again.")
+        return (
+            f"an order with RequestId {self.request_id} exists already{status}, placed before this{unread}: "
+            "nothing new was placed. Do not place it again."
+        )
 
 
 def order_check_command(request_id: str) -> str:
@@ -145,8 +154,10 @@ def payout_check_command(token: str) -> str:
 
 
 REDEEM_UNKNOWN_HINT = "The payout may or may not have been made: check its status before anything else: {command}"
-PLACE_UNKNOWN_HINT = ("The order may or may not have been placed: check with `{command}`. Placing it again with the same "
-                      "RequestId is safe (it cannot make a second order); a new RequestId is not.")
+PLACE_UNKNOWN_HINT = (
+    "The order may or may not have been placed: check with `{command}`. Placing it again with the same "
+    "RequestId is safe (it cannot make a second order); a new RequestId is not."
+)
 
 
 REFUSALS = (RefusedError, AuthenticationError, ForbiddenError)  # the service answered no: nothing was done
@@ -173,27 +184,38 @@ def _ending(error: BaseException, check: str) -> str:
         return f"refused: {error.message}"
     if isinstance(error, RecipientInvalid):
         return f"refused before sending: {error}"
-    cause = interruption(error) or (str(error) if isinstance(error, ServiceError) else f"unexpected error ({type(error).__name__})")
+    cause = interruption(error) or (
+        str(error) if isinstance(error, ServiceError) else f"unexpected error ({type(error).__name__})"
+    )
     return f"outcome unknown: {cause}; check: {check}"
 
 
 class MoneyWrites:
     """The writes of one profile's client, each checked, traced and told truly (the module's three rules)."""
 
-    def __init__(self, client: ServiceClient, profile: Profile, *, audit: AuditStore | None = None,
-                 warn: Callable[[str], None] | None = None) -> None:
+    def __init__(
+        self,
+        client: ServiceClient,
+        profile: Profile,
+        *,
+        audit: AuditStore | None = None,
+        warn: Callable[[str], None] | None = None,
+    ) -> None:
         self.client = client
         self.profile = profile
         self.audit = audit or audit_log()  # the team's in team mode, else this machine's file
         self.warn = warn  # told when an outcome line could not be written (the write itself happened)
 
-    async def place_order(self, order: PlaceOrder, *, action: str = PLACE_ORDER, sent_before: bool = False,
-                          confirm: Confirm | None = None) -> Placed:
+    async def place_order(
+        self, order: PlaceOrder, *, action: str = PLACE_ORDER, sent_before: bool = False, confirm: Confirm | None = None
+    ) -> Placed:
         """Place `order` once. `sent_before`: this same write (RequestId) was sent earlier and its outcome is unknown.
         `confirm` runs once the environment is checked, before the attempt line (it may raise to stop)."""
         subject = order.request_id
-        detail = ", ".join(f"account {order.account_id}, product {line.product_id}, value {Decimal(str(line.value)).normalize():f} x {line.quantity}"
-                           for line in order.products)
+        detail = ", ".join(
+            f"account {order.account_id}, product {line.product_id}, value {Decimal(str(line.value)).normalize():f} x {line.quantity}"
+            for line in order.products
+        )
         environment = await self.checked_environment(action, subject, order.account_id, detail=detail)
         if confirm is not None:
             confirm()
@@ -203,11 +225,18 @@ class MoneyWrites:
                 echoed = await self.client.place_order(order)
             except ServiceError as error:
                 if not order_already_exists(error):
-                    if _in_doubt(error) and not isinstance(error, RateLimitedError):  # the client's pacing hint says it already
+                    if _in_doubt(error) and not isinstance(
+                        error, RateLimitedError
+                    ):  # the client's pacing hint says it already
                         error.hint = PLACE_UNKNOWN_HINT.format(command=check)
                     raise
-                placed = await self._found(order, ours=sent_before or bool(getattr(error, "after_unknown_attempt", False)))
-                trace.outcome = {"ours": "placed (found after a lost answer)", "earlier": "already exists: placed before"}[placed.found]
+                placed = await self._found(
+                    order, ours=sent_before or bool(getattr(error, "after_unknown_attempt", False))
+                )
+                trace.outcome = {
+                    "ours": "placed (found after a lost answer)",
+                    "earlier": "already exists: placed before",
+                }[placed.found]
                 if placed.order is not None:
                     trace.outcome += f"; status {placed.order.status}"
                 return placed
@@ -222,8 +251,14 @@ class MoneyWrites:
             return Placed(order.request_id, "ours" if ours else "earlier", None, error)
         return Placed(order.request_id, "ours" if ours and same_lines(found, order) else "earlier", found)
 
-    async def redeem(self, token: str, request: RedeemRequest, *, seen_before: Callable[[str], bool] | None = None,
-                     confirm: Confirm | None = None) -> RedeemResult:
+    async def redeem(
+        self,
+        token: str,
+        request: RedeemRequest,
+        *,
+        seen_before: Callable[[str], bool] | None = None,
+        confirm: Confirm | None = None,
+    ) -> RedeemResult:
         """Redeem the payout of weblink `token`; `seen_before(transactionId)` marks a repeat in the trace;
         `confirm` as for place_order."""
         subject = mask_weblink(token)
@@ -240,7 +275,9 @@ class MoneyWrites:
                     error.hint = REDEEM_UNKNOWN_HINT.format(command=check)
                 raise
             repeat = seen_before is not None and seen_before(result.transaction_id)
-            trace.outcome = ("processing" if result.is_processing else "completed") + (" (existing payout)" if repeat else "")
+            trace.outcome = ("processing" if result.is_processing else "completed") + (
+                " (existing payout)" if repeat else ""
+            )
             trace.detail = f"HTTP {result.http_status}; transactionId {result.transaction_id}; payoutBatchId {result.payout_batch_id}"
             return result
 
@@ -251,7 +288,9 @@ class MoneyWrites:
         except ServiceError as error:
             if not _in_doubt(error):  # refused (401, 403): said as such
                 raise
-            raise NotSent(f"the accounts could not be read to check their environment ({error.message}): nothing was sent") from None
+            raise NotSent(
+                f"the accounts could not be read to check their environment ({error.message}): nothing was sent"
+            ) from None
         environment, what = accounts_environment(accounts, self.profile.environment, account_id)
         if environment != self.profile.environment:
             mismatch = EnvironmentMismatch(self.profile, environment, what)
@@ -260,25 +299,50 @@ class MoneyWrites:
         return environment
 
     @contextmanager
-    def _traced(self, action: str, subject: str, environment: str, check: str, **fields: str | None) -> Iterator[_Trace]:
-        self._record(action, subject, environment, ATTEMPT, {**fields, "detail": _joined(fields.get("detail"), f"check: {check}")}, must=True)
+    def _traced(
+        self, action: str, subject: str, environment: str, check: str, **fields: str | None
+    ) -> Iterator[_Trace]:
+        self._record(
+            action,
+            subject,
+            environment,
+            ATTEMPT,
+            {**fields, "detail": _joined(fields.get("detail"), f"check: {check}")},
+            must=True,
+        )
         trace = _Trace()
         try:
             yield trace
         except BaseException as error:
             self._record(action, subject, environment, _ending(error, check), fields, must=False)
             raise
-        self._record(action, subject, environment, trace.outcome, {**fields, "detail": trace.detail or fields.get("detail")}, must=False)
+        self._record(
+            action,
+            subject,
+            environment,
+            trace.outcome,
+            {**fields, "detail": trace.detail or fields.get("detail")},
+            must=False,
+        )
 
-    def _record(self, action: str, subject: str, environment: str, outcome: str, fields: dict[str, str | None], *, must: bool) -> None:
+    def _record(
+        self, action: str, subject: str, environment: str, outcome: str, fields: dict[str, str | None], *, must: bool
+    ) -> None:
         try:
-            self.audit.record(profile=self.profile.name, environment=environment, action=action, subject=subject,
-                              outcome=outcome, **fields)
+            self.audit.record(
+                profile=self.profile.name,
+                environment=environment,
+                action=action,
+                subject=subject,
+                outcome=outcome,
+                **fields,
+            )
         except Exception as error:  # any store's failure (a full disk, the team database away): said, never a traceback
             reason = getattr(error, "strerror", None) or str(error) or type(error).__name__
             if must:
-                raise AuditUnavailable(f"the audit log cannot be written ({reason}): nothing was sent",
-                                       self.audit.unwritable_hint) from None
+                raise AuditUnavailable(
+                    f"the audit log cannot be written ({reason}): nothing was sent", self.audit.unwritable_hint
+                ) from None
             if self.warn is not None:  # the write itself happened; a full disk must not hide that
                 self.warn(f"the audit log could not be written ({reason})")
 

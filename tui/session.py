@@ -123,8 +123,9 @@ class Session:
             from tui.local.limit_store import profile_database
             from tui.local.report_copies import ReportCopies
 
-            self._copies = ReportCopies(profile_database(self.profile.name, self.profile.environment),
-                                        limits_table(self.profile.limits))
+            self._copies = ReportCopies(
+                profile_database(self.profile.name, self.profile.environment), limits_table(self.profile.limits)
+            )
         return self._copies
 
     def when_closed(self, cleanup: Callable[[], None]) -> None:

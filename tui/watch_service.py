@@ -70,9 +70,14 @@ class WatchService:
         self.on_change = on_change
         self.on_error = on_error
         self.on_stopped = on_stopped
-        self.scheduler = WatchScheduler(client_fetch(session.client), self._changed, on_error=self._failed,
-                                        budget=budget or budget_for(limits_table(session.profile.limits)),
-                                        backoff=backoff, active_profile=self.profile)
+        self.scheduler = WatchScheduler(
+            client_fetch(session.client),
+            self._changed,
+            on_error=self._failed,
+            budget=budget or budget_for(limits_table(session.profile.limits)),
+            backoff=backoff,
+            active_profile=self.profile,
+        )
         self._task: asyncio.Task[None] | None = None
         self._closed = False
         self.leading = isinstance(self.store, WatchList)  # a local list is this process's alone
@@ -124,7 +129,11 @@ class WatchService:
 
     def watched_orders(self) -> list[str]:
         """RequestIds of the profile's watched orders not final yet."""
-        return [] if self._closed else [i.reference for i in self.store.items(self.profile) if i.kind == "order" and not i.final]
+        return (
+            []
+            if self._closed
+            else [i.reference for i in self.store.items(self.profile) if i.kind == "order" and not i.final]
+        )
 
     def settle_order(self, request_id: str, status: str, detail: str) -> bool:
         """Get order's answer after an order event: a final one ends the item at once (no more polling)."""
@@ -136,8 +145,9 @@ class WatchService:
             return
         for item in self.store.items(self.profile):
             if item.final and item.status is not None:
-                self.scheduler.settle("payout" if item.kind == "payout" else "order", item.reference, item.status,
-                                      detail=item.detail)
+                self.scheduler.settle(
+                    "payout" if item.kind == "payout" else "order", item.reference, item.status, detail=item.detail
+                )
 
     # --- running ------------------------------------------------------------------------
 
@@ -150,8 +160,12 @@ class WatchService:
             self.session.when_closed(self.stop)
 
     def _stopped(self, error: BaseException) -> None:
-        log.error("watch: following profile %s's items stopped: %s", self.profile, error,
-                  exc_info=(type(error), error, error.__traceback__))
+        log.error(
+            "watch: following profile %s's items stopped: %s",
+            self.profile,
+            error,
+            exc_info=(type(error), error, error.__traceback__),
+        )
         if self.on_stopped is not None:
             self.on_stopped(error)
 
@@ -227,8 +241,16 @@ class WatchService:
     def _follow(self, item: WatchedItem) -> None:
         if not item.reference:  # a payout whose weblink was not kept (tui.local.watchlist.NOT_KEPT): nothing to poll
             return
-        self.scheduler.add(Watched(item.id, "payout" if item.kind == "payout" else "order", item.reference,
-                                   item.profile, item.status, item.final))
+        self.scheduler.add(
+            Watched(
+                item.id,
+                "payout" if item.kind == "payout" else "order",
+                item.reference,
+                item.profile,
+                item.status,
+                item.final,
+            )
+        )
 
     def _changed(self, watched: Watched, observation: Observation) -> None:
         assert isinstance(watched.key, int)
@@ -237,11 +259,19 @@ class WatchService:
         try:
             stored = self.store.record(watched.key, observation.status, observation.final, observation.detail)
         except OSError as error:  # the team database away (said in the header): `resync` looks again when it is back
-            log.warning("watch: %s not recorded: %s", watched.reference if watched.kind == "order" else "a payout", error)
+            log.warning(
+                "watch: %s not recorded: %s", watched.reference if watched.kind == "order" else "a payout", error
+            )
             return
         if stored is not None:
-            log.log(logging.INFO if stored.final else logging.DEBUG, "watch: %s %s is %s%s",
-                    stored.kind, stored.label, stored.status, " (final)" if stored.final else "")
+            log.log(
+                logging.INFO if stored.final else logging.DEBUG,
+                "watch: %s %s is %s%s",
+                stored.kind,
+                stored.label,
+                stored.status,
+                " (final)" if stored.final else "",
+            )
             if self.on_change is not None:
                 self.on_change(stored, observation.final)
 
@@ -252,4 +282,3 @@ class WatchService:
         stored = self.store.get(watched.key)
         if stored is not None and self.on_error is not None:
             self.on_error(stored, error)
-

@@ -56,8 +56,15 @@ class ConfirmScreen(ModalScreen[bool]):
     """
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="confirm.cancel")]
 
-    def __init__(self, title: str, summary: Sequence[SummaryLine], *, typed_phrase: str | None = None,
-                 phrase_prompt: str | None = None, confirm_label: str = "Confirm") -> None:
+    def __init__(
+        self,
+        title: str,
+        summary: Sequence[SummaryLine],
+        *,
+        typed_phrase: str | None = None,
+        phrase_prompt: str | None = None,
+        confirm_label: str = "Confirm",
+    ) -> None:
         super().__init__()
         self.title_text = title
         self.summary = list(summary)
@@ -77,13 +84,21 @@ class ConfirmScreen(ModalScreen[bool]):
                 yield Static("", id="phrase-problem")
             with Horizontal(id="buttons"):
                 yield Button("Cancel", id="cancel")
-                yield Button(self.confirm_label, id="confirm", variant="error" if self.typed_phrase else "primary", disabled=self.typed_phrase is not None)
+                yield Button(
+                    self.confirm_label,
+                    id="confirm",
+                    variant="error" if self.typed_phrase else "primary",
+                    disabled=self.typed_phrase is not None,
+                )
 
     def summary_text(self) -> str:
         """The summary as it reads on screen (private values as shown), for tests and the log of a session."""
-        return "\n".join(str(widget.render()) if not isinstance(widget, Horizontal) else
-                         "".join(str(part.render()) for part in widget.query(Static))
-                         for widget in self.query_one("#summary").children)
+        return "\n".join(
+            str(widget.render())
+            if not isinstance(widget, Horizontal)
+            else "".join(str(part.render()) for part in widget.query(Static))
+            for widget in self.query_one("#summary").children
+        )
 
     def _asking(self) -> Text:
         if self.phrase_prompt is None:
@@ -101,7 +116,8 @@ class ConfirmScreen(ModalScreen[bool]):
     def _say_wrong(self, wrong: bool) -> None:
         what = self.phrase_prompt or f"“{self.typed_phrase}”"
         self.query_one("#phrase-problem", Static).update(
-            Text(f"That is not {what}: look at the lines above and type it again.") if wrong else "")
+            Text(f"That is not {what}: look at the lines above and type it again.") if wrong else ""
+        )
 
     @on(Input.Changed, "#phrase")
     def check_phrase(self, event: Input.Changed) -> None:

@@ -44,7 +44,8 @@ def _parts(context: Context, short: int) -> list[str]:
     parts += [
         f" {context.profile}" if short else f"profile {context.profile}",
         (context.environment or "?").upper(),
-        (context.account if short else f"account {context.account}") if context.account
+        (context.account if short else f"account {context.account}")
+        if context.account
         else ("no account" if short else "no account chosen"),
     ]
     if context.readonly:
@@ -54,8 +55,11 @@ def _parts(context: Context, short: int) -> list[str]:
     if context.team:
         parts.append(context.team)
     if context.watching or context.attention:
-        parts.append(f"watch {context.watching} · ⚑ {context.attention}" if short >= 2
-                     else f"watching {context.watching} · {context.attention} need attention")
+        parts.append(
+            f"watch {context.watching} · ⚑ {context.attention}"
+            if short >= 2
+            else f"watching {context.watching} · {context.attention} need attention"
+        )
     return parts
 
 

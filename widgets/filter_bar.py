@@ -56,7 +56,9 @@ def positive_int(description: str = "a number above 0") -> Validator:
 
 
 def int_between(low: int, high: int) -> Validator:
-    return Function(lambda text: _is_positive_int(text) and low <= int(text) <= high, failure_description=f"{low} to {high}")
+    return Function(
+        lambda text: _is_positive_int(text) and low <= int(text) <= high, failure_description=f"{low} to {high}"
+    )
 
 
 def _is_date(text: str) -> bool:
@@ -74,15 +76,19 @@ def real_date() -> Validator:
 # --- the bar -----------------------------------------------------------------
 
 
-def fields_preview(fields: Sequence[FilterField], values: dict[str, str], columns: int, gutter: int, width: int) -> Text:
+def fields_preview(
+    fields: Sequence[FilterField], values: dict[str, str], columns: int, gutter: int, width: int
+) -> Text:
     """Each field's label and value (or placeholder), dim, laid out in `columns` of 1fr as the bar's grid."""
     room = width - gutter * (columns - 1)
     cells = [room * (column + 1) // columns - room * column // columns for column in range(columns)]
     lines = []
     for start in range(0, len(fields), columns):
         shown = []
-        for cell, field in zip(cells, fields[start:start + columns], strict=False):
-            text = Text.assemble((field.label, "dim"), " ", safe(values.get(field.name) or field.placeholder, style="dim"))
+        for cell, field in zip(cells, fields[start : start + columns], strict=False):
+            text = Text.assemble(
+                (field.label, "dim"), " ", safe(values.get(field.name) or field.placeholder, style="dim")
+            )
             text.truncate(max(cell, 0), pad=True)
             shown.append(text)
         lines.append(Text(" " * gutter, end="").join(shown))
@@ -112,7 +118,9 @@ class FilterBar(Widget):
         self.fields = tuple(fields)
         self._pending: dict[str, str] = {}  # values set before the fields were mounted
         self._focus_pending: str | None = None  # a field asked for before it was mounted
-        self._inputs: dict[str, Input] = {}  # by field name, once the fields are made (then they answer, mounted or not)
+        self._inputs: dict[
+            str, Input
+        ] = {}  # by field name, once the fields are made (then they answer, mounted or not)
 
     # The fields (a label, an input and their boxes each: some 30 widgets, a sixth of the screen's
     # start) are mounted when the screen says its first content is on screen (`mount_fields`), when
@@ -130,8 +138,14 @@ class FilterBar(Widget):
         if self.fields_mounted:
             return
         self._inputs = {field.name: self._input(field) for field in self.fields}
-        await self.mount_all(Vertical(Horizontal(Label(field.label, classes="filter-label"), self._inputs[field.name]),
-                                      id=f"filter-{field.name}-field", classes="filter-field") for field in self.fields)
+        await self.mount_all(
+            Vertical(
+                Horizontal(Label(field.label, classes="filter-label"), self._inputs[field.name]),
+                id=f"filter-{field.name}-field",
+                classes="filter-field",
+            )
+            for field in self.fields
+        )
         if self._focus_pending is not None:
             self._inputs[self._focus_pending].focus()
 
@@ -155,8 +169,13 @@ class FilterBar(Widget):
         """Until the fields are mounted: what they will show (fields_preview)."""
         if self.fields_mounted:
             return Text()
-        return fields_preview(self.fields, self._pending, max(self.styles.grid_size_columns, 1),
-                              self.styles.grid_gutter_horizontal, self.content_size.width)
+        return fields_preview(
+            self.fields,
+            self._pending,
+            max(self.styles.grid_size_columns, 1),
+            self.styles.grid_gutter_horizontal,
+            self.content_size.width,
+        )
 
     def input_for(self, name: str) -> Input:
         return self._inputs[name]

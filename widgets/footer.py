@@ -75,10 +75,23 @@ class KeysFooter(Footer):
 
     def _keys_shown(self) -> tuple[object, ...]:
         """Everything of the screen's bindings that Footer.compose draws from, and the look's settings."""
-        return (self.compact, self.show_command_palette, *(
-            (binding.key, binding.action, binding.description, binding.show, binding.group,
-             self.app.get_key_display(binding), enabled, tooltip)
-            for _node, binding, enabled, tooltip in self.screen.active_bindings.values()))
+        return (
+            self.compact,
+            self.show_command_palette,
+            *(
+                (
+                    binding.key,
+                    binding.action,
+                    binding.description,
+                    binding.show,
+                    binding.group,
+                    self.app.get_key_display(binding),
+                    enabled,
+                    tooltip,
+                )
+                for _node, binding, enabled, tooltip in self.screen.active_bindings.values()
+            ),
+        )
 
 
 def drawn_width(key: FooterKey) -> int:

@@ -27,8 +27,12 @@ class NoteDialog(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label(safe(f"Note on {self.request_id} (enter keeps it, esc drops it)"))
-            yield Input(placeholder="customer called 10:42, code re-sent", id="note-text", max_length=2000,
-                        highlighter=VisibleControls())
+            yield Input(
+                placeholder="customer called 10:42, code re-sent",
+                id="note-text",
+                max_length=2000,
+                highlighter=VisibleControls(),
+            )
 
     @on(Input.Submitted, "#note-text")
     def keep(self, event: Input.Submitted) -> None:

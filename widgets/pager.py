@@ -78,7 +78,8 @@ class Pager(Horizontal):
         # Go-to is offered once there are pages to go to.
         yield Label("g: page ", id="pager-go").set_styles(display="block" if self.answered else "none")
         yield Input(placeholder=self._range(), id="pager-jump", compact=True, max_length=7).set_styles(
-            display="block" if self.answered else "none")
+            display="block" if self.answered else "none"
+        )
         yield Label("", id="pager-error")
 
     def _status(self) -> Text:

@@ -21,7 +21,9 @@ PRIVATE = "private"  # CSS class of an Input whose value is masked in screenshot
 def masked_for_screenshot(screens: Iterable[Screen]) -> Callable[[], None]:
     fields = [field for screen in screens for field in screen.query(f"Input.{PRIVATE}").results(Input)]
     shown = [(field, field.password) for field in fields]
-    revealed = [value for screen in screens for value in screen.query(MaskedValue).results(MaskedValue) if value.revealed]
+    revealed = [
+        value for screen in screens for value in screen.query(MaskedValue).results(MaskedValue) if value.revealed
+    ]
     for field in fields:
         field.password = True
     for value in revealed:

@@ -118,15 +118,22 @@ class RowTable(ScrollView, can_focus=True):
         def control(self) -> RowTable:
             return self.table
 
-    def __init__(self, columns: Sequence[RowColumn], *, cells: Callable[[Any], Sequence[Text]] = lambda row: row,
-                 id: str | None = None) -> None:
+    def __init__(
+        self,
+        columns: Sequence[RowColumn],
+        *,
+        cells: Callable[[Any], Sequence[Text]] = lambda row: row,
+        id: str | None = None,
+    ) -> None:
         super().__init__(id=id)
         self.columns = tuple(columns)
         self.cells = cells
         self.rows: Sequence[Any] = ()
         self._strips: dict[int, tuple[Any, Strip]] = {}  # id(row) -> (row, its line unstyled)
         self._drawn: dict[tuple[int, int], tuple[Any, Strip]] = {}  # (id(row), look) -> (row, its line as drawn)
-        self._frame: tuple[tuple[Style, ...], int, int] | None = None  # what the drawn lines share: styles, scroll x, width
+        self._frame: tuple[tuple[Style, ...], int, int] | None = (
+            None  # what the drawn lines share: styles, scroll x, width
+        )
         self._top = 0  # the first row in view, as of this frame
         self._style_key: tuple[bool, str] | None = None
         self._style_set: tuple[Style, Style, Style, Style] = (Style(), Style(), Style(), Style())
@@ -166,7 +173,7 @@ class RowTable(ScrollView, can_focus=True):
         the top of the list as it was costs no drawing there.
         """
         top, page = self.scroll_offset.y, max(0, self.size.height - 1)
-        before = self.rows[top:top + page]
+        before = self.rows[top : top + page]
         self.rows = rows
         # Lines are kept for the rows in the new view only (it starts at the top): a new page drops
         # the last one's (and lets its rows go); a filter keeps the lines of the rows it keeps there.
@@ -182,8 +189,11 @@ class RowTable(ScrollView, can_focus=True):
             self.refresh()
             return
         after = rows[:page]
-        changed = [index for index in range(max(len(before), len(after)))
-                   if index >= len(before) or index >= len(after) or before[index] is not after[index]]
+        changed = [
+            index
+            for index in range(max(len(before), len(after)))
+            if index >= len(before) or index >= len(after) or before[index] is not after[index]
+        ]
         if changed:  # one region from the first changed line to the last (line 0 is the header)
             self.refresh_lines(changed[0] + 1, changed[-1] - changed[0] + 1)
 
@@ -240,8 +250,12 @@ class RowTable(ScrollView, can_focus=True):
         if self._style_key != key:
             self._style_key = key
             component = self.get_component_rich_style
-            self._style_set = (self.rich_style, component("row-table--header"), component("row-table--even"),
-                               component("row-table--cursor"))
+            self._style_set = (
+                self.rich_style,
+                component("row-table--header"),
+                component("row-table--even"),
+                component("row-table--cursor"),
+            )
         return self._style_set
 
     def render_lines(self, crop: Region) -> list[Strip]:

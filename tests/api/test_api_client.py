@@ -34,24 +34,58 @@ REQ = "0e4f5a6b-1c2d-4e3f-8a9b-0c1d2e3f4a5b"  # a GUID: the provider takes no ot
 
 ACCOUNT = {"id": 1001, "currency": "USD", "balance": 2500.5, "isActive": True, "sandboxMode": True}
 PRODUCT = {
-    "id": 501, "name": "Gift 25", "minFaceValue": 25, "maxFaceValue": 25, "count": None,
-    "price": {"min": 24.5, "max": 24.5, "currencyCode": "USD"}, "modifiedDate": "2024-05-01T10:00:00",
+    "id": 501,
+    "name": "Gift 25",
+    "minFaceValue": 25,
+    "maxFaceValue": 25,
+    "count": None,
+    "price": {"min": 24.5, "max": 24.5, "currencyCode": "USD"},
+    "modifiedDate": "2024-05-01T10:00:00",
 }
 BRAND = {
-    "internalId": "b-1", "name": "Acme Books", "countryCode": "US", "currencyCode": "USD",
-    "description": None, "disclaimer": "", "redemptionInstructions": None, "terms": None,
-    "logoUrl": "https://img.example.test/acme.png", "modifiedDate": "2024-05-01T10:00:00",
-    "products": [PRODUCT], "categories": [{"id": 7, "name": "Books", "description": None}],
+    "internalId": "b-1",
+    "name": "Acme Books",
+    "countryCode": "US",
+    "currencyCode": "USD",
+    "description": None,
+    "disclaimer": "",
+    "redemptionInstructions": None,
+    "terms": None,
+    "logoUrl": "https://img.example.test/acme.png",
+    "modifiedDate": "2024-05-01T10:00:00",
+    "products": [PRODUCT],
+    "categories": [{"id": 7, "name": "Books", "description": None}],
 }
 ORDER = {
-    "orderId": 9001, "requestId": "req-1", "status": "Succeeded", "createdDate": "2024-05-01T10:00:00",
-    "total": 24.5, "errorMessage": None, "orderType": "Sandbox", "currency": "USD",
-    "items": [{
-        "productId": 501, "productFaceValue": 25, "quantity": 1, "countryCode": "US", "currencyCode": "USD",
-        "brandCode": None, "pictureUrl": None,
-        "cards": [{"id": 1, "serialNumber": "SN1", "cardCode": CARD_CODE, "pin": None,
-                   "expirationDate": "2025-05-01T00:00:00", "status": "Sold"}],
-    }],
+    "orderId": 9001,
+    "requestId": "req-1",
+    "status": "Succeeded",
+    "createdDate": "2024-05-01T10:00:00",
+    "total": 24.5,
+    "errorMessage": None,
+    "orderType": "Sandbox",
+    "currency": "USD",
+    "items": [
+        {
+            "productId": 501,
+            "productFaceValue": 25,
+            "quantity": 1,
+            "countryCode": "US",
+            "currencyCode": "USD",
+            "brandCode": None,
+            "pictureUrl": None,
+            "cards": [
+                {
+                    "id": 1,
+                    "serialNumber": "SN1",
+                    "cardCode": CARD_CODE,
+                    "pin": None,
+                    "expirationDate": "2025-05-01T00:00:00",
+                    "status": "Sold",
+                }
+            ],
+        }
+    ],
 }
 NOTIFICATIONS = {"notificationUrl": "https://hooks.example.test/cb", "notificationUrlSandbox": "", "secretKey": "k-123"}
 REDEEMED = {"transactionId": "tx-1", "payoutBatchId": "batch-1", "isProcessing": True}
@@ -95,8 +129,16 @@ def connect(sleeps):
 
     def make(*answers, retry: RetryPolicy | None = None, **kwargs):
         service = FakeService(*answers)
-        client = ServiceClient("http://svc.test/base", "client-1", SECRET, transport=httpx.MockTransport(service),
-                               retry=retry or RetryPolicy(), sleep=sleeps, rand=lambda: 0.0, **kwargs)
+        client = ServiceClient(
+            "http://svc.test/base",
+            "client-1",
+            SECRET,
+            transport=httpx.MockTransport(service),
+            retry=retry or RetryPolicy(),
+            sleep=sleeps,
+            rand=lambda: 0.0,
+            **kwargs,
+        )
         clients.append(client)
         return client, service
 
@@ -121,18 +163,39 @@ async def test_accounts(connect):
     assert (service.last.method, service.last.url.raw_path) == ("GET", b"/base/api/integration/v1.0/accounts")
     assert_common_headers(service.last, with_body=False)
     assert (account.id, account.currency, account.balance, account.is_active, account.sandbox_mode) == (
-        1001, "USD", 2500.5, True, True)
+        1001,
+        "USD",
+        2500.5,
+        True,
+        True,
+    )
 
 
 async def test_catalog_v2_sends_every_query_parameter_by_its_wire_name(connect):
     client, service = connect({"pageIndex": 2, "pageSize": 10, "count": 31, "items": [BRAND]})
-    query = CatalogQuery(currency_code="USD", country_code="US", name="Acme Books", modified_date="2024-01-31",
-                         product_id=501, page_size=10, page_index=2, brand_id=7, target_currency="EUR")
+    query = CatalogQuery(
+        currency_code="USD",
+        country_code="US",
+        name="Acme Books",
+        modified_date="2024-01-31",
+        product_id=501,
+        page_size=10,
+        page_index=2,
+        brand_id=7,
+        target_currency="EUR",
+    )
     page = await client.catalog(query)
     assert service.last.url.path == "/base/api/integration/v2.0/catalog"
     assert dict(service.last.url.params) == {
-        "CurrencyCode": "USD", "CountryCode": "US", "Name": "Acme Books", "ModifiedDate": "2024-01-31",
-        "ProductId": "501", "PageSize": "10", "PageIndex": "2", "BrandId": "7", "TargetCurrency": "EUR",
+        "CurrencyCode": "USD",
+        "CountryCode": "US",
+        "Name": "Acme Books",
+        "ModifiedDate": "2024-01-31",
+        "ProductId": "501",
+        "PageSize": "10",
+        "PageIndex": "2",
+        "BrandId": "7",
+        "TargetCurrency": "EUR",
     }
     assert_common_headers(service.last, with_body=False)
     assert (page.page_index, page.page_size, page.count) == (2, 10, 31)
@@ -163,7 +226,10 @@ async def test_place_order_body_and_response(connect):
     assert (service.last.method, service.last.url.raw_path) == ("POST", b"/base/api/integration/v1.0/orders/checkout")
     assert_common_headers(service.last, with_body=True)
     assert json.loads(service.last.content) == {
-        "RequestId": REQ, "AccountId": 1001, "Products": [{"ProductId": 501, "Quantity": 2, "Value": 25.13}]}
+        "RequestId": REQ,
+        "AccountId": 1001,
+        "Products": [{"ProductId": 501, "Quantity": 2, "Value": 25.13}],
+    }
 
 
 async def test_get_order(connect):
@@ -191,8 +257,7 @@ async def test_notifications_get_and_set(connect):
     echoed = await client.set_notifications(NotificationConfig(notification_url="", secret_key="k-9"))
     assert (service.last.method, service.last.url.raw_path) == ("POST", b"/base/api/Integration/v1/notification")
     assert_common_headers(service.last, with_body=True)
-    assert json.loads(service.last.content) == {
-        "notificationUrl": "", "notificationUrlSandbox": "", "secretKey": "k-9"}
+    assert json.loads(service.last.content) == {"notificationUrl": "", "notificationUrlSandbox": "", "secretKey": "k-9"}
     assert echoed.notification_url == "https://hooks.example.test/cb"
 
 
@@ -201,7 +266,9 @@ async def test_redeem_payout(connect, http_status, processing):
     client, service = connect(httpx.Response(http_status, json={**REDEEMED, "isProcessing": processing}))
     result = await client.redeem_payout(CARD_CODE, PAYPAL_ANN)
     assert (service.last.method, service.last.url.raw_path) == (
-        "POST", f"/base/api/Integration/v2/payout/redeem/{TOKEN}".encode())
+        "POST",
+        f"/base/api/Integration/v2/payout/redeem/{TOKEN}".encode(),
+    )
     assert_common_headers(service.last, with_body=True)
     assert json.loads(service.last.content) == {"wallet": "PayPal", "recipientEmail": "ann@example.com"}
     assert (result.transaction_id, result.payout_batch_id) == ("tx-1", "batch-1")
@@ -214,7 +281,9 @@ async def test_payout_status_keeps_every_field(connect):
     client, service = connect(body)
     payout = await client.payout_status(TOKEN)
     assert (service.last.method, service.last.url.raw_path) == (
-        "GET", f"/base/api/Integration/v2/payout/status/{TOKEN}".encode())
+        "GET",
+        f"/base/api/Integration/v2/payout/status/{TOKEN}".encode(),
+    )
     assert payout.status == "Pending" and payout.model_extra == {"note": "x"}
     assert to_wire(payout) == body
 
@@ -253,7 +322,9 @@ async def test_every_redeem_error_row_maps_to_its_type_and_message(connect, stat
 
 async def test_refusal_text_may_also_come_as_an_object_or_plain_text(connect):
     client, _ = connect(httpx.Response(400, json={"message": "InsufficientBalance"}))
-    with pytest.raises(RefusedError, match=r"^the account's balance is too low for this order \(InsufficientBalance\)$") as caught:
+    with pytest.raises(
+        RefusedError, match=r"^the account's balance is too low for this order \(InsufficientBalance\)$"
+    ) as caught:
         await client.place_order(PlaceOrder(REQ, 1, [OrderLine(501, 1, 25)]))
     assert caught.value.reason == "InsufficientBalance" and "Fund the account" in caught.value.hint
     client, _ = connect(httpx.Response(404, text="Not Found"))
@@ -271,13 +342,24 @@ async def test_local_validation_stops_a_bad_redeem_before_sending(connect):
     assert service.requests == []
 
 
-@pytest.mark.parametrize("answer", [
-    httpx.Response(200, text="<html>not json</html>"),
-    httpx.Response(200, json={"orderId": 1, "requestId": "r", "status": "Sold", "total": "lots",
-                              "items": [{"cards": [{"cardCode": "SECRET-CODE-123"}]}]}),
-    httpx.Response(200, json=["not", "an", "order"]),
-    httpx.Response(302, headers={"Location": "https://login.example.test"}),
-])
+@pytest.mark.parametrize(
+    "answer",
+    [
+        httpx.Response(200, text="<html>not json</html>"),
+        httpx.Response(
+            200,
+            json={
+                "orderId": 1,
+                "requestId": "r",
+                "status": "Sold",
+                "total": "lots",
+                "items": [{"cards": [{"cardCode": "SECRET-CODE-123"}]}],
+            },
+        ),
+        httpx.Response(200, json=["not", "an", "order"]),
+        httpx.Response(302, headers={"Location": "https://login.example.test"}),
+    ],
+)
 async def test_malformed_answers_are_reported_without_their_content(connect, answer):
     client, _ = connect(answer)
     with pytest.raises(MalformedResponseError) as caught:
@@ -323,8 +405,9 @@ async def test_unknown_fields_and_statuses_are_kept_and_not_final(connect, statu
 
 async def test_reads_retry_on_5xx_then_succeed(connect, sleeps):
     seen = []
-    client, service = connect(httpx.Response(503), httpx.Response(502), {"accounts": []},
-                              on_retry=lambda *args: seen.append(args))
+    client, service = connect(
+        httpx.Response(503), httpx.Response(502), {"accounts": []}, on_retry=lambda *args: seen.append(args)
+    )
     assert await client.accounts() == []
     assert len(service.requests) == 3
     assert sleeps == [0.5, 1.0]  # exponential, no jitter with rand() == 0
@@ -383,10 +466,14 @@ async def test_redeem_retries_on_429_and_connection_failure_with_the_same_reques
     assert len(service.requests) == 3 and result.transaction_id == "tx-1"
     # Every attempt is the same redeem of the same weblink: the service answers
     # a repeat with the existing payout (spec rule 6), so no second payout.
-    assert {(r.url.raw_path, r.content) for r in service.requests} == {(service.last.url.raw_path, service.last.content)}
+    assert {(r.url.raw_path, r.content) for r in service.requests} == {
+        (service.last.url.raw_path, service.last.content)
+    }
 
 
-@pytest.mark.parametrize("lost", [httpx.ReadError("reset"), httpx.ReadTimeout("slow"), httpx.RemoteProtocolError("closed")], ids=type)
+@pytest.mark.parametrize(
+    "lost", [httpx.ReadError("reset"), httpx.ReadTimeout("slow"), httpx.RemoteProtocolError("closed")], ids=type
+)
 async def test_redeem_sent_then_lost_is_not_re_sent_blindly(connect, lost):
     # The payout may exist: the caller must ask for its status before any retry (issue 7).
     client, service = connect(lost, httpx.Response(202, json=REDEEMED))
@@ -452,11 +539,14 @@ def test_card_codes_pins_and_recipients_stay_out_of_reprs():
         assert secret not in text
 
 
-@pytest.mark.parametrize(("base_url", "verified"), [
-    ("https://api.example.test", True),
-    ("HTTPS://api.example.test/base", True),
-    ("http://127.0.0.1:8080", False),  # plain HTTP: no TLS to verify, no CA bundle to build
-])
+@pytest.mark.parametrize(
+    ("base_url", "verified"),
+    [
+        ("https://api.example.test", True),
+        ("HTTPS://api.example.test/base", True),
+        ("http://127.0.0.1:8080", False),  # plain HTTP: no TLS to verify, no CA bundle to build
+    ],
+)
 def test_tls_is_verified_for_every_https_service(base_url, verified):
     from tui.api.client import tls_verify
 

@@ -33,20 +33,33 @@ def test_payout_rules(case):
         assert str(caught.value) == caught.value.text == case.error
 
 
-@pytest.mark.parametrize("case", [c for c in PAYOUT_CASES if c.body and set(c.body) <= {
-    "wallet", "recipientEmail", "recipientPhone", "recipientHandle"}], ids=lambda case: case.name)
+@pytest.mark.parametrize(
+    "case",
+    [
+        c
+        for c in PAYOUT_CASES
+        if c.body and set(c.body) <= {"wallet", "recipientEmail", "recipientPhone", "recipientHandle"}
+    ],
+    ids=lambda case: case.name,
+)
 def test_payout_rules_read_a_redeem_request_like_its_wire_body(case):
-    request = RedeemRequest(case.body.get("wallet"), recipient_email=case.body.get("recipientEmail"),
-                            recipient_phone=case.body.get("recipientPhone"),
-                            recipient_handle=case.body.get("recipientHandle"))
+    request = RedeemRequest(
+        case.body.get("wallet"),
+        recipient_email=case.body.get("recipientEmail"),
+        recipient_phone=case.body.get("recipientPhone"),
+        recipient_handle=case.body.get("recipientHandle"),
+    )
     assert redeem_problem(request) == case.error
 
 
-@pytest.mark.parametrize("table, is_final", [
-    (ORDER_STATUS_FINAL, statuses.is_order_final),
-    (CARD_STATUS_FINAL, statuses.is_card_final),
-    (PAYOUT_STATUS_FINAL, statuses.is_payout_final),
-])
+@pytest.mark.parametrize(
+    "table, is_final",
+    [
+        (ORDER_STATUS_FINAL, statuses.is_order_final),
+        (CARD_STATUS_FINAL, statuses.is_card_final),
+        (PAYOUT_STATUS_FINAL, statuses.is_payout_final),
+    ],
+)
 def test_finality_agrees_with_the_table_in_any_case(table, is_final):
     for status, final in table.items():
         for spelling in (status, status.lower(), status.upper(), f" {status} "):
@@ -63,9 +76,11 @@ def test_only_releasable_card_statuses_release_codes():
 
 
 def test_every_known_status_has_a_meaning_and_unknown_ones_say_so():
-    pairs = [(ORDER_STATUS_FINAL, statuses.order_status_meaning),
-             (CARD_STATUS_FINAL, statuses.card_status_meaning),
-             (PAYOUT_STATUS_FINAL, statuses.payout_status_meaning)]
+    pairs = [
+        (ORDER_STATUS_FINAL, statuses.order_status_meaning),
+        (CARD_STATUS_FINAL, statuses.card_status_meaning),
+        (PAYOUT_STATUS_FINAL, statuses.payout_status_meaning),
+    ]
     for table, meaning in pairs:
         for status in table:
             assert meaning(status.lower()) != statuses.UNKNOWN_MEANING
@@ -108,18 +123,29 @@ def test_masks_keep_only_a_short_tail():
     assert redact.mask_phone("+15551234567") == "+****4567"
     assert redact.mask_handle("@ann_smith") == "@a****"
     assert [redact.mask_recipient(v) for v in ("ann@example.com", "+15551234567", "@ann_smith")] == [
-        "a****@****.com", "+****4567", "@a****"]
+        "a****@****.com",
+        "+****4567",
+        "@a****",
+    ]
     assert redact.mask_card_code(None) == redact.mask_pin(None) == ""
 
 
 def test_mask_text_hides_registered_secrets_and_known_shapes():
     redact.register_secret("registered-secret-42")
-    text = ("GET http://h/api/Integration/v2/payout/status/tokenABCDEFGH%3D -> 429; "
-            "card https://pay.example.test/payout/otherTOKEN9876 to ann@example.com "
-            "Authorization: Basic YWJjOmRlZg== secret registered-secret-42 and bareToken12345%3D%3D")
+    text = (
+        "GET http://h/api/Integration/v2/payout/status/tokenABCDEFGH%3D -> 429; "
+        "card https://pay.example.test/payout/otherTOKEN9876 to ann@example.com "
+        "Authorization: Basic YWJjOmRlZg== secret registered-secret-42 and bareToken12345%3D%3D"
+    )
     masked = redact.mask_text(text)
-    for secret in ("tokenABCDEFGH", "otherTOKEN9876", "ann@example.com", "YWJjOmRlZg", "registered-secret-42",
-                   "bareToken12345"):
+    for secret in (
+        "tokenABCDEFGH",
+        "otherTOKEN9876",
+        "ann@example.com",
+        "YWJjOmRlZg",
+        "registered-secret-42",
+        "bareToken12345",
+    ):
         assert secret not in masked
     assert "/payout/status/****EFGH" in masked
 

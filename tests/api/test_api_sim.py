@@ -107,10 +107,16 @@ async def test_notifications_round_trip(sim_factory, demo_credentials):
     server = sim_factory()  # a private server: the shared one's configuration stays as it is
     credential = demo_credentials["acme-sandbox"]
     async with ServiceClient(server.base_url, credential.client_id, credential.client_secret) as client:
-        wanted = NotificationConfig(notification_url="https://hooks.example.test/cb",
-                                    notification_url_sandbox="http://127.0.0.1:9/cb", secret_key="cb-1")
+        wanted = NotificationConfig(
+            notification_url="https://hooks.example.test/cb",
+            notification_url_sandbox="http://127.0.0.1:9/cb",
+            secret_key="cb-1",
+        )
         echoed = await client.set_notifications(wanted)
         stored = await client.get_notifications()
     for config in (echoed, stored):
         assert (config.notification_url, config.notification_url_sandbox, config.secret_key) == (
-            wanted.notification_url, wanted.notification_url_sandbox, wanted.secret_key)
+            wanted.notification_url,
+            wanted.notification_url_sandbox,
+            wanted.secret_key,
+        )

@@ -17,8 +17,9 @@ async def test_requests_and_encoded_answers_pass_through_unchanged():
     def handler(request: httpx.Request) -> httpx.Response:
         seen.append(request)
         body = gzip.compress(json.dumps({"status": "Pending", "note": "é"}).encode())
-        return httpx.Response(200, headers={"Content-Encoding": "gzip", "Content-Type": "application/json"},
-                              content=body)
+        return httpx.Response(
+            200, headers={"Content-Encoding": "gzip", "Content-Type": "application/json"}, content=body
+        )
 
     transport = ThreadedTransport(httpx.MockTransport(handler))
     # A realistic secret: it joins the process-wide redaction list, and a common word there would mask other tests' text.

@@ -24,8 +24,15 @@ def loaded(data: object) -> object:
 
 
 def test_transactions_with_money_objects_are_read_with_their_currencies():
-    report = TransactionsReport.model_validate(loaded({"startDate": "2024-05-15", "endDate": "2024-05-15",
-                                                       "clients": [{"clientName": "acme", "transactions": [TRANSACTION]}]}))
+    report = TransactionsReport.model_validate(
+        loaded(
+            {
+                "startDate": "2024-05-15",
+                "endDate": "2024-05-15",
+                "clients": [{"clientName": "acme", "transactions": [TRANSACTION]}],
+            }
+        )
+    )
     [t] = report.transactions
     [item] = t.order_items
     assert item.client_price == Decimal("25.32") and item.client_price.currency_code == "USD"
@@ -36,20 +43,41 @@ def test_transactions_with_money_objects_are_read_with_their_currencies():
     assert to_wire(report)["clients"][0]["transactions"][0] == loaded(TRANSACTION)  # written back as it came
 
 
-@pytest.mark.parametrize("amount", [25, Decimal("25.50"), 25.5, "25.50", {"value": Decimal("25.50"), "currencyCode": "EUR"},
-                                    {"value": 25, "currencyCode": None}, {"value": 25}])
+@pytest.mark.parametrize(
+    "amount",
+    [
+        25,
+        Decimal("25.50"),
+        25.5,
+        "25.50",
+        {"value": Decimal("25.50"), "currencyCode": "EUR"},
+        {"value": 25, "currencyCode": None},
+        {"value": 25},
+    ],
+)
 def test_every_money_field_reads_a_number_or_an_object(amount):
-    order = Order.model_validate({"orderId": 1, "requestId": GUID, "status": "Succeeded", "total": amount,
-                                  "items": [{"productId": 1, "productFaceValue": amount, "quantity": 1}]})
+    order = Order.model_validate(
+        {
+            "orderId": 1,
+            "requestId": GUID,
+            "status": "Succeeded",
+            "total": amount,
+            "items": [{"productId": 1, "productFaceValue": amount, "quantity": 1}],
+        }
+    )
     account = Account.model_validate({"id": 1, "currency": "EUR", "balance": amount, "isActive": True})
     number = amount["value"] if isinstance(amount, dict) else amount
     for value in (order.total, order.items[0].product_face_value, account.balance):
         assert isinstance(value, Amount) and value.value == Decimal(str(number))
-    assert to_wire(order)["total"] == (amount if isinstance(amount, dict) else Decimal(str(number)))  # in the form it came
+    assert to_wire(order)["total"] == (
+        amount if isinstance(amount, dict) else Decimal(str(number))
+    )  # in the form it came
 
 
-@pytest.mark.parametrize("amount", [True, None, "lots", {"currencyCode": "USD"}, {"value": "x"},
-                                    {"value": 5, "currencyCode": 7}, [5], Decimal("NaN")])
+@pytest.mark.parametrize(
+    "amount",
+    [True, None, "lots", {"currencyCode": "USD"}, {"value": "x"}, {"value": 5, "currencyCode": 7}, [5], Decimal("NaN")],
+)
 def test_a_malformed_amount_is_refused_naming_the_field(amount):
     with pytest.raises(ValueError, match="balance"):
         Account.model_validate({"id": 1, "currency": "EUR", "balance": amount, "isActive": True})
@@ -63,9 +91,14 @@ def test_v1_brands_without_internal_id_and_a_page_saying_pageindex():
 
 
 def test_nulls_in_the_notification_configuration_read_as_not_set():
-    config = NotificationConfig.model_validate({"notificationUrl": None, "notificationUrlSandbox": "https://x.test/sb",
-                                                "secretKey": None})
-    assert (config.notification_url, config.notification_url_sandbox, config.secret_key) == ("", "https://x.test/sb", "")
+    config = NotificationConfig.model_validate(
+        {"notificationUrl": None, "notificationUrlSandbox": "https://x.test/sb", "secretKey": None}
+    )
+    assert (config.notification_url, config.notification_url_sandbox, config.secret_key) == (
+        "",
+        "https://x.test/sb",
+        "",
+    )
 
 
 def test_an_account_without_sandbox_mode_takes_the_profiles_environment():
@@ -76,10 +109,23 @@ def test_an_account_without_sandbox_mode_takes_the_profiles_environment():
 
 
 def test_unknown_statuses_item_status_and_product_status_are_kept():
-    order = Order.model_validate({"orderId": 1, "requestId": GUID, "status": "CheckingOut", "total": 1,
-                                  "items": [{"productId": 1, "productFaceValue": 1, "quantity": 1, "status": "Queued"}]})
+    order = Order.model_validate(
+        {
+            "orderId": 1,
+            "requestId": GUID,
+            "status": "CheckingOut",
+            "total": 1,
+            "items": [{"productId": 1, "productFaceValue": 1, "quantity": 1, "status": "Queued"}],
+        }
+    )
     assert order.status == "CheckingOut" and order.items[0].status == "Queued"
-    base = {"id": 1, "name": "P", "minFaceValue": 5, "maxFaceValue": 5, "price": {"min": 5, "max": 5, "currencyCode": "USD"}}
+    base = {
+        "id": 1,
+        "name": "P",
+        "minFaceValue": 5,
+        "maxFaceValue": 5,
+        "price": {"min": 5, "max": 5, "currencyCode": "USD"},
+    }
     assert Product.model_validate(base).orderable
     assert Product.model_validate({**base, "status": "Active", "isDeleted": False}).orderable
     assert not Product.model_validate({**base, "isDeleted": True}).orderable
@@ -89,15 +135,23 @@ def test_unknown_statuses_item_status_and_product_status_are_kept():
 # --- over the wire: errors in words ------------------------------------------------------------
 
 
-def client_answering(response: httpx.Response, environment: str = "sandbox") -> tuple[ServiceClient, list[httpx.Request]]:
+def client_answering(
+    response: httpx.Response, environment: str = "sandbox"
+) -> tuple[ServiceClient, list[httpx.Request]]:
     sent: list[httpx.Request] = []
 
     def answer(request: httpx.Request) -> httpx.Response:
         sent.append(request)
         return response
 
-    client = ServiceClient("http://svc.test", "id", "dialect-test-secret", transport=httpx.MockTransport(answer),
-                           retry=RetryPolicy(attempts=1), environment=environment)
+    client = ServiceClient(
+        "http://svc.test",
+        "id",
+        "dialect-test-secret",
+        transport=httpx.MockTransport(answer),
+        retry=RetryPolicy(attempts=1),
+        environment=environment,
+    )
     return client, sent
 
 
@@ -122,7 +176,9 @@ async def test_an_unknown_reason_code_is_shown_as_it_came():
     assert caught.value.reason == "SomethingNew"
 
 
-@pytest.mark.parametrize("answer", [httpx.Response(400, json={"message": "OrderNotFound"}), httpx.Response(404, json="Order not found")])
+@pytest.mark.parametrize(
+    "answer", [httpx.Response(400, json={"message": "OrderNotFound"}), httpx.Response(404, json="Order not found")]
+)
 async def test_an_unknown_order_is_no_order_in_the_environment_whether_400_or_404(answer):
     client, _ = client_answering(answer, environment="production")
     with pytest.raises(OrderNotFoundError, match=r"^no order with this RequestId in production$"):
@@ -136,7 +192,8 @@ async def test_403_says_the_credentials_lack_access_and_shows_the_services_text(
     with pytest.raises(ForbiddenError) as caught:
         await client.accounts()
     assert "no access to this resource (403)" in caught.value.message and caught.value.message.endswith(
-        "No access to \x1b[31mtransactions")  # literal here; shown through visible() where it is printed
+        "No access to \x1b[31mtransactions"
+    )  # literal here; shown through visible() where it is printed
     assert "access" in caught.value.hint
 
 
@@ -152,12 +209,22 @@ async def test_a_request_id_that_is_not_a_guid_is_refused_before_sending():
 
 def test_a_zero_rate_is_unknown():
     assert ExchangeRateUsed(from_currency="GBP", to_currency="USD", exchange_rate=Decimal(0)).known_rate is None
-    assert ExchangeRateUsed(from_currency="GBP", to_currency="USD", exchange_rate=Decimal("1.2")).known_rate == Decimal("1.2")
+    assert ExchangeRateUsed(from_currency="GBP", to_currency="USD", exchange_rate=Decimal("1.2")).known_rate == Decimal(
+        "1.2"
+    )
 
 
 async def test_a_malformed_answer_still_names_the_field():
-    client, _ = client_answering(httpx.Response(200, json={"accounts": [{"id": 1, "currency": "USD", "isActive": True,
-                                                                         "balance": {"value": "lots", "currencyCode": "USD"}}]}))
+    client, _ = client_answering(
+        httpx.Response(
+            200,
+            json={
+                "accounts": [
+                    {"id": 1, "currency": "USD", "isActive": True, "balance": {"value": "lots", "currencyCode": "USD"}}
+                ]
+            },
+        )
+    )
     with pytest.raises(MalformedResponseError, match=r"balance: amount_parsing"):
         await client.accounts()
 

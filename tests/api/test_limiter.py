@@ -15,8 +15,15 @@ from tui.api.limits import DEFAULT_LIMITS, GET_ORDER, TRANSACTIONS, Limit, Limit
 from tui.local.limit_store import SqliteLimitStore
 
 pytestmark = pytest.mark.usefixtures("provider_limits")  # DESIGN's table, as a user has it
-ORDER = {"orderId": 9001, "requestId": "r", "status": "Succeeded", "createdDate": "2024-05-01T10:00:00", "total": 1,
-         "currency": "USD", "items": []}
+ORDER = {
+    "orderId": 9001,
+    "requestId": "r",
+    "status": "Succeeded",
+    "createdDate": "2024-05-01T10:00:00",
+    "total": 1,
+    "currency": "USD",
+    "items": [],
+}
 
 
 class Clock:
@@ -101,8 +108,9 @@ def test_two_limiters_on_one_database_share_one_budget(tmp_path):
     """Two processes of a profile: each opens the database; the bookings are one."""
     clock = Clock()
     path = tmp_path / "limits.sqlite3"
-    one, two = (Limiter({TRANSACTIONS: Limit(4, 3600.0)}, SqliteLimitStore(path), key="client-1", clock=clock)
-                for _ in range(2))
+    one, two = (
+        Limiter({TRANSACTIONS: Limit(4, 3600.0)}, SqliteLimitStore(path), key="client-1", clock=clock) for _ in range(2)
+    )
     other_credential = Limiter({TRANSACTIONS: Limit(4, 3600.0)}, SqliteLimitStore(path), key="client-2", clock=clock)
     waits = [limiter.turn(TRANSACTIONS).wait for limiter in (one, two, one, two, one)]
     assert waits == [0, 0, 0, 0, pytest.approx(3602)]  # an hour, and the margin (2 s at most)
@@ -116,8 +124,15 @@ def test_two_limiters_on_one_database_share_one_budget(tmp_path):
 def client_on():
     clients = []
 
-    def build(*answers: httpx.Response, limits=DEFAULT_LIMITS, store=None, clock=None, before_answer=None,
-              during_sleep=None, **options):
+    def build(
+        *answers: httpx.Response,
+        limits=DEFAULT_LIMITS,
+        store=None,
+        clock=None,
+        before_answer=None,
+        during_sleep=None,
+        **options,
+    ):
         """`before_answer`, `during_sleep`: awaited while a request travels, and while the client sleeps."""
         clock = clock or Clock()
         sleeps, sent = [], []
@@ -135,8 +150,15 @@ def client_on():
                 await during_sleep()
             clock.now += seconds
 
-        client = ServiceClient("http://svc.test", "id", "limiter-test-Secr3t-77aa", transport=httpx.MockTransport(service),
-                               sleep=sleep, limiter=Limiter(limits, store, clock=clock), **options)
+        client = ServiceClient(
+            "http://svc.test",
+            "id",
+            "limiter-test-Secr3t-77aa",
+            transport=httpx.MockTransport(service),
+            sleep=sleep,
+            limiter=Limiter(limits, store, clock=clock),
+            **options,
+        )
         clients.append(client)
         return client, sleeps, sent
 
@@ -145,8 +167,10 @@ def client_on():
 
 async def test_every_request_waits_for_its_turn_and_a_long_wait_is_told(client_on):
     told = []
-    client, sleeps, sent = client_on(limits={GET_ORDER: Limit(2, 10.0)},
-                                     on_wait=lambda endpoint, seconds, limit: told.append((endpoint, round(seconds), str(limit))))
+    client, sleeps, sent = client_on(
+        limits={GET_ORDER: Limit(2, 10.0)},
+        on_wait=lambda endpoint, seconds, limit: told.append((endpoint, round(seconds), str(limit))),
+    )
     for _ in range(5):
         await client.get_order("r")
     times = [at for at, _ in sent]
@@ -159,7 +183,9 @@ async def test_a_turn_beyond_the_longest_wait_fails_saying_when(client_on):
     from datetime import date
 
     await client.transactions(date(2026, 1, 1), date(2026, 1, 1))
-    with pytest.raises(RateLimitedError, match=r"allows 1/hour here\); the next request is possible at \d\d:\d\d:\d\d \(in 60 min\)"):
+    with pytest.raises(
+        RateLimitedError, match=r"allows 1/hour here\); the next request is possible at \d\d:\d\d:\d\d \(in 60 min\)"
+    ):
         await client.transactions(date(2026, 1, 1), date(2026, 1, 1))
     assert len(sent) == 1 and sleeps == []
 
@@ -177,8 +203,9 @@ async def test_retry_after_holds_the_endpoint_for_every_client_of_the_store(clie
 
 
 async def test_a_429_without_retry_after_holds_for_the_limits_spacing(client_on):
-    client, sleeps, sent = client_on(httpx.Response(429), limits={GET_ORDER: Limit(120, 60.0)},
-                                     retry=RetryPolicy(jitter=0, base_delay=0.5))
+    client, sleeps, sent = client_on(
+        httpx.Response(429), limits={GET_ORDER: Limit(120, 60.0)}, retry=RetryPolicy(jitter=0, base_delay=0.5)
+    )
     await client.get_order("r")
     assert len(sent) == 2 and sleeps == [pytest.approx(0.5)]
 
@@ -216,10 +243,20 @@ async def test_turns_booked_before_a_429_move_after_its_retry_after(client_on, t
         await refused.wait()
 
     limits = {GET_ORDER: Limit(1, 10.0)}
-    first, _, _ = client_on(httpx.Response(429, headers={"Retry-After": "30"}), limits=limits, clock=clock,
-                            store=store, retry=NO_RETRY, before_answer=booked.wait)
-    second, second_sleeps, second_sent = client_on(limits=limits, clock=clock, during_sleep=second_is_booked,
-                                                   store=store if processes == 1 else SqliteLimitStore(path))
+    first, _, _ = client_on(
+        httpx.Response(429, headers={"Retry-After": "30"}),
+        limits=limits,
+        clock=clock,
+        store=store,
+        retry=NO_RETRY,
+        before_answer=booked.wait,
+    )
+    second, second_sleeps, second_sent = client_on(
+        limits=limits,
+        clock=clock,
+        during_sleep=second_is_booked,
+        store=store if processes == 1 else SqliteLimitStore(path),
+    )
     started = clock.now
 
     async def first_request() -> None:

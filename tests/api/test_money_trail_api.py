@@ -53,7 +53,10 @@ async def test_an_order_in_another_currency_is_one_transaction_at_the_published_
     assert transaction.transaction_amount.value == -charged
     assert item.client_total == charged
     # The provider's dialect: the price as a money object, in the account's currency.
-    assert item.client_price == (Decimal("20") * rate).quantize(Decimal("0.01")) and item.client_price.currency_code == "USD"
+    assert (
+        item.client_price == (Decimal("20") * rate).quantize(Decimal("0.01"))
+        and item.client_price.currency_code == "USD"
+    )
     after = next(a for a in await client.accounts() if a.id == 1001).balance
     assert transaction.available_balance.value == after == before - charged
     assert transaction.transaction_id != transaction.reference == transaction.transaction_id.rstrip()
@@ -132,7 +135,9 @@ async def test_the_documented_answer_reconciles_and_a_wrong_balance_is_named():
         report = await client.transactions(date(2026, 11, 1), date(2026, 11, 2))
     good = reconcile(of_currency(report, "usd"))
     assert not good.failures and "every balance change matches" in good.summary()
-    broken = TRANSACTIONS_ANSWER.replace('"value": 1000.00, "currencyCode": "USD"', '"value": 999.99, "currencyCode": "USD"')
+    broken = TRANSACTIONS_ANSWER.replace(
+        '"value": 1000.00, "currencyCode": "USD"', '"value": 999.99, "currencyCode": "USD"'
+    )
     async with mock_client(broken, []) as client:
         report = await client.transactions(date(2026, 11, 1), date(2026, 11, 2))
     bad = reconcile(of_currency(report, "USD"))

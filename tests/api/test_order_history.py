@@ -34,16 +34,39 @@ from tui.core.dates import DayRange
 from tui.local.config import ConfigError, make_profile, updated_profile
 
 HISTORY = "/api/integration/v1.0/orders"
-HISTORY_FIELDS = {"clientName", "orderNumber", "orderDate", "clientReferenceNumber", "channel", "productName",
-                  "denomination", "quantity", "unitPrice", "subTotal", "total", "accountCurrency", "status"}
+HISTORY_FIELDS = {
+    "clientName",
+    "orderNumber",
+    "orderDate",
+    "clientReferenceNumber",
+    "channel",
+    "productName",
+    "denomination",
+    "quantity",
+    "unitPrice",
+    "subTotal",
+    "total",
+    "accountCurrency",
+    "status",
+}
 FIXED_PRODUCT, FIXED_VALUE = 101, 25  # showcase: Acme Books $25 (docs/simulator.md)
 SEEDED = 60
 # The SDK documentation's example element, as a service would send it (with a field we do not know).
 DOCUMENTED_LINE = {
-    "clientName": "Acme", "orderNumber": "O-06761537", "orderDate": "2026-11-02T10:15:00.123",
-    "clientReferenceNumber": "req-history-1", "channel": "Sandbox", "productName": "Acme Books $25",
-    "denomination": "USD 25", "quantity": 2, "unitPrice": 24.5, "subTotal": 49.0, "total": 49.0,
-    "accountCurrency": "USD", "status": "Pending", "brandLogo": "https://img.example.test/a.png",
+    "clientName": "Acme",
+    "orderNumber": "O-06761537",
+    "orderDate": "2026-11-02T10:15:00.123",
+    "clientReferenceNumber": "req-history-1",
+    "channel": "Sandbox",
+    "productName": "Acme Books $25",
+    "denomination": "USD 25",
+    "quantity": 2,
+    "unitPrice": 24.5,
+    "subTotal": 49.0,
+    "total": 49.0,
+    "accountCurrency": "USD",
+    "status": "Pending",
+    "brandLogo": "https://img.example.test/a.png",
 }
 
 
@@ -60,7 +83,9 @@ def seeded():
     """A simulator with a seeded past; tests here only read it."""
     from tui.simulator import SimulatorServer, SimulatorSettings
 
-    with SimulatorServer(SimulatorSettings(seed=7, history=SEEDED, limits=None)) as server:  # shared by the module: no limits (conftest, sim)
+    with SimulatorServer(
+        SimulatorSettings(seed=7, history=SEEDED, limits=None)
+    ) as server:  # shared by the module: no limits (conftest, sim)
         yield server
 
 
@@ -119,8 +144,10 @@ def test_the_same_seed_gives_the_same_history(sim_factory, demo_credentials):
     credential = demo_credentials["acme-sandbox"]
 
     def shape(sim):
-        return [(line["clientReferenceNumber"], line["productName"], line["denomination"], line["quantity"],
-                 line["status"]) for line in history(sim, credential).json()]
+        return [
+            (line["clientReferenceNumber"], line["productName"], line["denomination"], line["quantity"], line["status"])
+            for line in history(sim, credential).json()
+        ]
 
     first, again, other = (sim_factory(seed=seed, history=25, brands=60) for seed in (3, 3, 4))
     assert shape(first) == shape(again)
@@ -132,9 +159,14 @@ def test_without_history_a_placed_order_is_listed_once_per_line(sim_factory, dem
     credential = demo_credentials["acme-sandbox"]
     assert history(sim, credential).json() == []
     request_id = str(uuid.uuid4())
-    body = {"RequestId": request_id, "AccountId": 1002,
-            "Products": [{"ProductId": FIXED_PRODUCT, "Quantity": 2, "Value": FIXED_VALUE},
-                         {"ProductId": FIXED_PRODUCT, "Quantity": 1, "Value": FIXED_VALUE}]}
+    body = {
+        "RequestId": request_id,
+        "AccountId": 1002,
+        "Products": [
+            {"ProductId": FIXED_PRODUCT, "Quantity": 2, "Value": FIXED_VALUE},
+            {"ProductId": FIXED_PRODUCT, "Quantity": 1, "Value": FIXED_VALUE},
+        ],
+    }
     httpx.post(sim.base_url + HISTORY + "/checkout", json=body, auth=credential.auth).raise_for_status()
     lines = history(sim, credential).json()
     assert [(line["clientReferenceNumber"], line["quantity"]) for line in lines] == [(request_id, 2), (request_id, 1)]
@@ -145,10 +177,16 @@ def test_without_history_a_placed_order_is_listed_once_per_line(sim_factory, dem
     assert history(sim, credential, startDate=yesterday, endDate=yesterday).json() == []
 
 
-@pytest.mark.parametrize("params", [
-    {}, {"startDate": "2026-11-01"}, {"startDate": "2026-11-01", "endDate": "30.11.2026"},
-    {"startDate": "2026-11-30", "endDate": "2026-11-01"},
-], ids=["none", "no-end", "not-a-date", "reversed"])
+@pytest.mark.parametrize(
+    "params",
+    [
+        {},
+        {"startDate": "2026-11-01"},
+        {"startDate": "2026-11-01", "endDate": "30.11.2026"},
+        {"startDate": "2026-11-30", "endDate": "2026-11-01"},
+    ],
+    ids=["none", "no-end", "not-a-date", "reversed"],
+)
 def test_a_range_the_service_cannot_read_is_refused(sim, demo_credentials, params):
     response = httpx.get(sim.base_url + HISTORY, params=params, auth=demo_credentials["acme-sandbox"].auth)
     assert response.status_code == 400
@@ -161,7 +199,9 @@ def test_a_range_the_service_cannot_read_is_refused(sim, demo_credentials, param
 async def test_client_reads_the_simulators_history(sim, demo_credentials):
     credential = demo_credentials["acme-production"]
     async with ServiceClient(sim.base_url, *credential.auth, retry=NO_RETRY) as client:
-        request_id = await client.place_order(PlaceOrder(str(uuid.uuid4()), 2001, [OrderLine(FIXED_PRODUCT, 1, FIXED_VALUE)]))
+        request_id = await client.place_order(
+            PlaceOrder(str(uuid.uuid4()), 2001, [OrderLine(FIXED_PRODUCT, 1, FIXED_VALUE)])
+        )
         lines = await client.order_history(DayRange.last_days(1, today=utc_today()))
     mine = [line for line in lines if line.client_reference_number == request_id]
     assert len(mine) == 1
@@ -176,7 +216,9 @@ async def test_client_sends_the_days_and_keeps_unknown_fields():
         requests.append(request)
         return httpx.Response(200, json=[DOCUMENTED_LINE])
 
-    async with ServiceClient("http://svc.test", "id", "history-test-Secr3t-9f3a", transport=httpx.MockTransport(service)) as client:
+    async with ServiceClient(
+        "http://svc.test", "id", "history-test-Secr3t-9f3a", transport=httpx.MockTransport(service)
+    ) as client:
         lines = await client.order_history(DayRange(date(2026, 11, 1), date(2026, 11, 30)))
     assert requests[0].method == "GET"
     assert requests[0].url.raw_path == b"/api/integration/v1.0/orders?startDate=2026-11-01&endDate=2026-11-30"
@@ -186,17 +228,23 @@ async def test_client_sends_the_days_and_keeps_unknown_fields():
     assert to_wire(line) == DOCUMENTED_LINE  # unknown fields kept, names as they came
 
 
-@pytest.mark.parametrize("answer", [{"orders": []}, [{"orderNumber": "O-1"}], "nope"], ids=["object", "no-status", "string"])
+@pytest.mark.parametrize(
+    "answer", [{"orders": []}, [{"orderNumber": "O-1"}], "nope"], ids=["object", "no-status", "string"]
+)
 async def test_client_refuses_a_history_of_the_wrong_shape(answer):
     transport = httpx.MockTransport(lambda request: httpx.Response(200, json=answer))
-    async with ServiceClient("http://svc.test", "id", "history-test-Secr3t-9f3a", transport=transport, retry=NO_RETRY) as client:
+    async with ServiceClient(
+        "http://svc.test", "id", "history-test-Secr3t-9f3a", transport=transport, retry=NO_RETRY
+    ) as client:
         with pytest.raises(MalformedResponseError):
             await client.order_history(DayRange(date(2026, 11, 1), date(2026, 11, 1)))
 
 
 async def test_client_reports_the_services_refusal():
     transport = httpx.MockTransport(lambda request: httpx.Response(400, json="endDate is before startDate"))
-    async with ServiceClient("http://svc.test", "id", "history-test-Secr3t-9f3a", transport=transport, retry=NO_RETRY) as client:
+    async with ServiceClient(
+        "http://svc.test", "id", "history-test-Secr3t-9f3a", transport=transport, retry=NO_RETRY
+    ) as client:
         with pytest.raises(RefusedError, match="endDate is before startDate"):
             await client.order_history(DayRange(date(2026, 11, 1), date(2026, 11, 1)))
 
@@ -256,9 +304,16 @@ def test_orders_list_with_nothing_says_so_on_stderr(on_seeded):
     assert "No order lines from 2001-01-01 to 2001-01-02" in result.stderr
 
 
-@pytest.mark.parametrize("args", [
-    ["--from", "last week"], ["--from", "today", "--to", "7d"], ["--from", "today", "--json", "--csv"], [],
-], ids=["not-a-day", "reversed", "json-and-csv", "no-from"])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--from", "last week"],
+        ["--from", "today", "--to", "7d"],
+        ["--from", "today", "--json", "--csv"],
+        [],
+    ],
+    ids=["not-a-day", "reversed", "json-and-csv", "no-from"],
+)
 def test_orders_list_bad_input_exits_2(on_seeded, args):
     assert orders_list(*args).exit_code == 2
 
@@ -272,8 +327,13 @@ def test_orders_list_help_has_examples():
 
 
 def test_profile_stuck_threshold_is_optional_and_positive():
-    profile = make_profile(name="p", environment="sandbox", base_url="https://api.example.test",
-                           client_id="id", secret={"kind": "env", "ref": "SECRET"})
+    profile = make_profile(
+        name="p",
+        environment="sandbox",
+        base_url="https://api.example.test",
+        client_id="id",
+        secret={"kind": "env", "ref": "SECRET"},
+    )
     assert profile.stuck_after_minutes is None
     assert updated_profile(profile, stuck_after_minutes=5).stuck_after_minutes == 5
     with pytest.raises(ConfigError):
@@ -292,7 +352,10 @@ def test_demo_commands_have_a_seeded_past():
 def test_giftdesk_sim_seeds_the_history_it_is_given(demo_credentials):
     process = subprocess.Popen(
         [sys.executable, "-c", "from tui.commands.sim import command; command()", "--brands", "50", "--history", "7"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
     )
     try:
         base_url = process.stdout.readline().split(" on ")[1].split()[0]

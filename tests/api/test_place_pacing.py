@@ -33,8 +33,11 @@ class Clock:
 
 
 def body(*products: int) -> dict:
-    return {"RequestId": str(uuid.uuid4()), "AccountId": 1001,
-            "Products": [{"ProductId": p, "Quantity": 1, "Value": VALUE} for p in products]}
+    return {
+        "RequestId": str(uuid.uuid4()),
+        "AccountId": 1001,
+        "Products": [{"ProductId": p, "Quantity": 1, "Value": VALUE} for p in products],
+    }
 
 
 # --- the client's rule ----------------------------------------------------------------------
@@ -65,7 +68,9 @@ def test_pacer_allows_six_orders_of_a_product_a_minute():
     for _ in range(6):
         clock.now += pacer.reserve([FIXED_PRODUCT])
     first = 1000.0
-    assert pacer.reserve([FIXED_PRODUCT]) == pytest.approx(first + 60 - clock.now)  # the 7th waits for the 1st to age out
+    assert pacer.reserve([FIXED_PRODUCT]) == pytest.approx(
+        first + 60 - clock.now
+    )  # the 7th waits for the 1st to age out
     assert pacer.reserve([OTHER_PRODUCT]) == pytest.approx(first + 60.5 - clock.now)  # and the next call after it
 
 
@@ -89,8 +94,15 @@ async def test_client_waits_before_sending_a_call_too_soon():
         sleeps.append(seconds)
         clock.now += seconds
 
-    async with ServiceClient("http://svc.test", "id", "pacing-test-Secr3t-2c1d", transport=httpx.MockTransport(service),
-                             sleep=sleep, pacer=PlacePacer(clock=clock), limiter=Limiter(clock=clock)) as client:
+    async with ServiceClient(
+        "http://svc.test",
+        "id",
+        "pacing-test-Secr3t-2c1d",
+        transport=httpx.MockTransport(service),
+        sleep=sleep,
+        pacer=PlacePacer(clock=clock),
+        limiter=Limiter(clock=clock),
+    ) as client:
         for _ in range(7):
             await client.place_order(PlaceOrder(str(uuid.uuid4()), 1001, [OrderLine(FIXED_PRODUCT, 1, VALUE)]))
     assert sleeps[:5] == [pytest.approx(0.5)] * 5
@@ -133,8 +145,9 @@ async def test_a_paced_client_never_trips_the_simulator(sim_factory, demo_creden
         for product in (FIXED_PRODUCT, OTHER_PRODUCT, FIXED_PRODUCT):
             await client.place_order(PlaceOrder(str(uuid.uuid4()), 1001, [OrderLine(product, 1, VALUE)]))
     # The same burst without pacing is refused: the limit is real.
-    async with ServiceClient(sim.base_url, *credential.auth, retry=NO_RETRY,
-                             pacer=PlacePacer(PlaceLimits(min_interval=0.0))) as client:
+    async with ServiceClient(
+        sim.base_url, *credential.auth, retry=NO_RETRY, pacer=PlacePacer(PlaceLimits(min_interval=0.0))
+    ) as client:
         with pytest.raises(RateLimitedError):
             for product in (FIXED_PRODUCT, OTHER_PRODUCT):
                 await client.place_order(PlaceOrder(str(uuid.uuid4()), 1001, [OrderLine(product, 1, VALUE)]))

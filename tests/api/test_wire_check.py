@@ -21,8 +21,16 @@ from tui.api.client import ServiceClient
 from tui.api.errors import MalformedResponseError
 from tui.api.models import CatalogPage, Order, to_wire
 
-SHAPES = [wire_check.ORDER, wire_check.ORDER_ITEM, wire_check.CARD, wire_check.CATALOG_PAGE, wire_check.BRAND,
-          wire_check.PRODUCT, wire_check.PRICE, wire_check.CATEGORY]
+SHAPES = [
+    wire_check.ORDER,
+    wire_check.ORDER_ITEM,
+    wire_check.CARD,
+    wire_check.CATALOG_PAGE,
+    wire_check.BRAND,
+    wire_check.PRODUCT,
+    wire_check.PRICE,
+    wire_check.CATEGORY,
+]
 
 
 @pytest.mark.parametrize("shape", SHAPES, ids=lambda shape: shape.model)
@@ -111,7 +119,9 @@ def test_a_catalog_page_it_builds_is_the_one_the_model_validates(seed):
             built += 1
             assert page == expected and page.model_fields_set == expected.model_fields_set, data
             assert to_wire(page) == to_wire(expected), data  # the unknown fields too, at every level
-            amounts = [(product.min_face_value, product.price.max) for brand in page.items for product in brand.products]
+            amounts = [
+                (product.min_face_value, product.price.max) for brand in page.items for product in brand.products
+            ]
             assert all(isinstance(amount, Decimal) for pair in amounts for amount in pair)
     assert built > 10
 
@@ -127,18 +137,38 @@ async def test_the_client_builds_the_simulators_page_as_the_model_does_and_leave
     def answer(request: httpx.Request) -> httpx.Response:
         return httpx.Response(200, json={**json.loads(wire_json.dumps(raw)), "count": "many"})
 
-    async with ServiceClient("http://service.test", "id", "mock-transport-client-secret", transport=httpx.MockTransport(answer)) as client:
+    async with ServiceClient(
+        "http://service.test", "id", "mock-transport-client-secret", transport=httpx.MockTransport(answer)
+    ) as client:
         with pytest.raises(MalformedResponseError, match=r"does not match CatalogPage \(count: int_parsing\)"):
             await client.catalog()
 
 
 def test_a_typical_answer_is_taken_and_unusual_ones_go_to_the_model():
-    order = {"orderId": 1, "requestId": "r", "status": "Succeeded", "total": Decimal("25.00"), "extra": {"x": 1},
-             "items": [{"productId": 201, "productFaceValue": 25, "quantity": 1,
-                        "cards": [{"id": 9, "status": "Sold", "cardCode": "C-1", "pin": None}]}]}
+    order = {
+        "orderId": 1,
+        "requestId": "r",
+        "status": "Succeeded",
+        "total": Decimal("25.00"),
+        "extra": {"x": 1},
+        "items": [
+            {
+                "productId": 201,
+                "productFaceValue": 25,
+                "quantity": 1,
+                "cards": [{"id": 9, "status": "Sold", "cardCode": "C-1", "pin": None}],
+            }
+        ],
+    }
     assert wire_check.ORDER.arranged(order) == to_wire(Order.model_validate(order))
-    for unusual in ({**order, "orderId": "1"}, {**order, "order_id": 1}, {**order, "items": None},
-                    {k: v for k, v in order.items() if k != "total"}, [order], "order"):
+    for unusual in (
+        {**order, "orderId": "1"},
+        {**order, "order_id": 1},
+        {**order, "items": None},
+        {k: v for k, v in order.items() if k != "total"},
+        [order],
+        "order",
+    ):
         assert wire_check.ORDER.arranged(unusual) is None
 
 
@@ -146,13 +176,22 @@ def test_order_show_json_prints_a_good_answer_without_loading_pydantic(sim, demo
     credential = demo_credentials["acme-sandbox"]
     request_id = str(uuid.uuid4())
     body = {"RequestId": request_id, "AccountId": 1001, "Products": [{"ProductId": 201, "Quantity": 1, "Value": 25}]}
-    httpx.post(f"{sim.base_url}/api/integration/v1.0/orders/checkout", json=body, auth=credential.auth).raise_for_status()
-    code = ("import sys\nfrom tui.cli import main\n"
-            f"try:\n    main(['order', 'show', {request_id!r}, '--json'])\nexcept SystemExit as exit:\n    assert not exit.code, exit.code\n"
-            "assert 'pydantic' not in sys.modules, 'loaded pydantic'")
-    env = {"GIFTDESK_BASE_URL": sim.base_url, "GIFTDESK_CLIENT_ID": credential.client_id,
-           "GIFTDESK_CLIENT_SECRET": credential.client_secret, "GIFTDESK_CONFIG": str(tmp_path / "none.toml"),
-           "GIFTDESK_DATA_DIR": str(tmp_path), "PATH": ""}
+    httpx.post(
+        f"{sim.base_url}/api/integration/v1.0/orders/checkout", json=body, auth=credential.auth
+    ).raise_for_status()
+    code = (
+        "import sys\nfrom tui.cli import main\n"
+        f"try:\n    main(['order', 'show', {request_id!r}, '--json'])\nexcept SystemExit as exit:\n    assert not exit.code, exit.code\n"
+        "assert 'pydantic' not in sys.modules, 'loaded pydantic'"
+    )
+    env = {
+        "GIFTDESK_BASE_URL": sim.base_url,
+        "GIFTDESK_CLIENT_ID": credential.client_id,
+        "GIFTDESK_CLIENT_SECRET": credential.client_secret,
+        "GIFTDESK_CONFIG": str(tmp_path / "none.toml"),
+        "GIFTDESK_DATA_DIR": str(tmp_path),
+        "PATH": "",
+    }
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env)
     assert result.returncode == 0, result.stderr
     shown = json.loads(result.stdout)

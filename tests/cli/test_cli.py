@@ -66,16 +66,25 @@ def fake_service(monkeypatch):
         async def no_wait(_seconds):
             pass
 
-        monkeypatch.setattr(common, "build_client", functools.partial(
-            real_build_client, sleep=no_wait, retry=RetryPolicy(attempts=3), transport=httpx.MockTransport(recording)))
+        monkeypatch.setattr(
+            common,
+            "build_client",
+            functools.partial(
+                real_build_client,
+                sleep=no_wait,
+                retry=RetryPolicy(attempts=3),
+                transport=httpx.MockTransport(recording),
+            ),
+        )
         return requests
 
     return install
 
 
 def place_order(giftdesk, product=PAYOUT_PRODUCT, value="50", *extra) -> str:
-    result = giftdesk("order", "place", "--account", str(SANDBOX_ACCOUNT), "--product", str(product),
-                      "--value", value, *extra)
+    result = giftdesk(
+        "order", "place", "--account", str(SANDBOX_ACCOUNT), "--product", str(product), "--value", value, *extra
+    )
     assert result.exit_code == 0, result.stderr
     return result.stdout.strip()
 
@@ -110,15 +119,42 @@ def test_money_has_the_currency_s_own_decimals(giftdesk, use_sim):
 
 
 def test_catalog_flags_become_the_wire_parameters(giftdesk, fake_service):
-    requests = fake_service(lambda request: httpx.Response(
-        200, json={"pageIndex": 2, "pageSize": 5, "count": 0, "items": []}))
-    result = giftdesk("catalog", "--country", "GB", "--currency", "GBP", "--name", "Tea", "--brand-id", "4",
-                      "--product-id", "501", "--modified-since", "2024-01-31", "--target-currency", "EUR",
-                      "--page", "2", "--page-size", "5")
+    requests = fake_service(
+        lambda request: httpx.Response(200, json={"pageIndex": 2, "pageSize": 5, "count": 0, "items": []})
+    )
+    result = giftdesk(
+        "catalog",
+        "--country",
+        "GB",
+        "--currency",
+        "GBP",
+        "--name",
+        "Tea",
+        "--brand-id",
+        "4",
+        "--product-id",
+        "501",
+        "--modified-since",
+        "2024-01-31",
+        "--target-currency",
+        "EUR",
+        "--page",
+        "2",
+        "--page-size",
+        "5",
+    )
     assert result.exit_code == 0, result.stderr
     assert dict(requests[0].url.params) == {
-        "CountryCode": "GB", "CurrencyCode": "GBP", "Name": "Tea", "BrandId": "4", "ProductId": "501",
-        "ModifiedDate": "2024-01-31", "TargetCurrency": "EUR", "PageIndex": "2", "PageSize": "5"}
+        "CountryCode": "GB",
+        "CurrencyCode": "GBP",
+        "Name": "Tea",
+        "BrandId": "4",
+        "ProductId": "501",
+        "ModifiedDate": "2024-01-31",
+        "TargetCurrency": "EUR",
+        "PageIndex": "2",
+        "PageSize": "5",
+    }
 
 
 def test_catalog_all_walks_every_page(giftdesk, use_sim):
@@ -168,8 +204,9 @@ def test_order_table_masks_codes_unless_revealed(giftdesk, use_sim):
 def test_a_reused_request_id_is_refused(giftdesk, use_sim):
     request_id = str(uuid.uuid4())
     place_order(giftdesk, 201, "20", "--request-id", request_id)
-    result = giftdesk("order", "place", "--account", "1001", "--product", "201", "--value", "20",
-                      "--request-id", request_id)
+    result = giftdesk(
+        "order", "place", "--account", "1001", "--product", "201", "--value", "20", "--request-id", request_id
+    )
     assert result.exit_code == 3
     assert "OrderAlreadyExists" in result.stderr
 
@@ -184,7 +221,11 @@ def test_unknown_order_is_refused(giftdesk, use_sim):
 
 def _check_args(body: dict) -> list[str]:
     args = ["--wallet", body["wallet"]] if body.get("wallet") is not None else []
-    for field, option in (("recipientEmail", "--email"), ("recipientPhone", "--phone"), ("recipientHandle", "--handle")):
+    for field, option in (
+        ("recipientEmail", "--email"),
+        ("recipientPhone", "--phone"),
+        ("recipientHandle", "--handle"),
+    ):
         if body.get(field) is not None:
             args += [option, body[field]]
     return args
@@ -230,10 +271,16 @@ SANDBOX_ACCOUNTS = {"accounts": [{"id": 1, "currency": "USD", "balance": 10, "is
 
 
 def test_redeem_sends_the_token_exactly(giftdesk, fake_service):
-    requests = fake_service(lambda request: httpx.Response(200, json=SANDBOX_ACCOUNTS) if request.method == "GET" else httpx.Response(
-        200, json={"transactionId": "t", "payoutBatchId": "b", "isProcessing": False}))
-    result = giftdesk("payout", "redeem", "https://pay.example.test/payout/abc12==", "--wallet", "Venmo",
-                      "--handle", "@ann_smith")
+    requests = fake_service(
+        lambda request: (
+            httpx.Response(200, json=SANDBOX_ACCOUNTS)
+            if request.method == "GET"
+            else httpx.Response(200, json={"transactionId": "t", "payoutBatchId": "b", "isProcessing": False})
+        )
+    )
+    result = giftdesk(
+        "payout", "redeem", "https://pay.example.test/payout/abc12==", "--wallet", "Venmo", "--handle", "@ann_smith"
+    )
     assert result.exit_code == 0, result.stderr
     assert [request.method for request in requests] == ["GET", "POST"]  # the accounts' environment first
     assert requests[1].url.raw_path == b"/api/Integration/v2/payout/redeem/abc12%3D%3D"
@@ -246,17 +293,34 @@ def test_redeem_sends_the_token_exactly(giftdesk, fake_service):
 def test_notifications_set_and_read_back(giftdesk, use_sim, monkeypatch):
     use_sim("other-sandbox")  # a client of its own: the shared simulator's acme stays untouched
     monkeypatch.setenv("CB_SECRET", "cb-secret-123")
-    result = giftdesk("notifications", "set", "--url", "https://hooks.example.test/cb",
-                      "--sandbox-url", "http://127.0.0.1:9/cb", "--secret-env", "CB_SECRET")
+    result = giftdesk(
+        "notifications",
+        "set",
+        "--url",
+        "https://hooks.example.test/cb",
+        "--sandbox-url",
+        "http://127.0.0.1:9/cb",
+        "--secret-env",
+        "CB_SECRET",
+    )
     assert result.exit_code == 0, result.stderr
     assert "cb-secret-123" not in result.stdout
     stored = json.loads(giftdesk("notifications", "get", "--json").stdout)
-    assert stored == {"notificationUrl": "https://hooks.example.test/cb",
-                      "notificationUrlSandbox": "http://127.0.0.1:9/cb", "secretKey": "cb-secret-123"}
+    assert stored == {
+        "notificationUrl": "https://hooks.example.test/cb",
+        "notificationUrlSandbox": "http://127.0.0.1:9/cb",
+        "secretKey": "cb-secret-123",
+    }
 
 
-@pytest.mark.parametrize("args", [["--url", "http://hooks.example.test/cb"], ["--sandbox-url", "ftp://x"],
-                                  ["--secret-env", "GIFTDESK_TEST_UNSET_VARIABLE"]])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--url", "http://hooks.example.test/cb"],
+        ["--sandbox-url", "ftp://x"],
+        ["--secret-env", "GIFTDESK_TEST_UNSET_VARIABLE"],
+    ],
+)
 def test_notifications_set_checks_its_input_first(giftdesk, fake_service, args):
     requests = fake_service(lambda request: httpx.Response(500))
     result = giftdesk("notifications", "set", *args)
@@ -273,14 +337,18 @@ def test_notifications_read_back_mismatch_is_an_error(giftdesk, fake_service):
 # --- guarded writes -------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("args", [
-    ["order", "place", "--account", "1001", "--product", "201", "--value", "10"],
-    ["payout", "redeem", "tok%3D", "--wallet", "PayPal", "--email", "ann@example.com"],
-    ["notifications", "set", "--url", ""],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["order", "place", "--account", "1001", "--product", "201", "--value", "10"],
+        ["payout", "redeem", "tok%3D", "--wallet", "PayPal", "--email", "ann@example.com"],
+        ["notifications", "set", "--url", ""],
+    ],
+)
 def test_writes_are_refused_under_readonly(giftdesk, fake_service, args):
-    requests = fake_service(lambda request: httpx.Response(
-        200, json={"notificationUrl": "", "notificationUrlSandbox": "", "secretKey": ""}))
+    requests = fake_service(
+        lambda request: httpx.Response(200, json={"notificationUrl": "", "notificationUrlSandbox": "", "secretKey": ""})
+    )
     for flags in (["--readonly", *args], [*args, "--readonly"]):
         result = giftdesk(*flags)
         assert result.exit_code == 2 and "read-only" in result.stderr
@@ -348,18 +416,36 @@ def test_root_help_lists_every_command_and_the_exit_codes(giftdesk):
     assert "Exit codes" in result.stdout
 
 
-@pytest.mark.parametrize("args, options", [
-    (["accounts"], ["--profile", "--demo", "--json", "--debug"]),
-    (["catalog"], ["--country", "--currency", "--name", "--brand-id", "--product-id", "--modified-since",
-                   "--target-currency", "--page", "--page-size", "--all", "--v1", "--json"]),
-    (["order", "show"], ["--watch", "--json", "--reveal"]),
-    (["order", "place"], ["--account", "--product", "--value", "--quantity", "--request-id", "--yes"]),
-    (["payout", "check"], ["--wallet", "--email", "--phone", "--handle"]),
-    (["payout", "redeem"], ["--wallet", "--email", "--phone", "--handle", "--yes", "--json"]),
-    (["payout", "status"], ["--watch", "--json"]),
-    (["notifications", "get"], ["--json"]),
-    (["notifications", "set"], ["--url", "--sandbox-url", "--secret-env", "--yes"]),
-])
+@pytest.mark.parametrize(
+    "args, options",
+    [
+        (["accounts"], ["--profile", "--demo", "--json", "--debug"]),
+        (
+            ["catalog"],
+            [
+                "--country",
+                "--currency",
+                "--name",
+                "--brand-id",
+                "--product-id",
+                "--modified-since",
+                "--target-currency",
+                "--page",
+                "--page-size",
+                "--all",
+                "--v1",
+                "--json",
+            ],
+        ),
+        (["order", "show"], ["--watch", "--json", "--reveal"]),
+        (["order", "place"], ["--account", "--product", "--value", "--quantity", "--request-id", "--yes"]),
+        (["payout", "check"], ["--wallet", "--email", "--phone", "--handle"]),
+        (["payout", "redeem"], ["--wallet", "--email", "--phone", "--handle", "--yes", "--json"]),
+        (["payout", "status"], ["--watch", "--json"]),
+        (["notifications", "get"], ["--json"]),
+        (["notifications", "set"], ["--url", "--sandbox-url", "--secret-env", "--yes"]),
+    ],
+)
 def test_each_command_help_names_its_options(giftdesk, args, options):
     result = giftdesk(*args, "--help")
     assert result.exit_code == 0
@@ -375,7 +461,11 @@ def test_writes_are_audited_with_masked_values(giftdesk, use_sim, tmp_path):
     giftdesk("payout", "redeem", code, "--wallet", "PayPal", "--email", "carol@example.com")
     entries = AuditLog(tmp_path / "data" / "audit.jsonl").entries()
     assert [(entry.action, entry.outcome) for entry in entries] == [
-        ("redeem", "completed"), ("redeem", "attempt"), ("place-order", "placed"), ("place-order", "attempt")]
+        ("redeem", "completed"),
+        ("redeem", "attempt"),
+        ("place-order", "placed"),
+        ("place-order", "attempt"),
+    ]
     assert all(entry.profile == "env" and entry.environment == "sandbox" for entry in entries)
     stored = (tmp_path / "data" / "audit.jsonl").read_text()
     assert code.rsplit("/", 1)[1] not in stored and "carol@example.com" not in stored

@@ -30,8 +30,7 @@ CLICK_TYPE_METAVARS = re.compile(r"\b(INTEGER|FLOAT|RANGE|BOOLEAN|DATETIME|FILEN
 
 
 def invoke(*args: str, env: dict[str, str] | None = None, input: str | None = None):
-    return CliRunner().invoke(main, list(args), env=env, input=input, prog_name="giftdesk",
-                              catch_exceptions=False)
+    return CliRunner().invoke(main, list(args), env=env, input=input, prog_name="giftdesk", catch_exceptions=False)
 
 
 def every_command() -> Iterator[tuple[tuple[str, ...], click.Command]]:
@@ -61,7 +60,7 @@ def examples(help_text: str) -> list[str]:
     lines = help_text.splitlines()
     start = next(i for i, line in enumerate(lines) if line.strip() == "Examples:")
     section = []
-    for line in lines[start + 1:]:
+    for line in lines[start + 1 :]:
         if not line.strip():
             break
         section.append(line.strip())
@@ -81,8 +80,11 @@ def test_every_help_has_examples_and_plain_placeholders(path):
     assert not CLICK_TYPE_METAVARS.search(usage_and_options), usage_and_options
 
 
-@pytest.mark.parametrize("path", [(), *[p for p, c in every_command() if isinstance(c, click.Group)]],
-                         ids=lambda path: " ".join(path) or "giftdesk")
+@pytest.mark.parametrize(
+    "path",
+    [(), *[p for p, c in every_command() if isinstance(c, click.Group)]],
+    ids=lambda path: " ".join(path) or "giftdesk",
+)
 def test_group_listings_show_whole_summaries(path):
     listing = invoke(*path, "--help").stdout.split("Commands:", 1)[1]
     rows = [line for line in listing.splitlines() if line.startswith("  ") and not line.startswith("    ")]
@@ -111,8 +113,11 @@ def test_readonly_is_offered_only_where_something_is_written():
 @pytest.fixture
 def sandbox_env(sim, demo_credentials) -> dict[str, str]:
     credential = demo_credentials["acme-sandbox"]
-    return {"GIFTDESK_BASE_URL": sim.base_url, "GIFTDESK_CLIENT_ID": credential.client_id,
-            "GIFTDESK_CLIENT_SECRET": credential.client_secret}
+    return {
+        "GIFTDESK_BASE_URL": sim.base_url,
+        "GIFTDESK_CLIENT_ID": credential.client_id,
+        "GIFTDESK_CLIENT_SECRET": credential.client_secret,
+    }
 
 
 @pytest.mark.parametrize("args", [["--debug", "accounts"], ["accounts", "--debug"]])
@@ -194,8 +199,7 @@ def test_wallet_is_shown_as_a_choice_and_a_wrong_case_gets_the_spec_text():
 def complete(words: str) -> list[str]:
     """What bash completion offers for the last word of `words` (click's bash_complete protocol)."""
     parts = words.split(" ")
-    result = invoke(env={"_GIFTDESK_COMPLETE": "bash_complete", "COMP_WORDS": words,
-                         "COMP_CWORD": str(len(parts) - 1)})
+    result = invoke(env={"_GIFTDESK_COMPLETE": "bash_complete", "COMP_WORDS": words, "COMP_CWORD": str(len(parts) - 1)})
     assert result.exit_code == 0, result.output
     return [line.split(",", 1)[1] for line in result.stdout.splitlines()]
 
@@ -214,12 +218,20 @@ def test_completion_offers_wallets():
 def test_completion_offers_recent_request_ids_newest_first():
     path = RecentOrders().path
     path.parent.mkdir(parents=True)
-    path.write_text(json.dumps({
-        "sbx": [{"request_id": "other-1", "status": None, "time": "2026-11-23T10:00:02+00:00"},
-                {"request_id": "req-old", "status": "Succeeded", "time": "2026-11-23T10:00:00+00:00"}],
-        "live": [{"request_id": "req-new", "status": "Pending", "time": "2026-11-23T10:00:01+00:00"},
-                 {"request_id": "other-1", "status": None, "time": "2026-11-22T10:00:00+00:00"}],
-    }))
+    path.write_text(
+        json.dumps(
+            {
+                "sbx": [
+                    {"request_id": "other-1", "status": None, "time": "2026-11-23T10:00:02+00:00"},
+                    {"request_id": "req-old", "status": "Succeeded", "time": "2026-11-23T10:00:00+00:00"},
+                ],
+                "live": [
+                    {"request_id": "req-new", "status": "Pending", "time": "2026-11-23T10:00:01+00:00"},
+                    {"request_id": "other-1", "status": None, "time": "2026-11-22T10:00:00+00:00"},
+                ],
+            }
+        )
+    )
     assert complete("giftdesk order show req-") == ["req-new", "req-old"]
     assert complete("giftdesk --order ") == ["other-1", "req-new", "req-old"]
 
@@ -240,21 +252,46 @@ def test_completion_scripts(shell):
 # --- keyring ------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("flag", "value", "said"), [
-    ("--secret-env", "not a var", "'not a var' is not an environment variable name"),
-    ("--secret-command", "   ", "the command is empty"),
-])
+@pytest.mark.parametrize(
+    ("flag", "value", "said"),
+    [
+        ("--secret-env", "not a var", "'not a var' is not an environment variable name"),
+        ("--secret-command", "   ", "the command is empty"),
+    ],
+)
 def test_a_secret_source_that_cannot_work_is_refused_plainly(flag, value, said):
-    result = invoke("profiles", "add", "p", "--environment", "sandbox", "--base-url", "https://p.example.com",
-                    "--client-id", "p", flag, value)
+    result = invoke(
+        "profiles",
+        "add",
+        "p",
+        "--environment",
+        "sandbox",
+        "--base-url",
+        "https://p.example.com",
+        "--client-id",
+        "p",
+        flag,
+        value,
+    )
     assert result.exit_code == 2 and said in result.stderr and "Traceback" not in result.stderr
     assert not Path(invoke("profiles", "path").stdout.strip()).exists()  # nothing written
 
 
 def test_a_missing_keyring_package_says_what_to_do(monkeypatch):
     monkeypatch.setitem(sys.modules, "keyring", None)  # as if the package were not installed
-    result = invoke("profiles", "add", "k", "--environment", "sandbox", "--base-url", "https://k.example.com",
-                    "--client-id", "k", "--secret-keyring", input="s3cret\n")
+    result = invoke(
+        "profiles",
+        "add",
+        "k",
+        "--environment",
+        "sandbox",
+        "--base-url",
+        "https://k.example.com",
+        "--client-id",
+        "k",
+        "--secret-keyring",
+        input="s3cret\n",
+    )
     assert result.exit_code == 2
     assert "giftdesk[keyring]" not in result.stderr
     assert "pip install keyring" in result.stderr and "--secret-env" in result.stderr

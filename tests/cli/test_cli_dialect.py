@@ -34,7 +34,11 @@ def test_catalog_v1_lists_brands_without_internal_id(giftdesk, use_sim):
 
 
 def test_transactions_of_the_providers_documentation(giftdesk, fake_service):
-    report = {"startDate": "2024-05-15", "endDate": "2024-05-15", "clients": [{"clientName": "acme", "transactions": [TRANSACTION]}]}
+    report = {
+        "startDate": "2024-05-15",
+        "endDate": "2024-05-15",
+        "clients": [{"clientName": "acme", "transactions": [TRANSACTION]}],
+    }
     fake_service(lambda request: httpx.Response(200, content=wire_json.dumps(report)))
     result = giftdesk("transactions", "--from", "2024-05-15", "--to", "2024-05-15", "--csv")
     assert result.exit_code == 0, result.stderr
@@ -42,32 +46,57 @@ def test_transactions_of_the_providers_documentation(giftdesk, fake_service):
 
 
 def test_notifications_get_reads_nulls(giftdesk, fake_service):
-    fake_service(lambda request: httpx.Response(200, json={"notificationUrl": None, "notificationUrlSandbox": "https://x.test/sb",
-                                                            "secretKey": None}))
+    fake_service(
+        lambda request: httpx.Response(
+            200, json={"notificationUrl": None, "notificationUrlSandbox": "https://x.test/sb", "secretKey": None}
+        )
+    )
     result = giftdesk("notifications", "get")
     assert result.exit_code == 0, result.stderr
     assert "https://x.test/sb" in result.stdout
 
 
 def test_accounts_without_sandbox_mode_take_the_profiles_environment(giftdesk, fake_service):
-    fake_service(lambda request: httpx.Response(200, json={"accounts": [
-        {"id": 7, "currency": "USD", "balance": {"value": 5.5, "currencyCode": "USD"}, "isActive": True}]}))
+    fake_service(
+        lambda request: httpx.Response(
+            200,
+            json={
+                "accounts": [
+                    {"id": 7, "currency": "USD", "balance": {"value": 5.5, "currencyCode": "USD"}, "isActive": True}
+                ]
+            },
+        )
+    )
     result = giftdesk("accounts", "--csv")
     assert result.exit_code == 0, result.stderr
     assert result.stdout.splitlines()[1] == "7,USD,5.50,yes,sandbox"
 
 
 def test_a_truly_malformed_answer_is_exit_5_naming_the_field(giftdesk, fake_service):
-    fake_service(lambda request: httpx.Response(200, json={"accounts": [{"id": 7, "currency": "USD", "isActive": True,
-                                                                         "balance": {"currencyCode": "USD"}}]}))
+    fake_service(
+        lambda request: httpx.Response(
+            200, json={"accounts": [{"id": 7, "currency": "USD", "isActive": True, "balance": {"currencyCode": "USD"}}]}
+        )
+    )
     result = giftdesk("accounts")
     assert result.exit_code == 5 and "balance" in result.stderr
 
 
 def test_a_request_id_that_is_not_a_guid_is_refused_before_sending(giftdesk, fake_service):
     sent = fake_service(lambda request: httpx.Response(200, json="not-a-guid"))
-    result = giftdesk("order", "place", "--account", "1001", "--product", "101", "--value", "25",
-                      "--request-id", "not-a-guid", "--yes")
+    result = giftdesk(
+        "order",
+        "place",
+        "--account",
+        "1001",
+        "--product",
+        "101",
+        "--value",
+        "25",
+        "--request-id",
+        "not-a-guid",
+        "--yes",
+    )
     assert result.exit_code == 2 and "must be a GUID" in result.stderr
     assert sent == []
 

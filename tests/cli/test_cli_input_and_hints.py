@@ -40,8 +40,16 @@ def service(monkeypatch):
         async def recorded_wait(seconds: float) -> None:
             waits.append(seconds)
 
-        monkeypatch.setattr(common, "build_client", functools.partial(
-            real_build_client, sleep=recorded_wait, retry=RetryPolicy(attempts=3), transport=httpx.MockTransport(recording)))
+        monkeypatch.setattr(
+            common,
+            "build_client",
+            functools.partial(
+                real_build_client,
+                sleep=recorded_wait,
+                retry=RetryPolicy(attempts=3),
+                transport=httpx.MockTransport(recording),
+            ),
+        )
         return sent, waits
 
     return install
@@ -78,8 +86,19 @@ def test_an_unusable_base_url_is_refused_clearly(monkeypatch, url):
 
 @pytest.mark.parametrize("url", ["http://[::1", "http://127.0.0.1:abc"])
 def test_profiles_add_does_not_store_an_unusable_base_url(tmp_path, url):
-    result = giftdesk("profiles", "add", "p1", "--environment", "sandbox", "--base-url", url, "--client-id", "c1",
-                      "--secret-env", "SOME_VAR")
+    result = giftdesk(
+        "profiles",
+        "add",
+        "p1",
+        "--environment",
+        "sandbox",
+        "--base-url",
+        url,
+        "--client-id",
+        "c1",
+        "--secret-env",
+        "SOME_VAR",
+    )
     assert result.exit_code == 2 and "not a usable URL" in result.stderr
     config = tmp_path / "config" / "config.toml"
     assert not config.exists() or url not in config.read_text()

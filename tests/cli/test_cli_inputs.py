@@ -18,8 +18,12 @@ from tui.cli import main
 def giftdesk(monkeypatch, sim, demo_credentials):
     """giftdesk(*args) -> click Result, on the shared simulator as the acme sandbox client."""
     credential = demo_credentials["acme-sandbox"]
-    for name, value in (("BASE_URL", sim.base_url), ("CLIENT_ID", credential.client_id),
-                        ("CLIENT_SECRET", credential.client_secret), ("ENVIRONMENT", credential.environment)):
+    for name, value in (
+        ("BASE_URL", sim.base_url),
+        ("CLIENT_ID", credential.client_id),
+        ("CLIENT_SECRET", credential.client_secret),
+        ("ENVIRONMENT", credential.environment),
+    ):
         monkeypatch.setenv(f"GIFTDESK_{name}", value)
     runner = CliRunner()
     return lambda *args: runner.invoke(main, list(args), catch_exceptions=False)
@@ -64,7 +68,9 @@ def test_orders_list_refuses_a_status_that_is_none(giftdesk):
     assert giftdesk("orders", "list", "--from", "today", "--status", "succeeded").exit_code == 0
 
 
-@pytest.mark.parametrize(("option", "value"), [("--country", "GBR"), ("--currency", "GB"), ("--target-currency", "EURO")])
+@pytest.mark.parametrize(
+    ("option", "value"), [("--country", "GBR"), ("--currency", "GB"), ("--target-currency", "EURO")]
+)
 def test_catalog_refuses_a_code_of_the_wrong_length(giftdesk, option, value):
     result = giftdesk("catalog", option, value)
     assert result.exit_code == 2

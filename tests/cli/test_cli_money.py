@@ -47,8 +47,20 @@ def own_sim(monkeypatch, sim_factory, demo_credentials):
 
 def place(giftdesk, account: int, product: int, value: str, quantity: int = 1) -> str:
     request_id = str(uuid.uuid4())
-    result = giftdesk("order", "place", "--account", str(account), "--product", str(product), "--value", value,
-                      "--quantity", str(quantity), "--request-id", request_id)
+    result = giftdesk(
+        "order",
+        "place",
+        "--account",
+        str(account),
+        "--product",
+        str(product),
+        "--value",
+        value,
+        "--quantity",
+        str(quantity),
+        "--request-id",
+        request_id,
+    )
     assert result.exit_code == 0, result.stderr
     return request_id
 
@@ -60,10 +72,26 @@ def test_transactions_table_with_balance_after_and_reconciliation(giftdesk, own_
     result = giftdesk("transactions", "--from", "today", "--account", "1001")
     assert result.exit_code == 0, result.stderr
     lines = result.stdout.splitlines()
-    assert lines[0].split() == ["DATE", "TYPE", "AMOUNT", "BALANCE", "AFTER", "CURRENCY", "ORDER", "REQUEST", "ID", "TRANSACTION"]
+    assert lines[0].split() == [
+        "DATE",
+        "TYPE",
+        "AMOUNT",
+        "BALANCE",
+        "AFTER",
+        "CURRENCY",
+        "ORDER",
+        "REQUEST",
+        "ID",
+        "TRANSACTION",
+    ]
     assert [[*line.split()[3:6], line.split()[9]] for line in lines[2:]] == [  # the date is two words
-        ["-50.00", "USD", "99,950.00", first], ["-25.32", "USD", "99,924.68", second]]
-    assert "USD: 2 transactions, balance 100,000.00 USD → 99,924.68 USD (−75.32 USD): every balance change matches" in result.stderr
+        ["-50.00", "USD", "99,950.00", first],
+        ["-25.32", "USD", "99,924.68", second],
+    ]
+    assert (
+        "USD: 2 transactions, balance 100,000.00 USD → 99,924.68 USD (−75.32 USD): every balance change matches"
+        in result.stderr
+    )
 
 
 def test_transactions_csv_is_exact_and_parses(giftdesk, own_sim):
@@ -85,8 +113,9 @@ def test_transactions_json_is_the_wire_answer_exactly(giftdesk, monkeypatch):
         return httpx.Response(200, content=TRANSACTIONS_ANSWER.encode())
 
     point_at(monkeypatch, "http://svc.test", "client-1", "secret-1")
-    monkeypatch.setattr(common, "build_client",
-                        lambda profile, **kw: real_build_client(profile, transport=httpx.MockTransport(answer)))
+    monkeypatch.setattr(
+        common, "build_client", lambda profile, **kw: real_build_client(profile, transport=httpx.MockTransport(answer))
+    )
     result = giftdesk("transactions", "--from", "2026-11-01", "--to", "2026-11-02", "--json")
     assert result.exit_code == 0, result.stderr
     assert dict(seen[0].url.params) == {"startDate": "2026-11-01", "endDate": "2026-11-02"}
@@ -130,7 +159,19 @@ def test_accounts_and_catalog_csv(giftdesk, own_sim):
     rows = list(csv.reader(io.StringIO(result.stdout)))
     assert rows[0][:4] == ["BRAND", "COUNTRY", "PRODUCT", "NAME"]
     # Amounts exact in the currency's minor units and stock a number, as accounts --csv (issue 26: it printed 20.0).
-    assert ["Tea & Co", "GB", "501", "Tea & Co £20", "20.00", "20.00", "GBP", "20.00", "20.00", "GBP", "unrestricted"] in rows
+    assert [
+        "Tea & Co",
+        "GB",
+        "501",
+        "Tea & Co £20",
+        "20.00",
+        "20.00",
+        "GBP",
+        "20.00",
+        "20.00",
+        "GBP",
+        "unrestricted",
+    ] in rows
     scarce = list(csv.reader(io.StringIO(giftdesk("catalog", "--csv", "--brand-id", "4").stdout)))
     assert [scarce[1][i] for i in (2, 3, 4, 5, 6, 10)] == ["401", "Scarce Sneakers $50", "50.00", "50.00", "USD", "0"]
 

@@ -33,14 +33,20 @@ def test_inbox_lists_what_was_kept_as_ndjson_and_a_table(giftdesk):
     now = datetime.now(UTC)
     with SqliteInbox("env", inbox_path("env")) as inbox:
         inbox.keep(Delivery("msg_old", "productupdated.v1", ACCEPTED, now - timedelta(days=3), "127.0.0.1", {}))
-        inbox.keep(Delivery.accepted_now("callback:REQ-1", "callback", {"requestId": "REQ-1", "secretKey": "s3cr3t-value"}, "127.0.0.1"))
+        inbox.keep(
+            Delivery.accepted_now(
+                "callback:REQ-1", "callback", {"requestId": "REQ-1", "secretKey": "s3cr3t-value"}, "127.0.0.1"
+            )
+        )
         inbox.keep(Delivery.refused_now("webhook", "no matching signature found", "203.0.113.9"))
         inbox.mark("callback:REQ-1", "order REQ-1 Succeeded; settled on the watch list")
     result = giftdesk("inbox", "--json", "--since", "yesterday")
     assert result.exit_code == 0, result.output
     lines = [json.loads(line) for line in result.output.splitlines()]
     assert [(line["eventId"], line["kind"], line["verdict"]) for line in lines] == [
-        ("callback:REQ-1", "callback", "accepted"), (lines[1]["eventId"], "webhook", "refused")]
+        ("callback:REQ-1", "callback", "accepted"),
+        (lines[1]["eventId"], "webhook", "refused"),
+    ]
     assert lines[0]["outcome"] == "order REQ-1 Succeeded; settled on the watch list" and lines[0]["at"]
     assert lines[1]["reason"] == "no matching signature found"
     table = giftdesk("inbox")
@@ -65,11 +71,20 @@ def test_listen_help_tells_how_production_reaches_it(giftdesk):
 
 
 def test_listen_beyond_loopback_says_so_loudly_and_stops_on_sigterm(sim, tmp_path):
-    env = {**os.environ, "GIFTDESK_BASE_URL": sim.base_url, "GIFTDESK_CLIENT_ID": "acme-sandbox-client",
-           "GIFTDESK_CLIENT_SECRET": "sim-acme-sandbox-secret", "S": initial_secret(1, "acme-sandbox")}
+    env = {
+        **os.environ,
+        "GIFTDESK_BASE_URL": sim.base_url,
+        "GIFTDESK_CLIENT_ID": "acme-sandbox-client",
+        "GIFTDESK_CLIENT_SECRET": "sim-acme-sandbox-secret",
+        "S": initial_secret(1, "acme-sandbox"),
+    }
     with open(tmp_path / "err", "wb") as err:
-        listen = subprocess.Popen([sys.executable, "-m", "tui", "listen", "--host", "0.0.0.0", "--port", "0",
-                                   "--webhook-secret-env", "S"], env=env, stdout=subprocess.DEVNULL, stderr=err)
+        listen = subprocess.Popen(
+            [sys.executable, "-m", "tui", "listen", "--host", "0.0.0.0", "--port", "0", "--webhook-secret-env", "S"],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+        )
     try:
         deadline = time.monotonic() + 30
         while "Waiting for deliveries" not in (tmp_path / "err").read_text():

@@ -20,12 +20,36 @@ CARDS = {  # status -> (code, pin)
     "Failed": ("FAILED-CODE-3333", "1357"),
 }
 ORDER = {
-    "orderId": 9, "requestId": REQUEST_ID, "status": "PartialFailed", "createdDate": "2026-03-01T10:00:00.000",
-    "total": 75, "errorMessage": "a card failed", "orderType": "Sandbox", "currency": "USD",
-    "items": [{"productId": 501, "productFaceValue": 25, "quantity": 3, "countryCode": "GB", "currencyCode": "GBP",
-               "brandCode": None, "pictureUrl": None,
-               "cards": [{"id": n, "serialNumber": f"SN{n}", "cardCode": code, "pin": pin, "expirationDate": "2027-03-01T00:00:00",
-                          "status": status} for n, (status, (code, pin)) in enumerate(CARDS.items(), start=1)]}],
+    "orderId": 9,
+    "requestId": REQUEST_ID,
+    "status": "PartialFailed",
+    "createdDate": "2026-03-01T10:00:00.000",
+    "total": 75,
+    "errorMessage": "a card failed",
+    "orderType": "Sandbox",
+    "currency": "USD",
+    "items": [
+        {
+            "productId": 501,
+            "productFaceValue": 25,
+            "quantity": 3,
+            "countryCode": "GB",
+            "currencyCode": "GBP",
+            "brandCode": None,
+            "pictureUrl": None,
+            "cards": [
+                {
+                    "id": n,
+                    "serialNumber": f"SN{n}",
+                    "cardCode": code,
+                    "pin": pin,
+                    "expirationDate": "2027-03-01T00:00:00",
+                    "status": status,
+                }
+                for n, (status, (code, pin)) in enumerate(CARDS.items(), start=1)
+            ],
+        }
+    ],
 }
 
 
@@ -38,8 +62,13 @@ def service(monkeypatch):
     monkeypatch.setenv("GIFTDESK_BASE_URL", "http://svc.test")
     monkeypatch.setenv("GIFTDESK_CLIENT_ID", "client-1")
     monkeypatch.setenv("GIFTDESK_CLIENT_SECRET", "secret-1")
-    monkeypatch.setattr(common, "build_client", functools.partial(
-        common.build_client, transport=httpx.MockTransport(lambda request: httpx.Response(200, json=ORDER))))
+    monkeypatch.setattr(
+        common,
+        "build_client",
+        functools.partial(
+            common.build_client, transport=httpx.MockTransport(lambda request: httpx.Response(200, json=ORDER))
+        ),
+    )
 
 
 def cards_shown(*flags: str) -> dict[str, dict]:

@@ -65,6 +65,9 @@ def test_json_is_exactly_what_the_service_sent(hostile_sim, hostile_env):
     runner = CliRunner()
     result = runner.invoke(main, ["catalog", "--json", "--page-size", "7"])
     assert result.exit_code == 0, result.output
-    sent = httpx.get(hostile_sim.base_url + "/api/integration/v2.0/catalog", params={"pageSize": 7},
-                     auth=demo_credential("acme-sandbox").auth).json()
+    sent = httpx.get(
+        hostile_sim.base_url + "/api/integration/v2.0/catalog",
+        params={"pageSize": 7},
+        auth=demo_credential("acme-sandbox").auth,
+    ).json()
     assert json.loads(result.stdout) == sent

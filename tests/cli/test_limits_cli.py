@@ -28,9 +28,11 @@ def write_profile(limits: str) -> None:
     """A stored profile "shift" whose secret comes from $SHIFT_SECRET, with limit overrides."""
     path = Path(os.environ["GIFTDESK_CONFIG"])
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(f'version = 1\ncurrent = "shift"\n\n[profiles.shift]\nenvironment = "sandbox"\n'
-                    f'base_url = "{os.environ["SHIFT_URL"]}"\nclient_id = "acme-sandbox-client"\n'
-                    f'secret = {{ kind = "env", ref = "SHIFT_SECRET" }}\n\n[profiles.shift.limits]\n{limits}\n')
+    path.write_text(
+        f'version = 1\ncurrent = "shift"\n\n[profiles.shift]\nenvironment = "sandbox"\n'
+        f'base_url = "{os.environ["SHIFT_URL"]}"\nclient_id = "acme-sandbox-client"\n'
+        f'secret = {{ kind = "env", ref = "SHIFT_SECRET" }}\n\n[profiles.shift.limits]\n{limits}\n'
+    )
 
 
 def placed_order(sim, credential) -> str:
@@ -85,7 +87,10 @@ def test_an_override_that_does_not_read_is_a_clear_config_error(monkeypatch, sim
     write_profile('get_order = "lots"')
     result = subprocess.run([GIFTDESK, "accounts"], capture_output=True, text=True, timeout=60)
     assert result.returncode == 2
-    assert "profiles.shift: limits: get_order = 'lots' is not a limit" in result.stderr and "e.g. 4/hour, 120/min, 2/s" in result.stderr
+    assert (
+        "profiles.shift: limits: get_order = 'lots' is not a limit" in result.stderr
+        and "e.g. 4/hour, 120/min, 2/s" in result.stderr
+    )
     assert "Traceback" not in result.stderr
 
 
@@ -97,7 +102,9 @@ def test_transactions_say_when_the_answer_is_the_local_copy_and_fresh_asks(sim_f
     runner = CliRunner()
 
     def transactions(*extra: str):
-        result = runner.invoke(main, ["transactions", "--from", "7d", "--to", "1d", "--json", *extra], catch_exceptions=False)
+        result = runner.invoke(
+            main, ["transactions", "--from", "7d", "--to", "1d", "--json", *extra], catch_exceptions=False
+        )
         assert result.exit_code == 0, result.stderr
         return result
 
@@ -108,8 +115,9 @@ def test_transactions_say_when_the_answer_is_the_local_copy_and_fresh_asks(sim_f
     assert len(sim.requests("transactions")) == 2
 
 
-def test_catalog_all_pages_at_the_catalogs_rate_with_its_pace_and_an_eta_on_stderr(sim_factory, demo_credentials,
-                                                                                  monkeypatch, tmp_path):
+def test_catalog_all_pages_at_the_catalogs_rate_with_its_pace_and_an_eta_on_stderr(
+    sim_factory, demo_credentials, monkeypatch, tmp_path
+):
     """`catalog --all` on a terminal: it says how long its pages will take, draws a bar with an ETA, and
     asks no faster than the catalog's limit (2 in any second here, short so that the test is quick): 0 429s."""
     import json
@@ -123,8 +131,9 @@ def test_catalog_all_pages_at_the_catalogs_rate_with_its_pace_and_an_eta_on_stde
     output = tmp_path / "catalog.json"
     leader, follower = pty.openpty()  # stderr is a terminal (the bar is drawn there only); stdout a file
     with output.open("wb") as stdout:
-        walk = subprocess.Popen([GIFTDESK, "catalog", "--all", "--page-size", "10", "--json"],
-                                stdout=stdout, stderr=follower)
+        walk = subprocess.Popen(
+            [GIFTDESK, "catalog", "--all", "--page-size", "10", "--json"], stdout=stdout, stderr=follower
+        )
     try:
         stderr = b""
         while walk.poll() is None or select.select([leader], [], [], 0.2)[0]:

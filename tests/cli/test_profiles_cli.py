@@ -12,8 +12,7 @@ from memory_keyring import MemoryKeyring
 from tui.commands.profiles import command
 from tui.local.config import ProfileStore
 
-SANDBOX = ["--environment", "sandbox", "--base-url", "https://sandbox.example.com",
-           "--client-id", "acme-client"]
+SANDBOX = ["--environment", "sandbox", "--base-url", "https://sandbox.example.com", "--client-id", "acme-client"]
 
 
 @pytest.fixture(autouse=True)
@@ -31,9 +30,21 @@ def run(*args: str, input: str | None = None):
 
 def test_add_list_use_show_remove() -> None:
     assert run("add", "sbx", *SANDBOX, "--secret-env", "SBX_SECRET").exit_code == 0
-    added = run("add", "live", "--environment", "production", "--base-url", "https://api.example.com",
-                "--client-id", "acme-live", "--secret-command", "pass show acme", "--default-account", "7",
-                "--readonly")
+    added = run(
+        "add",
+        "live",
+        "--environment",
+        "production",
+        "--base-url",
+        "https://api.example.com",
+        "--client-id",
+        "acme-live",
+        "--secret-command",
+        "pass show acme",
+        "--default-account",
+        "7",
+        "--readonly",
+    )
     assert added.exit_code == 0, added.output
     assert "added profile 'live' (production)" in added.stderr
 
@@ -50,10 +61,18 @@ def test_add_list_use_show_remove() -> None:
     assert "command: pass show acme" in shown.stdout
 
     data = json.loads(run("show", "sbx", "--json").stdout)
-    assert data == {"name": "sbx", "environment": "sandbox", "base_url": "https://sandbox.example.com",
-                    "client_id": "acme-client", "secret": {"kind": "env", "ref": "SBX_SECRET"},
-                    "default_account": None, "readonly": False, "stuck_after_minutes": None, "limits": None,
-                    "current": False}
+    assert data == {
+        "name": "sbx",
+        "environment": "sandbox",
+        "base_url": "https://sandbox.example.com",
+        "client_id": "acme-client",
+        "secret": {"kind": "env", "ref": "SBX_SECRET"},
+        "default_account": None,
+        "readonly": False,
+        "stuck_after_minutes": None,
+        "limits": None,
+        "current": False,
+    }
 
     removed = run("remove", "live")
     assert removed.exit_code == 0
@@ -79,10 +98,25 @@ def test_list_warns_when_environment_variables_take_over(monkeypatch: pytest.Mon
         (["add", "x", *SANDBOX], "exactly one of"),
         (["add", "x", *SANDBOX, "--secret-env", "A", "--secret-command", "b"], "exactly one of"),
         (["add", "bad name", *SANDBOX, "--secret-env", "A"], "name:"),
-        (["add", "x", "--environment", "sandbox", "--base-url", "ftp://x", "--client-id", "c",
-          "--secret-env", "A"], "base_url:"),
-        (["add", "x", "--environment", "staging", "--base-url", "https://x.example", "--client-id", "c",
-          "--secret-env", "A"], "staging"),
+        (
+            ["add", "x", "--environment", "sandbox", "--base-url", "ftp://x", "--client-id", "c", "--secret-env", "A"],
+            "base_url:",
+        ),
+        (
+            [
+                "add",
+                "x",
+                "--environment",
+                "staging",
+                "--base-url",
+                "https://x.example",
+                "--client-id",
+                "c",
+                "--secret-env",
+                "A",
+            ],
+            "staging",
+        ),
         (["use", "ghost"], "no profile named 'ghost'"),
         (["remove", "ghost"], "no profile named 'ghost'"),
         (["show"], "no current profile"),

@@ -105,8 +105,11 @@ def test_the_catalog_answers_before_the_seeded_past_and_every_other_request_wait
         catalog = httpx.get(sim.base_url + "/api/integration/v2.0/catalog", auth=credential.auth, timeout=10)
         assert catalog.status_code == 200 and catalog.json()["items"]  # no past yet, and no wait
         answers: list[httpx.Response] = []
-        early = threading.Thread(target=lambda: answers.append(
-            httpx.get(sim.base_url + HISTORY_PATH, params=days, auth=credential.auth, timeout=30)))
+        early = threading.Thread(
+            target=lambda: answers.append(
+                httpx.get(sim.base_url + HISTORY_PATH, params=days, auth=credential.auth, timeout=30)
+            )
+        )
         early.start()
         early.join(0.5)
         assert early.is_alive() and not answers  # asked before the past exists: it waits, it is not told "none"
@@ -114,8 +117,11 @@ def test_the_catalog_answers_before_the_seeded_past_and_every_other_request_wait
         early.join()
         lines = answers[0].json()
         assert answers[0].status_code == 200 and len({line["clientReferenceNumber"] for line in lines}) == 12
-        order = httpx.get(f"{sim.base_url}/api/integration/v1.0/orders/{lines[0]['clientReferenceNumber']}",
-                          auth=credential.auth, timeout=10)
+        order = httpx.get(
+            f"{sim.base_url}/api/integration/v1.0/orders/{lines[0]['clientReferenceNumber']}",
+            auth=credential.auth,
+            timeout=10,
+        )
         assert order.status_code == 200
 
 
@@ -149,10 +155,16 @@ def test_a_request_that_needs_the_past_starts_the_seeding_and_gets_its_answer():
 def test_the_demo_service_ends_when_its_parent_dies_without_stopping_it():
     # A parent that starts the demo, says the URL once it serves, and dies on the spot.
     parent = subprocess.run(
-        [sys.executable, "-c",
-         "import asyncio, os\nfrom tui.demo import DemoBackend\nbackend = DemoBackend.start()\n"
-         "asyncio.run(backend.wait_ready())\nprint(backend.base_url, flush=True)\nos._exit(0)"],
-        capture_output=True, text=True, timeout=60, check=True,
+        [
+            sys.executable,
+            "-c",
+            "import asyncio, os\nfrom tui.demo import DemoBackend\nbackend = DemoBackend.start()\n"
+            "asyncio.run(backend.wait_ready())\nprint(backend.base_url, flush=True)\nos._exit(0)",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
     )
     base_url = parent.stdout.strip()
     deadline = time.monotonic() + 30  # the orphan sees its stdin close and shuts down
@@ -244,9 +256,11 @@ async def test_the_catalog_says_which_page_it_is_loading(sim_factory):
 
 @pytest.mark.parametrize("module", ["rich.syntax", "pygments.lexers"])
 def test_a_one_shot_command_does_not_load_httpx_command_line_tool(module):
-    code = ("import sys\nfrom tui.cli import main\n"
-            "try:\n    main(['--demo', 'accounts', '--json'])\nexcept SystemExit as exit:\n    assert not exit.code, exit.code\n"
-            f"assert {module!r} not in sys.modules, 'loaded {module}'")
+    code = (
+        "import sys\nfrom tui.cli import main\n"
+        "try:\n    main(['--demo', 'accounts', '--json'])\nexcept SystemExit as exit:\n    assert not exit.code, exit.code\n"
+        f"assert {module!r} not in sys.modules, 'loaded {module}'"
+    )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
 

@@ -22,8 +22,9 @@ WAIT_SECONDS = 30.0
 
 
 def client_of(sim, base_url: str | None = None) -> ServiceClient:
-    return ServiceClient(base_url or sim.base_url, CREDENTIAL.client_id, CREDENTIAL.client_secret,
-                         retry=RetryPolicy(attempts=1))
+    return ServiceClient(
+        base_url or sim.base_url, CREDENTIAL.client_id, CREDENTIAL.client_secret, retry=RetryPolicy(attempts=1)
+    )
 
 
 def getter(client: ServiceClient):
@@ -42,13 +43,19 @@ async def until(condition, what: str) -> None:
 
 def final_now(sim, request_id: str) -> None:
     deadline = time.monotonic() + WAIT_SECONDS
-    while httpx.get(f"{sim.base_url}/api/integration/v1.0/orders/{request_id}", auth=CREDENTIAL.auth).json()["status"] != "Succeeded":
+    while (
+        httpx.get(f"{sim.base_url}/api/integration/v1.0/orders/{request_id}", auth=CREDENTIAL.auth).json()["status"]
+        != "Succeeded"
+    ):
         assert time.monotonic() < deadline
         time.sleep(0.05)
 
 
 def test_request_ids_are_read_wherever_the_payload_has_them():
-    payload = {"data": {"requestId": "A", "items": [{"RequestId": "B"}, {"clientReferenceNumber": "A"}]}, "requestid": 5}
+    payload = {
+        "data": {"requestId": "A", "items": [{"RequestId": "B"}, {"clientReferenceNumber": "A"}]},
+        "requestid": 5,
+    }
     assert request_ids_in(payload) == ["A", "B"]
     assert request_ids_in({"data": {"productId": 1}}) == [] and request_ids_in(None) == []
 
@@ -95,7 +102,9 @@ async def test_a_passing_failure_leaves_the_delivery_to_be_tried_again(sim, tmp_
     async with client_of(sim, "http://127.0.0.1:9") as unreachable:
         with SqliteInbox("acme", tmp_path / "inbox.sqlite3") as inbox:
             inbox.keep(Delivery.accepted_now("msg_1", ORDER_COMPLETED, {"data": {"requestId": "W-1"}}, "x"))
-            assert await InboxWork(inbox, getter(unreachable), StoredWatch(store, "acme"), None).process_pending() is False
+            assert (
+                await InboxWork(inbox, getter(unreachable), StoredWatch(store, "acme"), None).process_pending() is False
+            )
             assert [d.event_id for d in inbox.unprocessed()] == ["msg_1"]
 
 
@@ -104,9 +113,17 @@ async def test_many_product_events_make_one_coalesced_sync(sim_factory, tmp_path
     async with client_of(sim) as client:
         with SqliteInbox("acme", tmp_path / "inbox.sqlite3") as inbox:
             for number in range(30):
-                inbox.keep(Delivery.accepted_now(f"msg_{number}", PRODUCT_UPDATED, {"data": {"productId": number}}, "x"))
-            work = InboxWork(inbox, getter(client), StoredWatch(WatchList(tmp_path / "w.sqlite3"), "acme"),
-                             mirror_syncer("acme", "sandbox", getter(client)), sync_gather=0.3, sync_window=60.0)
+                inbox.keep(
+                    Delivery.accepted_now(f"msg_{number}", PRODUCT_UPDATED, {"data": {"productId": number}}, "x")
+                )
+            work = InboxWork(
+                inbox,
+                getter(client),
+                StoredWatch(WatchList(tmp_path / "w.sqlite3"), "acme"),
+                mirror_syncer("acme", "sandbox", getter(client)),
+                sync_gather=0.3,
+                sync_window=60.0,
+            )
             running = asyncio.create_task(work.run())
             try:
                 await until(lambda: not inbox.unprocessed(), "the burst's sync")
@@ -129,9 +146,13 @@ async def test_the_simulators_order_event_settles_a_watched_order_without_pollin
     request_id = place(sim)
     item = store.add("acme", "order", request_id)  # nobody polls it here: only the event can settle it
     async with client_of(sim) as client:
-        with SqliteInbox("acme", tmp_path / "inbox.sqlite3") as inbox, Receiver(
+        with (
+            SqliteInbox("acme", tmp_path / "inbox.sqlite3") as inbox,
+            Receiver(
                 lambda: SqliteInbox("acme", tmp_path / "inbox.sqlite3", check_same_thread=False),
-                webhook_secrets=(initial_secret(sim.settings.seed, "acme-sandbox"),)) as receiver:
+                webhook_secrets=(initial_secret(sim.settings.seed, "acme-sandbox"),),
+            ) as receiver,
+        ):
             work = InboxWork(inbox, getter(client), StoredWatch(store, "acme"), None)
             loop = asyncio.get_running_loop()
             receiver.subscribe(lambda _delivery: loop.call_soon_threadsafe(work.wake))
@@ -145,7 +166,11 @@ async def test_the_simulators_order_event_settles_a_watched_order_without_pollin
             finally:
                 running.cancel()
     settled = store.get(item.id + 1)
-    assert (settled.reference, settled.status, settled.detail.startswith("settled by event msg_")) == (second, "Succeeded", True)
+    assert (settled.reference, settled.status, settled.detail.startswith("settled by event msg_")) == (
+        second,
+        "Succeeded",
+        True,
+    )
 
 
 async def test_an_inbox_that_fails_is_said_and_the_work_goes_on(tmp_path, caplog):
@@ -153,8 +178,13 @@ async def test_an_inbox_that_fails_is_said_and_the_work_goes_on(tmp_path, caplog
 
     inbox = SqliteInbox("acme", tmp_path / "inbox.sqlite3")
     inbox.close()  # every read now fails, as a file gone bad would
-    work = InboxWork(inbox, getter(None), StoredWatch(WatchList(tmp_path / "w.sqlite3"), "acme"), None,
-                     backoff=Backoff(first=0.05, cap=0.05))
+    work = InboxWork(
+        inbox,
+        getter(None),
+        StoredWatch(WatchList(tmp_path / "w.sqlite3"), "acme"),
+        None,
+        backoff=Backoff(first=0.05, cap=0.05),
+    )
     running = asyncio.create_task(work.run())
     await asyncio.sleep(0.3)
     try:

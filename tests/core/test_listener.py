@@ -136,8 +136,11 @@ GRACE_SECONDS = 1.5  # after the order is final; a callback is due at once (fast
 def place_final_order(sim, auth) -> str:
     """Place an order and wait (bounded) until Get order says it is final."""
     request_id = str(uuid.uuid4())
-    body = {"RequestId": request_id, "AccountId": SANDBOX_ACCOUNT,
-            "Products": [{"ProductId": FIXED_PRODUCT, "Quantity": 1, "Value": FIXED_VALUE}]}
+    body = {
+        "RequestId": request_id,
+        "AccountId": SANDBOX_ACCOUNT,
+        "Products": [{"ProductId": FIXED_PRODUCT, "Quantity": 1, "Value": FIXED_VALUE}],
+    }
     httpx.post(sim.base_url + "/api/integration/v1.0/orders/checkout", json=body, auth=auth).raise_for_status()
     deadline = time.monotonic() + WAIT_SECONDS
     while httpx.get(sim.base_url + ORDER_PATH + request_id, auth=auth).json()["status"] != "Succeeded":
@@ -146,8 +149,9 @@ def place_final_order(sim, auth) -> str:
     return request_id
 
 
-def test_simulator_callback_reaches_the_listener_and_none_when_callbacks_are_off(sim_factory, demo_credentials,
-                                                                                  listener, events):
+def test_simulator_callback_reaches_the_listener_and_none_when_callbacks_are_off(
+    sim_factory, demo_credentials, listener, events
+):
     sim = sim_factory(brands=20)
     auth = demo_credentials["acme-sandbox"].auth
 

@@ -42,8 +42,14 @@ def test_readable_time_keeps_what_it_cannot_read():
     assert readable_time(None) == "—"
 
 
-RANGE = Product(id=102, name="Acme Books eGift", min_face_value=5, max_face_value=500, count=None,
-                price={"min": 5, "max": 500, "currencyCode": "USD"})
+RANGE = Product(
+    id=102,
+    name="Acme Books eGift",
+    min_face_value=5,
+    max_face_value=500,
+    count=None,
+    price={"min": 5, "max": 500, "currencyCode": "USD"},
+)
 SCARCE = RANGE.model_copy(update={"id": 402, "name": "Scarce", "count": 3})
 
 

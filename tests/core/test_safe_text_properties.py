@@ -25,10 +25,34 @@ from widgets.safe_text import VisibleControls, safe, safe_assemble, safe_row
 
 HIDDEN = ("Cc", "Cf", "Zl", "Zp", "Cs")
 # Every kind of character, with the dangerous ones and markup brackets far more often than by chance.
-DANGEROUS = st.sampled_from(["\x1b", "\x07", "\r", "\x08", "\x9b", "\u202e", "\u200b", "\u200d", "\ufeff", "\x7f",
-                             "[", "]", "/", "@", "=", "\\", "\n", "\t", "\u0301", "🎁", "\u2028"])
-OUTSIDE = st.lists(st.one_of(st.characters(), DANGEROUS, st.sampled_from(["[/]", "[b]", "[@click=app.quit]", "[link=x]"])),
-                   max_size=60).map(lambda parts: "".join(parts)[:50])  # under every display limit
+DANGEROUS = st.sampled_from(
+    [
+        "\x1b",
+        "\x07",
+        "\r",
+        "\x08",
+        "\x9b",
+        "\u202e",
+        "\u200b",
+        "\u200d",
+        "\ufeff",
+        "\x7f",
+        "[",
+        "]",
+        "/",
+        "@",
+        "=",
+        "\\",
+        "\n",
+        "\t",
+        "\u0301",
+        "🎁",
+        "\u2028",
+    ]
+)
+OUTSIDE = st.lists(
+    st.one_of(st.characters(), DANGEROUS, st.sampled_from(["[/]", "[b]", "[@click=app.quit]", "[link=x]"])), max_size=60
+).map(lambda parts: "".join(parts)[:50])  # under every display limit
 PROFILE = st.sampled_from(["demo-sandbox", "prod"])
 
 
@@ -93,9 +117,13 @@ def test_in_place_stand_ins_keep_the_length(text):
     assert [a for a, b in zip(text, shown, strict=True) if a != b] == [c for c in text if not is_safe(c)]
 
 
-@given(st.recursive(st.one_of(st.none(), st.booleans(), st.integers(), OUTSIDE),
-                    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(OUTSIDE, inner, max_size=4)),
-                    max_leaves=12))
+@given(
+    st.recursive(
+        st.one_of(st.none(), st.booleans(), st.integers(), OUTSIDE),
+        lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(OUTSIDE, inner, max_size=4)),
+        max_leaves=12,
+    )
+)
 def test_json_stays_exactly_the_same_value_with_nothing_hidden(data):
     document = json_visible(json.dumps(data, indent=2, ensure_ascii=False))
     assert json.loads(document) == data
@@ -137,15 +165,31 @@ def check_row(cells: tuple, *texts: str) -> None:
 
 
 def product(name: str, count: int | None = None) -> Product:
-    return Product.model_validate({"id": 7, "name": name, "minFaceValue": 5, "maxFaceValue": 50, "count": count,
-                                   "price": {"min": 5, "max": 50, "currencyCode": "USD"}, "modifiedDate": "2024-01-01"})
+    return Product.model_validate(
+        {
+            "id": 7,
+            "name": name,
+            "minFaceValue": 5,
+            "maxFaceValue": 50,
+            "count": count,
+            "price": {"min": 5, "max": 50, "currencyCode": "USD"},
+            "modifiedDate": "2024-01-01",
+        }
+    )
 
 
 @settings(max_examples=60)
 @given(OUTSIDE, OUTSIDE, OUTSIDE)
 def test_catalog_rows(name, product_name, country):
-    brand = Brand.model_validate({"internalId": "1", "name": name, "countryCode": country, "currencyCode": "USD",
-                                  "products": [product(product_name, 0).model_dump(by_alias=True)]})
+    brand = Brand.model_validate(
+        {
+            "internalId": "1",
+            "name": name,
+            "countryCode": country,
+            "currencyCode": "USD",
+            "products": [product(product_name, 0).model_dump(by_alias=True)],
+        }
+    )
     check_row(catalog.brand_row(brand), name, country)
     check_row(catalog.product_row(product(product_name), "USD"), product_name)
 
@@ -153,17 +197,32 @@ def test_catalog_rows(name, product_name, country):
 @settings(max_examples=60)
 @given(OUTSIDE, OUTSIDE)
 def test_account_row(currency, environment):
-    account = Account.model_validate({"id": 5, "currency": currency, "balance": 12.5, "isActive": True, "sandboxMode": True})
+    account = Account.model_validate(
+        {"id": 5, "currency": currency, "balance": 12.5, "isActive": True, "sandboxMode": True}
+    )
     check_row(AccountsScreen._row(account, environment, 5), currency)
 
 
 @settings(max_examples=60)
 @given(OUTSIDE, OUTSIDE, OUTSIDE, OUTSIDE)
 def test_order_rows_and_head(serial, status, error, order_type):
-    card = Card.model_validate({"id": 1, "serialNumber": serial, "status": status, "cardCode": "CODE-1234-5678", "pin": None})
+    card = Card.model_validate(
+        {"id": 1, "serialNumber": serial, "status": status, "cardCode": "CODE-1234-5678", "pin": None}
+    )
     check_row(order._card_cells(card, 102), serial, status)
-    head = order._order_head(Order.model_validate({"orderId": 1, "requestId": "r", "status": status, "total": 1,
-                                                   "errorMessage": error, "orderType": order_type, "items": []}))
+    head = order._order_head(
+        Order.model_validate(
+            {
+                "orderId": 1,
+                "requestId": "r",
+                "status": status,
+                "total": 1,
+                "errorMessage": error,
+                "orderType": order_type,
+                "items": [],
+            }
+        )
+    )
     assert no_controls(drawn(head))
     assert in_order(printable(order_type) + printable(error), head.plain)
 
@@ -171,8 +230,15 @@ def test_order_rows_and_head(serial, status, error, order_type):
 @settings(max_examples=60)
 @given(OUTSIDE, OUTSIDE, OUTSIDE, PROFILE)
 def test_audit_row_and_detail(action, subject, outcome, profile):
-    entry = AuditEntry(time="2026-01-02T03:04:05Z", profile=profile, environment="sandbox", action=action,
-                       subject=subject, outcome=outcome, detail=outcome)
+    entry = AuditEntry(
+        time="2026-01-02T03:04:05Z",
+        profile=profile,
+        environment="sandbox",
+        action=action,
+        subject=subject,
+        outcome=outcome,
+        detail=outcome,
+    )
     check_row(audit._row(entry), action, outcome)
     assert no_controls(drawn(audit._describe(entry)))
 

@@ -73,8 +73,14 @@ async def test_requests_stay_within_the_budget_and_never_overlap_per_item(sim, c
     budget = Budget(per_second=3.0, burst=2, concurrency=3)
     time = VirtualTime()
     recorder = Recorder(client, time)
-    scheduler = WatchScheduler(recorder.look, recorder.changed, budget=budget, backoff=Backoff(first=0.2, cap=1.0),
-                               clock=time.clock, sleep=time.sleep)
+    scheduler = WatchScheduler(
+        recorder.look,
+        recorder.changed,
+        budget=budget,
+        backoff=Backoff(first=0.2, cap=1.0),
+        clock=time.clock,
+        sleep=time.sleep,
+    )
     orders = [place(sim, "10.13" if n % 4 == 0 else "10.00") for n in range(12)]
     for n, request_id in enumerate(orders):
         scheduler.add(Watched(n, "order", request_id, "p"))
@@ -98,8 +104,14 @@ async def test_requests_stay_within_the_budget_and_never_overlap_per_item(sim, c
 async def test_items_of_a_profile_that_is_not_active_wait(sim, client):
     time = VirtualTime()
     recorder = Recorder(client, time)
-    scheduler = WatchScheduler(recorder.look, recorder.changed, backoff=Backoff(first=0.2, cap=1.0),
-                               clock=time.clock, sleep=time.sleep, active_profile="sandbox")
+    scheduler = WatchScheduler(
+        recorder.look,
+        recorder.changed,
+        backoff=Backoff(first=0.2, cap=1.0),
+        clock=time.clock,
+        sleep=time.sleep,
+        active_profile="sandbox",
+    )
     scheduler.add(Watched("mine", "order", place(sim), "sandbox"))
     scheduler.add(Watched("theirs", "order", place(sim), "production"))
     running = asyncio.create_task(scheduler.run())
@@ -120,8 +132,9 @@ async def test_items_paused_by_a_rule_wait_until_it_is_lifted(sim, client):
     # A team giftdesk that does not lead holds the orders (another polls them) and looks up its payouts.
     time = VirtualTime()
     recorder = Recorder(client, time)
-    scheduler = WatchScheduler(recorder.look, recorder.changed, backoff=Backoff(first=0.2, cap=1.0),
-                               clock=time.clock, sleep=time.sleep)
+    scheduler = WatchScheduler(
+        recorder.look, recorder.changed, backoff=Backoff(first=0.2, cap=1.0), clock=time.clock, sleep=time.sleep
+    )
     scheduler.pause_by(lambda watched: watched.key == "held")
     scheduler.add(Watched("held", "order", place(sim), "sandbox"))
     scheduler.add(Watched("looked", "order", place(sim), "sandbox"))
@@ -143,8 +156,11 @@ async def test_a_callback_ends_the_order_at_once_and_stops_its_polling(sim_facto
     async with ServiceClient(sim.base_url, CREDENTIAL.client_id, CREDENTIAL.client_secret) as client:
         inbox = lambda: SqliteInbox("p", tmp_path / "inbox.sqlite3", check_same_thread=False)  # noqa: E731
         with Receiver(inbox, callback_secret="watch-secret-1") as listener:
-            await client.set_notifications(NotificationConfig(notification_url=listener.url, notification_url_sandbox=listener.url,
-                                                              secret_key="watch-secret-1"))
+            await client.set_notifications(
+                NotificationConfig(
+                    notification_url=listener.url, notification_url_sandbox=listener.url, secret_key="watch-secret-1"
+                )
+            )
             recorder = Recorder(client)
             # After the first look, the next one would be a minute away: only the callback can end it.
             scheduler = WatchScheduler(recorder.look, recorder.changed, backoff=Backoff(first=60.0, cap=60.0))
@@ -167,8 +183,9 @@ async def test_a_callback_ends_the_order_at_once_and_stops_its_polling(sim_facto
 async def test_payouts_and_unknown_orders(sim, client):
     time = VirtualTime()
     recorder = Recorder(client, time)
-    scheduler = WatchScheduler(recorder.look, recorder.changed, backoff=Backoff(first=0.2, cap=1.0),
-                               clock=time.clock, sleep=time.sleep)
+    scheduler = WatchScheduler(
+        recorder.look, recorder.changed, backoff=Backoff(first=0.2, cap=1.0), clock=time.clock, sleep=time.sleep
+    )
     scheduler.add(Watched("returned", "payout", weblink_token(payout_code(sim, "returned@example.com")), "p"))
     scheduler.add(Watched("unknown", "order", "W-no-such-order", "p"))
     await scheduler.run(until_final=True)
@@ -178,9 +195,14 @@ async def test_payouts_and_unknown_orders(sim, client):
 
 
 def test_pasted_lines_are_classified():
-    pasted = classify_lines("REQ-1\n\n  https://pay.example.test/payout/abc123%3D  \n# a comment\nabcdEFGH1234==\nREQ-1\n")
+    pasted = classify_lines(
+        "REQ-1\n\n  https://pay.example.test/payout/abc123%3D  \n# a comment\nabcdEFGH1234==\nREQ-1\n"
+    )
     assert [(p.kind, p.reference) for p in pasted] == [
-        ("order", "REQ-1"), ("payout", "https://pay.example.test/payout/abc123%3D"), ("payout", "abcdEFGH1234==")]
+        ("order", "REQ-1"),
+        ("payout", "https://pay.example.test/payout/abc123%3D"),
+        ("payout", "abcdEFGH1234=="),
+    ]
     assert classify("  ") is None
     assert classify("5d0c3f4e-0c1a-4f7e-9d59-0d3b7c3c2a11").kind == "order"
 

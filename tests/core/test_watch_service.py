@@ -15,10 +15,15 @@ from tui.watch_service import WatchService
 
 
 async def test_an_order_event_settles_a_watched_order_and_it_is_kept(sim, tmp_path):
-    session = Session(demo_profile("demo-sandbox", "sandbox", sim.base_url, CREDENTIAL.client_id, CREDENTIAL.client_secret))
+    session = Session(
+        demo_profile("demo-sandbox", "sandbox", sim.base_url, CREDENTIAL.client_id, CREDENTIAL.client_secret)
+    )
     heard: list[tuple[str, str | None, bool]] = []
-    service = WatchService(session, store=WatchList(tmp_path / "w.sqlite3"),
-                           on_change=lambda item, went_final: heard.append((item.reference, item.status, went_final)))
+    service = WatchService(
+        session,
+        store=WatchList(tmp_path / "w.sqlite3"),
+        on_change=lambda item, went_final: heard.append((item.reference, item.status, went_final)),
+    )
     slow = place(sim, "10.14")  # Pending for a few seconds: the callback comes first here
     service.add_order(slow)
     service.start()
@@ -37,7 +42,9 @@ async def test_an_order_event_settles_a_watched_order_and_it_is_kept(sim, tmp_pa
 
 async def test_a_stopped_service_follows_nothing_and_its_closed_store_is_not_read(sim, tmp_path):
     # A redraw timer firing after the session ended asked the closed store, and the app stopped.
-    session = Session(demo_profile("demo-sandbox", "sandbox", sim.base_url, CREDENTIAL.client_id, CREDENTIAL.client_secret))
+    session = Session(
+        demo_profile("demo-sandbox", "sandbox", sim.base_url, CREDENTIAL.client_id, CREDENTIAL.client_secret)
+    )
     service = WatchService(session, store=WatchList(tmp_path / "w.sqlite3"))
     service.add_order(place(sim, "10.14"))
     service.start()
@@ -49,7 +56,9 @@ async def test_a_stopped_service_follows_nothing_and_its_closed_store_is_not_rea
 
 
 async def test_an_item_settled_in_the_file_by_another_process_ends_here_too(sim, tmp_path):
-    session = Session(demo_profile("demo-sandbox", "sandbox", sim.base_url, CREDENTIAL.client_id, CREDENTIAL.client_secret))
+    session = Session(
+        demo_profile("demo-sandbox", "sandbox", sim.base_url, CREDENTIAL.client_id, CREDENTIAL.client_secret)
+    )
     service = WatchService(session, store=WatchList(tmp_path / "w.sqlite3"))
     slow = place(sim, "10.14")
     item = service.add_order(slow)
@@ -66,7 +75,9 @@ async def test_an_item_settled_in_the_file_by_another_process_ends_here_too(sim,
 
 async def test_following_that_stops_for_good_is_said_not_swallowed(sim, tmp_path):
     """The store failing under the scheduler ended its task, and the list silently stopped moving."""
-    session = Session(demo_profile("demo-sandbox", "sandbox", sim.base_url, CREDENTIAL.client_id, CREDENTIAL.client_secret))
+    session = Session(
+        demo_profile("demo-sandbox", "sandbox", sim.base_url, CREDENTIAL.client_id, CREDENTIAL.client_secret)
+    )
     store = WatchList(tmp_path / "w.sqlite3")
     stopped: list[BaseException] = []
     service = WatchService(session, store=store, on_stopped=stopped.append)

@@ -104,7 +104,10 @@ def test_incremental_sync_with_nothing_changed_asks_for_changes_only(own_sim, de
 def test_incremental_sync_records_price_stock_changes_and_removals(own_sim, demo_credentials, mirror):
     credential = demo_credentials["acme-sandbox"]
     run_sync(own_sim, credential, mirror)
-    before = {row[0]: (Decimal(row[1]), Decimal(row[2])) for row in mirror.db.execute("SELECT id, price_min, price_max FROM products")}
+    before = {
+        row[0]: (Decimal(row[1]), Decimal(row[2]))
+        for row in mirror.db.execute("SELECT id, price_min, price_max FROM products")
+    }
     changed = own_sim.change_catalog(prices=6, stock=5, removed=3)
 
     result = run_sync(own_sim, credential, mirror)
@@ -142,8 +145,7 @@ def test_a_full_sync_over_an_existing_mirror_records_new_products(own_sim, demo_
     assert [(c.kind, c.product_id) for c in mirror.changes()] == [(NEW, 10010)]
 
 
-def test_an_interrupted_sync_leaves_the_previous_mirror_whole_and_the_next_finishes(
-        own_sim, demo_credentials, mirror):
+def test_an_interrupted_sync_leaves_the_previous_mirror_whole_and_the_next_finishes(own_sim, demo_credentials, mirror):
     credential = demo_credentials["acme-sandbox"]
     with pytest.raises(ServiceError):  # the first sync dies after two of its four pages
         run_sync(own_sim, credential, mirror, transport=FailAfter(2), retry=RetryPolicy(attempts=1))
@@ -166,14 +168,20 @@ def test_an_interrupted_sync_leaves_the_previous_mirror_whole_and_the_next_finis
 def test_a_sync_killed_mid_walk_leaves_no_half_mirror(sim_factory, demo_credentials, tmp_path):
     sim = sim_factory(brands=3000, faults="latency=100ms")
     credential = demo_credentials["acme-sandbox"]
-    env = {**os.environ, "GIFTDESK_BASE_URL": sim.base_url, "GIFTDESK_CLIENT_ID": credential.client_id,
-           "GIFTDESK_CLIENT_SECRET": credential.client_secret, "GIFTDESK_ENVIRONMENT": credential.environment}
+    env = {
+        **os.environ,
+        "GIFTDESK_BASE_URL": sim.base_url,
+        "GIFTDESK_CLIENT_ID": credential.client_id,
+        "GIFTDESK_CLIENT_SECRET": credential.client_secret,
+        "GIFTDESK_ENVIRONMENT": credential.environment,
+    }
     env_profile = profile_from_env(env)
     assert env_profile is not None
     path = mirror_path(env_profile.mirror_name, credential.environment)  # keyed by the service too
     wal = path.with_name(path.name + "-wal")
-    process = subprocess.Popen([sys.executable, "-m", "tui", "catalog", "sync"], env=env,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tui", "catalog", "sync"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     try:
         while process.poll() is None and not (wal.exists() and wal.stat().st_size > 100_000):
             time.sleep(0.02)  # until pages are being written
@@ -226,52 +234,103 @@ def catalog_answer(items: list[dict]) -> httpx.MockTransport:
 
 
 def wire_brand(**changes) -> dict:
-    brand = {"internalId": "7", "name": "Exact Cards", "countryCode": "GB", "currencyCode": "GBP",
-             "description": None, "logoUrl": "https://img.example/7.png", "modifiedDate": "2024-05-01T10:00:00Z",
-             "categories": [{"id": 3, "name": "Gifts", "description": None}],
-             "products": [{"id": 71, "name": "Exact 12.50", "minFaceValue": 12.50, "maxFaceValue": 12.50,
-                           "count": None, "price": {"min": 12.10, "max": 12.10, "currencyCode": "GBP"},
-                           "modifiedDate": "2024-05-01T10:00:00Z"}]}
+    brand = {
+        "internalId": "7",
+        "name": "Exact Cards",
+        "countryCode": "GB",
+        "currencyCode": "GBP",
+        "description": None,
+        "logoUrl": "https://img.example/7.png",
+        "modifiedDate": "2024-05-01T10:00:00Z",
+        "categories": [{"id": 3, "name": "Gifts", "description": None}],
+        "products": [
+            {
+                "id": 71,
+                "name": "Exact 12.50",
+                "minFaceValue": 12.50,
+                "maxFaceValue": 12.50,
+                "count": None,
+                "price": {"min": 12.10, "max": 12.10, "currencyCode": "GBP"},
+                "modifiedDate": "2024-05-01T10:00:00Z",
+            }
+        ],
+    }
     brand.update(changes)
     return brand
 
 
-@pytest.mark.parametrize("max_face", ["150000.10", '{"value": 150000.10, "currencyCode": "GBP"}'],
-                         ids=["number", "money-object"])  # the provider's dialect: either (issue 25)
+@pytest.mark.parametrize(
+    "max_face", ["150000.10", '{"value": 150000.10, "currencyCode": "GBP"}'], ids=["number", "money-object"]
+)  # the provider's dialect: either (issue 25)
 def test_amounts_are_kept_as_the_exact_numbers_served(mirror, max_face):
-    body = ('{"pageIndex": 0, "pageSize": 100, "count": 1, "items": [{"internalId": "7", "name": "Exact Cards", '
-            '"countryCode": "GB", "currencyCode": "GBP", "modifiedDate": "2024-05-01T10:00:00Z", "categories": [], '
-            f'"products": [{{"id": 71, "name": "Exact", "minFaceValue": 12.50, "maxFaceValue": {max_face}, '
-            '"count": 3, "price": {"min": 12.1000, "max": 145000, "currencyCode": "GBP"}, '
-            '"modifiedDate": "2024-05-01T11:00:00+01:00"}]}]}')
+    body = (
+        '{"pageIndex": 0, "pageSize": 100, "count": 1, "items": [{"internalId": "7", "name": "Exact Cards", '
+        '"countryCode": "GB", "currencyCode": "GBP", "modifiedDate": "2024-05-01T10:00:00Z", "categories": [], '
+        f'"products": [{{"id": 71, "name": "Exact", "minFaceValue": 12.50, "maxFaceValue": {max_face}, '
+        '"count": 3, "price": {"min": 12.1000, "max": 145000, "currencyCode": "GBP"}, '
+        '"modifiedDate": "2024-05-01T11:00:00+01:00"}]}]}'
+    )
     transport = httpx.MockTransport(lambda request: httpx.Response(200, content=body.encode()))
 
     async def go():
-        async with ServiceClient("http://service.test", "id", "mock-transport-client-secret", transport=transport) as client:
+        async with ServiceClient(
+            "http://service.test", "id", "mock-transport-client-secret", transport=transport
+        ) as client:
             return await sync(mirror, client)
 
     asyncio.run(go())
     assert mirror.db.execute("SELECT min_face, max_face, price_min, price_max, modified FROM products").fetchone() == (
-        "12.50", "150000.10", "12.1000", "145000", "2024-05-01T10:00:00")
+        "12.50",
+        "150000.10",
+        "12.1000",
+        "145000",
+        "2024-05-01T10:00:00",
+    )
     product = mirror.search("exact").brands[0]["products"][0]
     assert (product["minFaceValue"], product["price"]["min"]) == (Decimal("12.50"), Decimal("12.1000"))
 
 
-@pytest.mark.parametrize("broken", [
-    {"internalId": 7},  # an id that is not text
-    {"name": None},
-    {"products": [{"id": 71, "name": "No price", "minFaceValue": 1, "maxFaceValue": 1}]},
-    {"products": [{"id": "x1", "name": "Bad id", "minFaceValue": 1, "maxFaceValue": 1,
-                   "price": {"min": 1, "max": 1, "currencyCode": "GBP"}}]},
-    {"products": [{"id": 71, "name": "Bad amount", "minFaceValue": "lots", "maxFaceValue": 1,
-                   "price": {"min": 1, "max": 1, "currencyCode": "GBP"}}]},
-])
+@pytest.mark.parametrize(
+    "broken",
+    [
+        {"internalId": 7},  # an id that is not text
+        {"name": None},
+        {"products": [{"id": 71, "name": "No price", "minFaceValue": 1, "maxFaceValue": 1}]},
+        {
+            "products": [
+                {
+                    "id": "x1",
+                    "name": "Bad id",
+                    "minFaceValue": 1,
+                    "maxFaceValue": 1,
+                    "price": {"min": 1, "max": 1, "currencyCode": "GBP"},
+                }
+            ]
+        },
+        {
+            "products": [
+                {
+                    "id": 71,
+                    "name": "Bad amount",
+                    "minFaceValue": "lots",
+                    "maxFaceValue": 1,
+                    "price": {"min": 1, "max": 1, "currencyCode": "GBP"},
+                }
+            ]
+        },
+    ],
+)
 def test_a_malformed_catalog_page_fails_the_sync_and_leaves_the_mirror(mirror, broken):
     from tui.api.errors import MalformedResponseError
 
     async def go():
-        async with ServiceClient("http://service.test", "id", "mock-transport-client-secret", transport=catalog_answer([wire_brand(**broken)]),
-                                 retry=RetryPolicy(attempts=1)) as client:
+        async with ServiceClient(
+            "http://service.test",
+            "id",
+            "mock-transport-client-secret",
+            transport=catalog_answer([wire_brand(**broken)]),
+            retry=RetryPolicy(attempts=1),
+        ) as client:
             return await sync(mirror, client)
 
     with pytest.raises(MalformedResponseError, match="does not match CatalogPage"):
@@ -281,8 +340,13 @@ def test_a_malformed_catalog_page_fails_the_sync_and_leaves_the_mirror(mirror, b
 
 def mock_sync(mirror: Mirror, transport: httpx.MockTransport, **options):
     async def go():
-        async with ServiceClient("http://service.test", "id", "mock-transport-client-secret", transport=transport,
-                                 retry=RetryPolicy(attempts=1)) as client:
+        async with ServiceClient(
+            "http://service.test",
+            "id",
+            "mock-transport-client-secret",
+            transport=transport,
+            retry=RetryPolicy(attempts=1),
+        ) as client:
             return await sync(mirror, client, **options)
 
     return asyncio.run(go())
@@ -320,6 +384,7 @@ def writer_processes(path) -> list[int]:
 
 def test_two_syncs_at_once_each_fill_their_own_mirror(own_sim, demo_credentials, tmp_path):
     """The TUI's `S` on two profiles: two writer processes, each with its own mirror."""
+
     async def two_at_once():
         async with client_for(own_sim, demo_credentials["acme-sandbox"]) as client:
             with Mirror(tmp_path / "a.sqlite3") as one, Mirror(tmp_path / "b.sqlite3") as other:
@@ -353,7 +418,9 @@ def test_a_writer_killed_mid_sync_fails_the_sync_and_leaves_the_mirror_whole(sim
             return await sync(mirror, client, advance=advance)
 
     # Said as a DatabaseError the commands report (not a RuntimeError traceback), true to what was stored.
-    with pytest.raises(DatabaseError, match=r"the catalog mirror's writer stopped .*before storing the sync: the mirror is as it was"):
+    with pytest.raises(
+        DatabaseError, match=r"the catalog mirror's writer stopped .*before storing the sync: the mirror is as it was"
+    ):
         asyncio.run(go())
     assert len(killed) == 1
     assert mirror.counts() == (0, 0) and mirror.last_sync() is None
@@ -376,27 +443,35 @@ def test_a_writer_gone_after_its_commit_is_said_to_have_stored_the_sync(sim_fact
 
 def test_a_page_is_read_whatever_its_layout(mirror):
     """Members in any order, any JSON whitespace: the page reads as json.loads would read it."""
-    page = {"pageIndex": 0, "pageSize": 100, "count": 2, "items": [
-        wire_brand(), wire_brand(internalId="8", name="Other Cards", products=[], categories=None)]}
+    page = {
+        "pageIndex": 0,
+        "pageSize": 100,
+        "count": 2,
+        "items": [wire_brand(), wire_brand(internalId="8", name="Other Cards", products=[], categories=None)],
+    }
     body = json.dumps(dict(reversed(list(page.items()))), indent="\t", separators=(" ,\r\n", " : "))
     transport = httpx.MockTransport(lambda request: httpx.Response(200, content=f"\n {body} \n".encode()))
     mock_sync(mirror, transport)
 
     assert mirror.counts() == (2, 1)
     assert mirror.db.execute("SELECT id, brand_id, name, min_face, price_min FROM products").fetchall() == [
-        (71, "7", "Exact 12.50", "12.5", "12.1")]  # 12.50 as json.dumps wrote it
+        (71, "7", "Exact 12.50", "12.5", "12.1")
+    ]  # 12.50 as json.dumps wrote it
 
 
-@pytest.mark.parametrize("body", [
-    b'{"count": 1, "items": [',  # cut short
-    b'{"count": 1, "items": []} {}',  # something after the page
-    b'{"count": 1, "items": [], }',
-    b'{"count": 1, "items": {}}',  # items not a list
-    b'{"items": []}',  # no count
-    b'{"count": 1, "items": [], "items": []}',  # which items?
-    b'["count", 1]',
-    b"\xff",
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"count": 1, "items": [',  # cut short
+        b'{"count": 1, "items": []} {}',  # something after the page
+        b'{"count": 1, "items": [], }',
+        b'{"count": 1, "items": {}}',  # items not a list
+        b'{"items": []}',  # no count
+        b'{"count": 1, "items": [], "items": []}',  # which items?
+        b'["count", 1]',
+        b"\xff",
+    ],
+)
 def test_a_page_that_is_not_a_catalog_page_fails_the_sync_and_leaves_the_mirror(mirror, body):
     from tui.api.errors import MalformedResponseError
 
@@ -411,8 +486,10 @@ def test_a_brand_on_two_pages_is_stored_once_with_the_later_page(mirror):
     first = [wire_brand(internalId=str(n), name=f"Brand {n}", products=[]) for n in range(1001, 1100)] + [wire_brand()]
     later = wire_brand(name="Exact Cards Renamed")
     later["products"][0]["price"] = {"min": 11.00, "max": 11.00, "currencyCode": "GBP"}
-    pages = {"0": first, "1": [later, *(wire_brand(internalId=str(n), name=f"Brand {n}", products=[])
-                                        for n in range(1100, 1150))]}
+    pages = {
+        "0": first,
+        "1": [later, *(wire_brand(internalId=str(n), name=f"Brand {n}", products=[]) for n in range(1100, 1150))],
+    }
 
     def answer(request: httpx.Request) -> httpx.Response:
         index = request.url.params["PageIndex"]
@@ -488,10 +565,13 @@ def test_search_pages_through_brands(synced):
 def test_a_mirror_of_schema_1_is_migrated_with_its_data(tmp_path):
     path = tmp_path / "old.sqlite3"
     old = open_database(path, MIGRATIONS[:1])
-    old.execute("INSERT INTO brands (id, name, country, currency, description) VALUES ('9', 'Amazonia', 'BR', "
-                "'BRL', 'Rainforest cards')")
-    old.execute("INSERT INTO products VALUES (90, '9', 'Amazonia eGift', 5, 50, NULL, 5, 50, 'BRL', "
-                "'2024-01-01T00:00:00')")
+    old.execute(
+        "INSERT INTO brands (id, name, country, currency, description) VALUES ('9', 'Amazonia', 'BR', "
+        "'BRL', 'Rainforest cards')"
+    )
+    old.execute(
+        "INSERT INTO products VALUES (90, '9', 'Amazonia eGift', 5, 50, NULL, 5, 50, 'BRL', '2024-01-01T00:00:00')"
+    )
     old.execute("INSERT INTO syncs VALUES (1, '2024-01-01T00:00:00', '2024-01-01T00:01:00', 'full', 1, 1, 1)")
     old.close()
 
@@ -531,7 +611,8 @@ def point_at(monkeypatch, sim, credential) -> None:
 
 
 def test_the_cli_syncs_then_searches_and_lists_changes_with_the_service_stopped(
-        giftdesk, sim_factory, demo_credentials, monkeypatch):
+    giftdesk, sim_factory, demo_credentials, monkeypatch
+):
     import json
 
     sim = sim_factory(brands=300)

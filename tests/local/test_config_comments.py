@@ -63,8 +63,19 @@ def test_use_changes_one_value_and_nothing_else(config_file):
 
 
 def test_add_appends_a_table_and_keeps_every_comment(config_file):
-    giftdesk("profiles", "add", "new", "--environment", "sandbox", "--base-url", "https://new.example.com",
-             "--client-id", "acme-new", "--secret-env", "NEW_SECRET")
+    giftdesk(
+        "profiles",
+        "add",
+        "new",
+        "--environment",
+        "sandbox",
+        "--base-url",
+        "https://new.example.com",
+        "--client-id",
+        "acme-new",
+        "--secret-env",
+        "NEW_SECRET",
+    )
     text = config_file.read_text()
     assert text.startswith(COMMENTED)
     added = text.removeprefix(COMMENTED)
@@ -75,11 +86,14 @@ def test_add_appends_a_table_and_keeps_every_comment(config_file):
     assert config.profiles["new"].secret.ref == "NEW_SECRET"
 
 
-@pytest.mark.parametrize("name, own_comment", [
-    ("sbx", "# sandbox: try things here"),
-    ("live", "# production: careful"),
-    ("stage", "# staging, rarely used"),
-])
+@pytest.mark.parametrize(
+    "name, own_comment",
+    [
+        ("sbx", "# sandbox: try things here"),
+        ("live", "# production: careful"),
+        ("stage", "# staging, rarely used"),
+    ],
+)
 def test_remove_takes_the_profile_and_its_own_comment_only(config_file, name, own_comment):
     giftdesk("profiles", "remove", name)
     text = config_file.read_text()
@@ -90,8 +104,11 @@ def test_remove_takes_the_profile_and_its_own_comment_only(config_file, name, ow
     assert "aligned on purpose" in text or name == "sbx"
     # Each remaining profile still has its comment right above its header.
     lines = text.splitlines()
-    for other, comment in [("sbx", "# sandbox: try things here"), ("live", "# production: careful"),
-                           ("stage", "# staging, rarely used")]:
+    for other, comment in [
+        ("sbx", "# sandbox: try things here"),
+        ("live", "# production: careful"),
+        ("stage", "# staging, rarely used"),
+    ]:
         if other != name:
             assert lines[lines.index(f"[profiles.{other}]") - 1] == comment
     config = ProfileStore(config_file).load()
@@ -108,10 +125,12 @@ def test_a_changed_value_keeps_its_comment(config_file):
 def test_removing_the_first_of_tables_under_a_profiles_header(tmp_path):
     path = tmp_path / "config" / "config.toml"
     path.parent.mkdir()
-    path.write_text('version = 1\n\n[profiles]\n# first\n[profiles.a]\nenvironment = "sandbox"\n'
-                    'base_url = "http://a.test"\nclient_id = "a"\nsecret = {kind = "env", ref = "A"}\n\n'
-                    '# second\n[profiles.b]\nenvironment = "sandbox"\nbase_url = "http://b.test"\n'
-                    'client_id = "b"\nsecret = {kind = "env", ref = "B"}\n')
+    path.write_text(
+        'version = 1\n\n[profiles]\n# first\n[profiles.a]\nenvironment = "sandbox"\n'
+        'base_url = "http://a.test"\nclient_id = "a"\nsecret = {kind = "env", ref = "A"}\n\n'
+        '# second\n[profiles.b]\nenvironment = "sandbox"\nbase_url = "http://b.test"\n'
+        'client_id = "b"\nsecret = {kind = "env", ref = "B"}\n'
+    )
     giftdesk("profiles", "remove", "a")
     text = path.read_text()
     assert "# first" not in text and "# second\n[profiles.b]" in text
@@ -119,9 +138,22 @@ def test_removing_the_first_of_tables_under_a_profiles_header(tmp_path):
 
 
 def test_a_new_file_is_plain_toml(tmp_path):
-    giftdesk("profiles", "add", "one", "--environment", "sandbox", "--base-url", "https://one.example.com",
-             "--client-id", "c1", "--secret-env", "ONE")
+    giftdesk(
+        "profiles",
+        "add",
+        "one",
+        "--environment",
+        "sandbox",
+        "--base-url",
+        "https://one.example.com",
+        "--client-id",
+        "c1",
+        "--secret-env",
+        "ONE",
+    )
     text = (tmp_path / "config" / "config.toml").read_text()
-    assert text == ('version = 1\ncurrent = "one"\n\n[profiles.one]\nenvironment = "sandbox"\n'
-                    'base_url = "https://one.example.com"\nclient_id = "c1"\n\n'
-                    '[profiles.one.secret]\nkind = "env"\nref = "ONE"\n')
+    assert text == (
+        'version = 1\ncurrent = "one"\n\n[profiles.one]\nenvironment = "sandbox"\n'
+        'base_url = "https://one.example.com"\nclient_id = "c1"\n\n'
+        '[profiles.one.secret]\nkind = "env"\nref = "ONE"\n'
+    )

@@ -62,7 +62,6 @@ def test_transaction_rolls_back_on_error(tmp_path: Path):
     assert connection.execute("SELECT count(*) FROM item").fetchone()[0] == 0
 
 
-
 def _new_schema_database(path: Path) -> sqlite3.Connection:
     return open_database(path, ["CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT)"])
 

@@ -9,8 +9,15 @@ from datetime import UTC, datetime, timedelta, timezone
 
 from tui.local.inbox import ACCEPTED, CALLBACK, REFUSED, WEBHOOK, Delivery, SqliteInbox, inbox_path
 
-CALLBACK_BODY = {"orderId": 7, "status": "succeeded", "totalCards": 1, "createdOn": "2026-01-01T00:00:00",
-                 "completedOn": "2026-01-01T00:00:01", "secretKey": "the-callback-secret-123", "requestId": "REQ-1"}
+CALLBACK_BODY = {
+    "orderId": 7,
+    "status": "succeeded",
+    "totalCards": 1,
+    "createdOn": "2026-01-01T00:00:00",
+    "completedOn": "2026-01-01T00:00:01",
+    "secretKey": "the-callback-secret-123",
+    "requestId": "REQ-1",
+}
 
 
 def test_a_delivery_is_kept_once_by_its_event_id(tmp_path):
@@ -21,7 +28,12 @@ def test_a_delivery_is_kept_once_by_its_event_id(tmp_path):
         assert inbox.keep(again) is False
         [kept] = inbox.since()
         assert (kept.event_id, kept.kind, kept.verdict, kept.payload, kept.source) == (
-            "msg_1", "productupdated.v1", ACCEPTED, {"productId": 5}, "10.0.0.1")
+            "msg_1",
+            "productupdated.v1",
+            ACCEPTED,
+            {"productId": 5},
+            "10.0.0.1",
+        )
         assert inbox.keep_all([again, Delivery.accepted_now("msg_2", "productupdated.v1", {}, "x")]) == [False, True]
 
 
@@ -49,8 +61,13 @@ def test_commits_are_fsynced(tmp_path):
 
 def test_nothing_secret_is_stored(tmp_path):
     path = tmp_path / "inbox.sqlite3"
-    body = {**CALLBACK_BODY, "data": {"recipientEmail": "jane.doe@example.com", "cards": [
-        {"cardCode": "ABCD-EFGH-IJKL-9876", "pin": "4321", "recipientPhone": "+447700900123"}]}}
+    body = {
+        **CALLBACK_BODY,
+        "data": {
+            "recipientEmail": "jane.doe@example.com",
+            "cards": [{"cardCode": "ABCD-EFGH-IJKL-9876", "pin": "4321", "recipientPhone": "+447700900123"}],
+        },
+    }
     with SqliteInbox("acme", path) as inbox:
         inbox.keep(Delivery.accepted_now("callback:REQ-1", CALLBACK, body, "127.0.0.1"))
         [kept] = inbox.since()
@@ -71,7 +88,8 @@ def test_a_refused_delivery_keeps_its_reason_and_nothing_else(tmp_path):
         assert inbox.keep(one) and inbox.keep(two)  # each refusal is its own row
         refused = inbox.since()
         assert [(d.verdict, d.kind, d.reason, d.payload) for d in refused] == [
-            (REFUSED, WEBHOOK, "no matching signature", None)] * 2
+            (REFUSED, WEBHOOK, "no matching signature", None)
+        ] * 2
         assert inbox.unprocessed() == []  # nothing to do for a refused delivery
 
 

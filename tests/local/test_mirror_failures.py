@@ -52,7 +52,8 @@ def test_a_full_disk_is_said_as_such(sim_factory, demo_credentials, monkeypatch,
 
 
 def test_a_good_mirror_on_a_read_only_data_dir_is_not_to_be_moved_aside(
-        sim_factory, demo_credentials, monkeypatch, small_catalog_dir):
+    sim_factory, demo_credentials, monkeypatch, small_catalog_dir
+):
     point_at(monkeypatch, sim_factory(brands=5), demo_credentials["acme-sandbox"])
     first = catalog_sync()
     assert first.exit_code == 0, first.stderr

@@ -47,7 +47,9 @@ def test_a_malformed_page_after_a_good_one_fails_the_sync(mirror):
 
 def _small_catalog(request: httpx.Request) -> httpx.Response:
     index = int(request.url.params.get("PageIndex", 0))
-    items = [wire_brand(internalId=str(n), name=f"Brand {n}", products=[]) for n in range(100 * index, 100 * index + 100)]
+    items = [
+        wire_brand(internalId=str(n), name=f"Brand {n}", products=[]) for n in range(100 * index, 100 * index + 100)
+    ]
     return httpx.Response(200, json={"pageIndex": index, "pageSize": 100, "count": 200, "items": items})
 
 
@@ -55,7 +57,9 @@ def test_a_mirror_locked_by_another_sync_fails_the_sync_and_says_so(mirror):
     holder = sqlite3.connect(mirror.path, isolation_level=None)
     holder.execute("BEGIN IMMEDIATE")  # another sync's writer, holding the write lock throughout
     try:
-        with pytest.raises(DatabaseError, match=r"being written by another sync \(database is locked\); this sync stored nothing"):
+        with pytest.raises(
+            DatabaseError, match=r"being written by another sync \(database is locked\); this sync stored nothing"
+        ):
             mock_sync(mirror, httpx.MockTransport(_small_catalog))
     finally:
         holder.rollback()
@@ -68,15 +72,21 @@ def test_three_syncs_at_once_on_one_mirror_each_end(tmp_path):
 
     async def three_at_once():
         transport = httpx.MockTransport(_small_catalog)
-        async with ServiceClient("http://service.test", "id", "mock-transport-client-secret", transport=transport,
-                                 retry=RetryPolicy(attempts=1)) as client:
+        async with ServiceClient(
+            "http://service.test",
+            "id",
+            "mock-transport-client-secret",
+            transport=transport,
+            retry=RetryPolicy(attempts=1),
+        ) as client:
             with Mirror(path) as one, Mirror(path) as two, Mirror(path) as three:
                 return await asyncio.gather(*(sync(m, client) for m in (one, two, three)), return_exceptions=True)
 
     outcomes = asyncio.run(three_at_once())
     for outcome in outcomes:  # each either synced, or was told the mirror was locked
         assert isinstance(outcome, SyncResult) or (
-            isinstance(outcome, DatabaseError) and "being written by another sync" in str(outcome)), outcome
+            isinstance(outcome, DatabaseError) and "being written by another sync" in str(outcome)
+        ), outcome
     assert any(isinstance(outcome, SyncResult) for outcome in outcomes)
     with Mirror(path) as mirror:
         assert mirror.counts()[0] == 200

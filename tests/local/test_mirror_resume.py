@@ -22,9 +22,11 @@ LIMITER = Limiter(store=MemoryLimitStore())
 
 def run_sync(sim, credential, mirror, **options):
     """A sync by a client of the profile: the limiter's bookings shared, as the profile's processes share them."""
+
     async def go():
-        async with ServiceClient(sim.base_url, credential.client_id, credential.client_secret, limiter=LIMITER,
-                                 **options) as client:
+        async with ServiceClient(
+            sim.base_url, credential.client_id, credential.client_secret, limiter=LIMITER, **options
+        ) as client:
             return await sync(mirror, client)
 
     return asyncio.run(go())

@@ -41,7 +41,11 @@ def place_sold(sim, product: int = 502, value: float = 20.0) -> tuple[str, dict]
     request_id = str(uuid.uuid4())
     auth = demo_credential("acme-sandbox").auth
     with httpx.Client(base_url=sim.base_url, auth=auth) as http:
-        body = {"RequestId": request_id, "AccountId": 1001, "Products": [{"ProductId": product, "Value": value, "Quantity": 1}]}
+        body = {
+            "RequestId": request_id,
+            "AccountId": 1001,
+            "Products": [{"ProductId": product, "Value": value, "Quantity": 1}],
+        }
         assert http.post("/api/integration/v1.0/orders/checkout", json=body).status_code == 200
         for _ in range(400):  # 20 s at most; the simulator takes 0.6 s
             order = http.get(f"/api/integration/v1.0/orders/{request_id}").json()
@@ -142,7 +146,9 @@ async def test_a_copied_code_is_cleared_from_the_clipboard_and_the_toast_says_wh
         await open_sold_order(app, pilot, request_id)
         await pilot.press("c")
         assert app.clipboard == card["cardCode"]
-        assert f"The code of card {card['serialNumber']} is on the clipboard. It is cleared from it in 5 s." in notes(app)
+        assert f"The code of card {card['serialNumber']} is on the clipboard. It is cleared from it in 5 s." in notes(
+            app
+        )
         await until(pilot, lambda: app.clipboard == "", timeout=30)  # an empty OSC 52 write
 
 
@@ -181,10 +187,17 @@ def test_the_demo_records_in_its_own_folder_and_a_new_run_starts_empty(tmp_path)
     try:
         demo = Path(os.environ["GIFTDESK_DATA_DIR"])
         assert demo != real and mode(demo) == 0o700
-        AuditLog().record(profile="demo-sandbox", environment="sandbox", action="test-order", subject="R-1", outcome="placed")
+        AuditLog().record(
+            profile="demo-sandbox", environment="sandbox", action="test-order", subject="R-1", outcome="placed"
+        )
         RecentOrders().record("demo-sandbox", "R-1", "Succeeded")
         ChosenAccounts().set("demo-sandbox", "sandbox", 1001)
-        assert {p.name for p in demo.iterdir()} >= {"audit.jsonl", AuditLog().path.name, RecentOrders().path.name, ChosenAccounts().path.name}
+        assert {p.name for p in demo.iterdir()} >= {
+            "audit.jsonl",
+            AuditLog().path.name,
+            RecentOrders().path.name,
+            ChosenAccounts().path.name,
+        }
         assert not real.exists() or not list(real.iterdir())
         # Exports, screenshots and the log too (issue 26): the README says the demo keeps its own.
         assert screenshot_dir() == demo / "screenshots" and export_dir() == demo / "exports"
@@ -216,8 +229,9 @@ async def test_a_demo_tui_writes_nothing_outside_its_own_folder_but_its_kept_fir
 
 
 def test_a_demo_command_never_writes_the_real_audit_log(tmp_path):
-    result = CliRunner().invoke(main, ["--demo", "order", "place", "--account", "1001", "--product", "102",
-                                       "--value", "10", "--yes"])
+    result = CliRunner().invoke(
+        main, ["--demo", "order", "place", "--account", "1001", "--product", "102", "--value", "10", "--yes"]
+    )
     assert result.exit_code == 0, result.output
     real = tmp_path / "data"
     assert not (real / "audit.jsonl").exists() and not AuditLog(real / "audit.jsonl").entries()
@@ -236,11 +250,16 @@ def test_a_demo_debug_log_is_in_the_demos_folder_never_the_real_one(tmp_path):
 def test_the_demos_folder_is_removed_when_the_tui_process_is_killed():
     # A parent that starts the demo, says its folder once the service serves, and is killed on the spot.
     parent = subprocess.run(
-        [sys.executable, "-c",
-         "import asyncio, os, signal\nfrom tui.demo import DemoBackend\nbackend = DemoBackend.start()\n"
-         "asyncio.run(backend.wait_ready())\nprint(os.environ['GIFTDESK_DATA_DIR'], flush=True)\n"
-         "os.kill(os.getpid(), signal.SIGKILL)"],
-        capture_output=True, text=True, timeout=60,
+        [
+            sys.executable,
+            "-c",
+            "import asyncio, os, signal\nfrom tui.demo import DemoBackend\nbackend = DemoBackend.start()\n"
+            "asyncio.run(backend.wait_ready())\nprint(os.environ['GIFTDESK_DATA_DIR'], flush=True)\n"
+            "os.kill(os.getpid(), signal.SIGKILL)",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert parent.returncode == -signal.SIGKILL
     folder = Path(parent.stdout.strip())

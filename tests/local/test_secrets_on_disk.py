@@ -27,10 +27,22 @@ from tui.simulator import DEMO_CREDENTIALS
 @pytest.fixture
 def platform_dirs(tmp_path: Path, monkeypatch) -> Path:
     root = tmp_path / "home"
-    for variable, sub in {"XDG_CONFIG_HOME": "config", "XDG_DATA_HOME": "data", "XDG_STATE_HOME": "state", "XDG_CACHE_HOME": "cache"}.items():
+    for variable, sub in {
+        "XDG_CONFIG_HOME": "config",
+        "XDG_DATA_HOME": "data",
+        "XDG_STATE_HOME": "state",
+        "XDG_CACHE_HOME": "cache",
+    }.items():
         monkeypatch.setenv(variable, str(root / sub))
     monkeypatch.setenv("HOME", str(root))
-    for variable in ("GIFTDESK_CONFIG", "GIFTDESK_DATA_DIR", "GIFTDESK_LOG_DIR", "GIFTDESK_BASE_URL", "GIFTDESK_CLIENT_ID", "GIFTDESK_CLIENT_SECRET"):
+    for variable in (
+        "GIFTDESK_CONFIG",
+        "GIFTDESK_DATA_DIR",
+        "GIFTDESK_LOG_DIR",
+        "GIFTDESK_BASE_URL",
+        "GIFTDESK_CLIENT_ID",
+        "GIFTDESK_CLIENT_SECRET",
+    ):
         monkeypatch.delenv(variable, raising=False)
     return root
 
@@ -42,7 +54,14 @@ def _payout_card_code(base_url: str) -> str:
         page = http.get("/api/integration/v2.0/catalog", params={"Name": "Payout", "PageSize": 1}).json()
         product = page["items"][0]["products"][0]
         request_id = str(uuid.uuid4())
-        http.post("/api/integration/v1.0/orders/checkout", json={"RequestId": request_id, "AccountId": 1001, "Products": [{"ProductId": product["id"], "Quantity": 1, "Value": product["minFaceValue"]}]}).raise_for_status()
+        http.post(
+            "/api/integration/v1.0/orders/checkout",
+            json={
+                "RequestId": request_id,
+                "AccountId": 1001,
+                "Products": [{"ProductId": product["id"], "Quantity": 1, "Value": product["minFaceValue"]}],
+            },
+        ).raise_for_status()
         for _ in range(100):
             order = http.get(f"/api/integration/v1.0/orders/{request_id}").json()
             cards = order["items"][0]["cards"]
@@ -87,7 +106,12 @@ async def test_demo_through_every_screen_writes_no_secret(platform_dirs: Path, m
     finally:
         settings.demo.stop()
 
-    secrets = [c.client_secret for c in DEMO_CREDENTIALS] + [card_code, token, token.replace("%3D", "="), "ann.secret@example.com"]
+    secrets = [c.client_secret for c in DEMO_CREDENTIALS] + [
+        card_code,
+        token,
+        token.replace("%3D", "="),
+        "ann.secret@example.com",
+    ]
     written = [path for path in platform_dirs.rglob("*") if path.is_file()]
     assert written, "the run wrote nothing at all: the scan would prove nothing"
     for path in written:

@@ -45,8 +45,14 @@ def redeem(log: AuditLog, **overrides: str) -> None:
 def test_audit_log_appends_json_lines_privately(data_dir: Path) -> None:
     log = AuditLog()
     redeem(log)
-    log.record(profile="acme-sandbox", environment="sandbox", action=TEST_ORDER,
-               subject="REQ-1", outcome="placed", detail="product 7, value 10.00")
+    log.record(
+        profile="acme-sandbox",
+        environment="sandbox",
+        action=TEST_ORDER,
+        subject="REQ-1",
+        outcome="placed",
+        detail="product 7, value 10.00",
+    )
 
     assert log.path == data_dir / "audit.jsonl"
     assert stat.S_IMODE(log.path.stat().st_mode) == 0o600
@@ -61,10 +67,8 @@ def test_audit_log_appends_json_lines_privately(data_dir: Path) -> None:
 def test_entries_newest_first_filtered_by_text_and_action() -> None:
     log = AuditLog()
     redeem(log, outcome="failed: Weblink is disabled")
-    log.record(profile="acme-sandbox", environment="sandbox", action=TEST_ORDER,
-               subject="REQ-42", outcome="placed")
-    log.record(profile="acme-sandbox", environment="sandbox", action=CARD_REVEAL,
-               subject="REQ-42", outcome="revealed")
+    log.record(profile="acme-sandbox", environment="sandbox", action=TEST_ORDER, subject="REQ-42", outcome="placed")
+    log.record(profile="acme-sandbox", environment="sandbox", action=CARD_REVEAL, subject="REQ-42", outcome="revealed")
 
     assert [e.action for e in log.entries()] == ["card-reveal", "test-order", "redeem"]
     assert [e.action for e in log.entries(filter_text="req-42")] == ["card-reveal", "test-order"]
@@ -104,12 +108,18 @@ def test_the_audit_log_masks_what_the_caller_forgot(data_dir: Path) -> None:
         recipient="+15551234567",
         detail="sent to alice@example.com with client-secret-value-123",
     )
-    log.record(profile="p", environment="sandbox", action=REDEEM, subject="s",
-               outcome="ok", wallet="Venmo", recipient="@alice_handle")
+    log.record(
+        profile="p",
+        environment="sandbox",
+        action=REDEEM,
+        subject="s",
+        outcome="ok",
+        wallet="Venmo",
+        recipient="@alice_handle",
+    )
 
     written = log.path.read_text()
-    for clear in ("AbCdEfGhIjKlMnOp", "15551234567", "alice@example.com",
-                  "client-secret-value-123", "alice_handle"):
+    for clear in ("AbCdEfGhIjKlMnOp", "15551234567", "alice@example.com", "client-secret-value-123", "alice_handle"):
         assert clear not in written
     assert log.entries()[1].recipient.startswith("+****")
 

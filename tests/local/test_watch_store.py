@@ -29,7 +29,9 @@ def test_items_survive_a_restart_with_their_status(tmp_path):
     again = WatchList(path)
     items = again.items("sandbox")
     assert [(i.kind, i.label, i.status, i.final) for i in items] == [
-        ("order", "REQ-1", "Processing", False), ("payout", "****NDU2", "Unclaimed", True)]
+        ("order", "REQ-1", "Processing", False),
+        ("payout", "****NDU2", "Unclaimed", True),
+    ]
     assert items[1].reference == ""  # a final payout's token is not kept (test_watchlist_tokens.py)
     assert [i.reference for i in again.items("production")] == ["REQ-9"]
     assert len(again.items()) == 3

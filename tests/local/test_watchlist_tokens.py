@@ -90,8 +90,11 @@ def test_a_version_1_file_with_a_clear_token_is_sealed_on_opening(tmp_path, memo
     with sqlite3.connect(path) as db:
         db.executescript(MIGRATIONS[0])
         db.execute("PRAGMA user_version = 1")
-        db.execute("INSERT INTO items (profile, kind, reference, label, added_at, updated_at)"
-                   " VALUES ('sandbox', 'payout', ?, ?, '2026-01-01', '2026-01-01')", (TOKEN, mask_weblink(TOKEN)))
+        db.execute(
+            "INSERT INTO items (profile, kind, reference, label, added_at, updated_at)"
+            " VALUES ('sandbox', 'payout', ?, ?, '2026-01-01', '2026-01-01')",
+            (TOKEN, mask_weblink(TOKEN)),
+        )
     assert SECRET_PART.encode() in raw_bytes(path)
 
     store = WatchList(path)

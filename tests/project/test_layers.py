@@ -26,7 +26,9 @@ def lint_copy(tmp_path: Path, module: str, line: str) -> subprocess.CompletedPro
     target = tmp_path / (module.replace(".", "/") + ".py")
     target.write_text(target.read_text() + f"\n{line}\n")
     env = {**os.environ, "PYTHONPATH": str(tmp_path)}
-    return subprocess.run([str(LINT_IMPORTS), "--no-cache"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [str(LINT_IMPORTS), "--no-cache"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120
+    )
 
 
 def test_the_project_keeps_every_contract(tmp_path):
@@ -35,13 +37,16 @@ def test_the_project_keeps_every_contract(tmp_path):
     assert "0 broken" in result.stdout
 
 
-@pytest.mark.parametrize(("module", "line", "named"), [
-    ("tui.core.polling", "from tui.screens import base", "tui.core.polling -> tui.screens.base"),
-    ("tui.api.statuses", "import tui.local.fileio", "tui.api.statuses -> tui.local.fileio"),
-    ("tui.screens.audit", "import tui.app", "tui.screens.audit -> tui.app"),
-    ("tui.local.storage", "import textual.widgets", "tui.local.storage -> textual"),
-    ("tui.simulator.rates", "import tui.api.models", "tui.simulator.rates -> tui.api.models"),
-])
+@pytest.mark.parametrize(
+    ("module", "line", "named"),
+    [
+        ("tui.core.polling", "from tui.screens import base", "tui.core.polling -> tui.screens.base"),
+        ("tui.api.statuses", "import tui.local.fileio", "tui.api.statuses -> tui.local.fileio"),
+        ("tui.screens.audit", "import tui.app", "tui.screens.audit -> tui.app"),
+        ("tui.local.storage", "import textual.widgets", "tui.local.storage -> textual"),
+        ("tui.simulator.rates", "import tui.api.models", "tui.simulator.rates -> tui.api.models"),
+    ],
+)
 def test_an_upward_import_breaks_a_contract_and_is_named(tmp_path, module, line, named):
     result = lint_copy(tmp_path, module, line)
     assert result.returncode != 0

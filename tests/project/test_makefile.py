@@ -47,8 +47,13 @@ def fake_python(path: Path, version: str) -> Path:
 
 
 def make(project: Path, target: str, python: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["make", "--no-print-directory", target, f"PYTHON={python}"], cwd=project,
-                          capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        ["make", "--no-print-directory", target, f"PYTHON={python}"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 def test_an_old_python_is_refused_before_any_venv_is_made(project, tmp_path):

@@ -12,12 +12,24 @@ NO_TEXTUAL = "assert 'textual' not in sys.modules, sorted(m for m in sys.modules
 
 
 def run_python(code: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-c", f"import sys\n{code}\n{NO_TEXTUAL}"],
-                          capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-c", f"import sys\n{code}\n{NO_TEXTUAL}"], capture_output=True, text=True, timeout=60
+    )
 
 
-@pytest.mark.parametrize("module", ["tui.api", "tui.api.client", "tui.api.models", "tui.api.redact",
-                                    "tui.local.config", "tui.simulator", "tui.cli", "tui.commands.common"])
+@pytest.mark.parametrize(
+    "module",
+    [
+        "tui.api",
+        "tui.api.client",
+        "tui.api.models",
+        "tui.api.redact",
+        "tui.local.config",
+        "tui.simulator",
+        "tui.cli",
+        "tui.commands.common",
+    ],
+)
 def test_importing_does_not_import_textual(module):
     result = run_python(f"import {module}")
     assert result.returncode == 0, result.stderr
@@ -30,13 +42,16 @@ def invoke_cli(*args: str) -> str:
     )
 
 
-@pytest.mark.parametrize("args", [
-    ["--help"],
-    ["catalog", "--help"],
-    ["order", "place", "--help"],
-    ["payout", "check", "--wallet", "Venmo", "--handle", "@ann_smith"],
-    ["--demo", "accounts", "--json"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--help"],
+        ["catalog", "--help"],
+        ["order", "place", "--help"],
+        ["payout", "check", "--wallet", "Venmo", "--handle", "@ann_smith"],
+        ["--demo", "accounts", "--json"],
+    ],
+)
 def test_commands_do_not_import_textual(args):
     result = run_python(invoke_cli(*args))
     assert result.returncode == 0, result.stderr

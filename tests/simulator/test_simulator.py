@@ -25,8 +25,14 @@ import spec_cases as spec
 from tui.simulator import DEMO_CREDENTIALS, TIMING_PRESETS, FaultSpec, SimulatorServer, SimulatorSettings
 
 QUICK = TIMING_PRESETS["fast"].replace(
-    step_seconds=0.25, slow_seconds=0.75, pause_seconds=0.75, redeem_hold_seconds=0.2,
-    payout_step_seconds=0.25, callback_backoff_seconds=0.05, callback_attempts=4, callback_timeout_seconds=1.0,
+    step_seconds=0.25,
+    slow_seconds=0.75,
+    pause_seconds=0.75,
+    redeem_hold_seconds=0.2,
+    payout_step_seconds=0.25,
+    callback_backoff_seconds=0.05,
+    callback_attempts=4,
+    callback_timeout_seconds=1.0,
 )
 ACCOUNTS = "/api/integration/v1.0/accounts"
 CATALOG_V1 = "/api/integration/v1.0/catalog"
@@ -44,7 +50,9 @@ DROP_SEED = 6  # with "drop=0.5", this seed drops the first two redeems of the t
 @pytest.fixture(scope="module")
 def quick():
     """A server of its own with short timings, for everything that waits."""
-    with SimulatorServer(SimulatorSettings(timing=QUICK, limits=None)) as server:  # shared by the module: no limits (conftest, sim)
+    with SimulatorServer(
+        SimulatorSettings(timing=QUICK, limits=None)
+    ) as server:  # shared by the module: no limits (conftest, sim)
         yield server
 
 
@@ -53,17 +61,29 @@ def http(server: SimulatorServer, name: str = "acme-sandbox") -> httpx.Client:
     return httpx.Client(base_url=server.base_url, auth=credential.auth, timeout=10)
 
 
-def place(client: httpx.Client, product: int, value: float, quantity: int = 1, account: int = USD_ACCOUNT,
-          request_id: str | None = None) -> httpx.Response:
-    body = {"RequestId": request_id or str(uuid.uuid4()), "AccountId": account,
-            "Products": [{"ProductId": product, "Quantity": quantity, "Value": value}]}
+def place(
+    client: httpx.Client,
+    product: int,
+    value: float,
+    quantity: int = 1,
+    account: int = USD_ACCOUNT,
+    request_id: str | None = None,
+) -> httpx.Response:
+    body = {
+        "RequestId": request_id or str(uuid.uuid4()),
+        "AccountId": account,
+        "Products": [{"ProductId": product, "Quantity": quantity, "Value": value}],
+    }
     return client.post(CHECKOUT, json=body)
 
 
 def placed(client: httpx.Client, *lines: tuple[int, float, int], account: int = USD_ACCOUNT) -> str:
     request_id = str(uuid.uuid4())
-    body = {"RequestId": request_id, "AccountId": account,
-            "Products": [{"ProductId": p, "Value": v, "Quantity": q} for p, v, q in lines]}
+    body = {
+        "RequestId": request_id,
+        "AccountId": account,
+        "Products": [{"ProductId": p, "Value": v, "Quantity": q} for p, v, q in lines],
+    }
     response = client.post(CHECKOUT, json=body)
     assert response.status_code == 200, response.text
     assert response.json() == request_id
@@ -80,8 +100,9 @@ def wait_for(read: Callable[[], dict], done: Callable[[dict], bool], timeout: fl
 
 
 def final_order(client: httpx.Client, request_id: str) -> dict:
-    return wait_for(lambda: client.get(ORDER + request_id).json(),
-                    lambda o: spec.ORDER_STATUS_FINAL.get(o["status"], False))
+    return wait_for(
+        lambda: client.get(ORDER + request_id).json(), lambda o: spec.ORDER_STATUS_FINAL.get(o["status"], False)
+    )
 
 
 def statuses_seen(read: Callable[[], str], stop: Callable[[str], bool], timeout: float = 8.0) -> list[str]:
@@ -105,7 +126,7 @@ def payout_token(client: httpx.Client, value: float = 10.0) -> str:
     assert card["status"] == "Sold"
     prefix = "https://payouts.sim.giftdesk.test/redeem/"
     assert card["cardCode"].startswith(prefix)
-    return card["cardCode"][len(prefix):]
+    return card["cardCode"][len(prefix) :]
 
 
 def redeem(client: httpx.Client, token: str, **body) -> httpx.Response:
@@ -116,9 +137,11 @@ def redeem(client: httpx.Client, token: str, **body) -> httpx.Response:
 
 
 def test_simulator_imports_neither_textual_nor_the_client():
-    probe = ("import sys, tui.simulator, tui.commands.sim; "
-             "bad = [m for m in sys.modules if m.split('.')[0] == 'textual' or m.startswith('tui.api')]; "
-             "print(bad)")
+    probe = (
+        "import sys, tui.simulator, tui.commands.sim; "
+        "bad = [m for m in sys.modules if m.split('.')[0] == 'textual' or m.startswith('tui.api')]; "
+        "print(bad)"
+    )
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[]"
 
@@ -126,8 +149,15 @@ def test_simulator_imports_neither_textual_nor_the_client():
 # --- authentication and paths -------------------------------------------------
 
 ENDPOINTS = [
-    ("GET", ACCOUNTS), ("GET", CATALOG_V1), ("GET", CATALOG_V2), ("POST", CHECKOUT), ("GET", ORDER + "x"),
-    ("GET", NOTIFICATION), ("POST", NOTIFICATION), ("POST", REDEEM + "abc%3D"), ("GET", STATUS + "abc%3D"),
+    ("GET", ACCOUNTS),
+    ("GET", CATALOG_V1),
+    ("GET", CATALOG_V2),
+    ("POST", CHECKOUT),
+    ("GET", ORDER + "x"),
+    ("GET", NOTIFICATION),
+    ("POST", NOTIFICATION),
+    ("POST", REDEEM + "abc%3D"),
+    ("GET", STATUS + "abc%3D"),
 ]
 
 
@@ -145,10 +175,15 @@ def test_a_malformed_authorization_header_is_401(sim):
         assert response.status_code == 401
 
 
-@pytest.mark.parametrize("path", [
-    "/api/Integration/v1.0/accounts", "/api/integration/v2.0/Catalog", "/api/integration/v1/notification",
-    "/api/integration/v2/payout/status/abc%3D",
-])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/api/Integration/v1.0/accounts",
+        "/api/integration/v2.0/Catalog",
+        "/api/integration/v1/notification",
+        "/api/integration/v2/payout/status/abc%3D",
+    ],
+)
 def test_path_casing_is_exact(sim, path):
     with http(sim) as client:
         assert client.get(path).status_code == 404
@@ -188,8 +223,20 @@ def test_catalog_page_defaults(sim):
     assert (page["pageIndex"], page["pageSize"], page["count"]) == (0, 100, 300)
     assert len(page["items"]) == 100
     brand = page["items"][0]
-    assert set(brand) == {"internalId", "name", "countryCode", "currencyCode", "description", "disclaimer",
-                          "redemptionInstructions", "terms", "logoUrl", "modifiedDate", "products", "categories"}
+    assert set(brand) == {
+        "internalId",
+        "name",
+        "countryCode",
+        "currencyCode",
+        "description",
+        "disclaimer",
+        "redemptionInstructions",
+        "terms",
+        "logoUrl",
+        "modifiedDate",
+        "products",
+        "categories",
+    }
     assert isinstance(brand["internalId"], str)
     product = brand["products"][0]
     assert set(product) == {"id", "name", "minFaceValue", "maxFaceValue", "count", "price", "modifiedDate"}
@@ -248,8 +295,16 @@ def test_catalog_target_currency_converts_prices_only(sim):
     assert converted["minFaceValue"] == plain["minFaceValue"] == 20.0
 
 
-@pytest.mark.parametrize("params", [{"PageSize": "0"}, {"PageIndex": "-1"}, {"PageSize": "x"},
-                                    {"ModifiedDate": "yesterday"}, {"TargetCurrency": "XXX"}])
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"PageSize": "0"},
+        {"PageIndex": "-1"},
+        {"PageSize": "x"},
+        {"ModifiedDate": "yesterday"},
+        {"TargetCurrency": "XXX"},
+    ],
+)
 def test_catalog_rejects_bad_parameters(sim, params):
     response = catalog(sim, **params)
     assert response.status_code == 400
@@ -333,14 +388,21 @@ CHECKOUT_REFUSALS = [
 
 def test_the_refusals_use_designs_reason_codes_and_two_words_of_the_simulators_own():
     assert {reason for reason, _ in CHECKOUT_REFUSALS} | {"OrderAlreadyExists", "OrderNotFound"} == {
-        *spec.REASON_CODES, "InvalidQuantity"}
+        *spec.REASON_CODES,
+        "InvalidQuantity",
+    }
 
 
 @pytest.mark.parametrize(("reason", "order"), CHECKOUT_REFUSALS)
 def test_place_order_refusals(sim, reason, order):
     with http(sim) as client:
-        response = place(client, order.get("product", FIXED_25), order.get("value", 25),
-                         order.get("quantity", 1), order.get("account", USD_ACCOUNT))
+        response = place(
+            client,
+            order.get("product", FIXED_25),
+            order.get("value", 25),
+            order.get("quantity", 1),
+            order.get("account", USD_ACCOUNT),
+        )
     assert response.status_code == 400
     assert response.json() == {"message": reason}
 
@@ -352,7 +414,9 @@ def test_a_reused_request_id_is_refused(sim):
     assert (response.status_code, response.json()) == (400, {"message": "OrderAlreadyExists"})
 
 
-@pytest.mark.parametrize("request_id", ["not-a-guid", "3f2b8c1e5d4a4e0b9c7d1a2b3c4d5e6f", "{3f2b8c1e-5d4a-4e0b-9c7d-1a2b3c4d5e6f}"])
+@pytest.mark.parametrize(
+    "request_id", ["not-a-guid", "3f2b8c1e5d4a4e0b9c7d1a2b3c4d5e6f", "{3f2b8c1e-5d4a-4e0b-9c7d-1a2b3c4d5e6f}"]
+)
 def test_a_request_id_that_is_not_a_guid_is_refused_with_a_reason_code(sim, request_id):
     with http(sim) as client:
         response = place(client, FIXED_25, 25, request_id=request_id)
@@ -382,9 +446,14 @@ def test_a_credential_without_access_gets_403_with_an_error_text(sim):
     """acme-catalog-only: valid credentials that may read the catalogs and nothing else."""
     with http(sim, "acme-catalog-only") as limited:
         assert limited.get(CATALOG_V2).status_code == 200 and limited.get(CATALOG_V1).status_code == 200
-        for method, path in (("GET", ACCOUNTS), ("GET", ORDER + str(uuid.uuid4())), ("POST", CHECKOUT),
-                             ("GET", NOTIFICATION), ("GET", "/api/integration/v1.0/transactions"),
-                             ("GET", STATUS + "abc%3D")):
+        for method, path in (
+            ("GET", ACCOUNTS),
+            ("GET", ORDER + str(uuid.uuid4())),
+            ("POST", CHECKOUT),
+            ("GET", NOTIFICATION),
+            ("GET", "/api/integration/v1.0/transactions"),
+            ("GET", STATUS + "abc%3D"),
+        ):
             response = limited.request(method, path)
             assert response.status_code == 403, path
             assert isinstance(response.json()["error"], str) and response.json()["error"]
@@ -411,8 +480,16 @@ def test_order_moves_created_processing_succeeded(quick):
     card = order["items"][0]["cards"][0]
     assert set(card) == {"id", "serialNumber", "cardCode", "pin", "expirationDate", "status"}
     assert card["cardCode"] and order["errorMessage"] is None
-    assert set(order["items"][0]) == {"productId", "productFaceValue", "quantity", "countryCode", "currencyCode",
-                                      "brandCode", "pictureUrl", "cards"}
+    assert set(order["items"][0]) == {
+        "productId",
+        "productFaceValue",
+        "quantity",
+        "countryCode",
+        "currencyCode",
+        "brandCode",
+        "pictureUrl",
+        "cards",
+    }
 
 
 def test_cards_ending_in_13_fail(quick):
@@ -480,8 +557,11 @@ def receiver():
 def test_notification_config_roundtrip_per_client(sim_factory):
     server = sim_factory(timing=QUICK)
     empty = {"notificationUrl": None, "notificationUrlSandbox": None, "secretKey": None}  # never set: nulls
-    config = {"notificationUrl": "https://hooks.example.test/live", "notificationUrlSandbox": "https://hooks.example.test/sb",
-              "secretKey": "s3cret"}
+    config = {
+        "notificationUrl": "https://hooks.example.test/live",
+        "notificationUrlSandbox": "https://hooks.example.test/sb",
+        "secretKey": "s3cret",
+    }
     with http(server) as acme, http(server, "acme-production") as acme_live, http(server, "other-sandbox") as other:
         assert acme.get(NOTIFICATION).json() == empty
         assert acme.post(NOTIFICATION, json=config).json() == config
@@ -495,8 +575,14 @@ def test_notification_config_roundtrip_per_client(sim_factory):
 
 
 def configure(client, receiver, secret="s3cret", live="/live", sandbox="/sandbox"):
-    client.post(NOTIFICATION, json={"notificationUrl": receiver.url + live if live is not None else "",
-                                    "notificationUrlSandbox": receiver.url + sandbox, "secretKey": secret})
+    client.post(
+        NOTIFICATION,
+        json={
+            "notificationUrl": receiver.url + live if live is not None else "",
+            "notificationUrlSandbox": receiver.url + sandbox,
+            "secretKey": secret,
+        },
+    )
 
 
 def test_callbacks_go_to_the_url_of_the_orders_environment(sim_factory, receiver):
@@ -549,7 +635,11 @@ def test_callbacks_retry_with_backoff_until_2xx(sim_factory, receiver):
 def test_redeem_validation_follows_the_shared_table(sim, case):
     # An unknown weblink: validation comes first, so a valid body reaches the lookup and fails there.
     with http(sim) as client:
-        response = client.post(REDEEM + "unknownToken%3D", json=case.body) if case.body is not None else client.post(REDEEM + "unknownToken%3D")
+        response = (
+            client.post(REDEEM + "unknownToken%3D", json=case.body)
+            if case.body is not None
+            else client.post(REDEEM + "unknownToken%3D")
+        )
     assert response.status_code == 400
     assert response.json() == (case.error or spec.REDEEM_FAILED)
 
@@ -619,8 +709,12 @@ FLOWS = [
     ("unclaimed phone", {"wallet": "Venmo", "recipientPhone": "5550000001"}, 202, ["Pending", "Unclaimed"]),
     ("failed", {"wallet": "Venmo", "recipientHandle": "@failed_ann"}, 202, ["Pending", "Failed"]),
     ("returned", {"wallet": "Venmo", "recipientPhone": "+15550000003"}, 202, ["Pending", "Unclaimed", "Returned"]),
-    ("reversed", {"wallet": "PayPal", "recipientEmail": "reversed@example.com"}, 202,
-     ["Pending", "Completed", "Reversed"]),
+    (
+        "reversed",
+        {"wallet": "PayPal", "recipientEmail": "reversed@example.com"},
+        202,
+        ["Pending", "Completed", "Reversed"],
+    ),
 ]
 
 
@@ -655,7 +749,8 @@ def test_repeat_returns_the_same_ids_and_records_one_payout(quick):
         first, again = redeem(client, token, **body), redeem(client, token, **body)
         assert first.status_code == 202
         assert {k: again.json()[k] for k in ("transactionId", "payoutBatchId")} == {
-            k: first.json()[k] for k in ("transactionId", "payoutBatchId")}
+            k: first.json()[k] for k in ("transactionId", "payoutBatchId")
+        }
         time.sleep(QUICK.payout_step_seconds * 1.5)
         settled = redeem(client, token, **body)
         assert (settled.status_code, settled.json()["isProcessing"]) == (200, False)
@@ -710,8 +805,9 @@ def test_failed_and_paused_payout_cards_cannot_be_redeemed(quick):
     with http(quick) as client:
         failed = final_order(client, placed(client, (PAYOUT_PRODUCT, 10.13, 1)))["items"][0]["cards"][0]
         request_id = placed(client, (PAYOUT_PRODUCT, 10.14, 1))
-        paused = wait_for(lambda: client.get(ORDER + request_id).json()["items"][0]["cards"][0],
-                          lambda c: c["status"] == "Paused")
+        paused = wait_for(
+            lambda: client.get(ORDER + request_id).json()["items"][0]["cards"][0], lambda c: c["status"] == "Paused"
+        )
         for card in (failed, paused):
             token = card["cardCode"].rsplit("/", 1)[1]
             response = redeem(client, token, **EMAIL)
@@ -773,6 +869,7 @@ def test_faults_are_deterministic_under_the_seed(sim_factory):
 def test_a_dropped_redeem_is_recorded_and_the_repeat_returns_it(sim_factory):
     server = sim_factory(timing=QUICK, faults="drop=0.5", seed=DROP_SEED)
     with http(server) as client:
+
         def survive(call):
             for _ in range(40):
                 try:
@@ -784,8 +881,9 @@ def test_a_dropped_redeem_is_recorded_and_the_repeat_returns_it(sim_factory):
         request_id = str(uuid.uuid4())
         first = survive(lambda: place(client, PAYOUT_PRODUCT, 10, request_id=request_id))
         assert first.status_code == 200 or first.json() == {"message": "OrderAlreadyExists"}
-        order = wait_for(lambda: survive(lambda: client.get(ORDER + request_id)).json(),
-                         lambda o: o["status"] == "Succeeded")
+        order = wait_for(
+            lambda: survive(lambda: client.get(ORDER + request_id)).json(), lambda o: o["status"] == "Succeeded"
+        )
         token = order["items"][0]["cards"][0]["cardCode"].rsplit("/", 1)[1]
         drops = 0
         while True:
@@ -806,7 +904,10 @@ def test_a_dropped_redeem_is_recorded_and_the_repeat_returns_it(sim_factory):
 def test_giftdesk_sim_prints_paste_able_exports_and_serves():
     process = subprocess.Popen(
         [sys.executable, "-c", "from tui.commands.sim import command; command()", "--port", "0", "--brands", "50"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
     )
     try:
         base_url = process.stdout.readline().split(" on ")[1].split()[0]

@@ -33,7 +33,10 @@ def test_free_text_gets_a_hostile_prefix_and_nothing_else_changes(sim_factory):
             elif key not in ("products", "categories"):
                 assert after[key] == value, key  # ids, codes, dates, and empty or null texts
         assert [p["id"] for p in after["products"]] == [p["id"] for p in before["products"]]
-    names = {item["name"].removesuffix(" " + plain_item["name"]) for item, plain_item in zip(wild["items"], calm["items"], strict=True)}
+    names = {
+        item["name"].removesuffix(" " + plain_item["name"])
+        for item, plain_item in zip(wild["items"], calm["items"], strict=True)
+    }
     assert len(names) > 5 and names <= set(HOSTILE_STRINGS)
     assert get(hostile, "/api/integration/v1.0/accounts") == get(plain, "/api/integration/v1.0/accounts")
 
@@ -49,7 +52,11 @@ HOSTILE_ORDER = "40571e00-0000-4000-8000-000000000001"
 
 def test_orders_still_work_and_their_free_text_is_hostile(sim_factory):
     sim = sim_factory(brands=10, hostile=True)
-    body = {"RequestId": HOSTILE_ORDER, "AccountId": 1001, "Products": [{"ProductId": 102, "Value": 10.13, "Quantity": 1}]}
+    body = {
+        "RequestId": HOSTILE_ORDER,
+        "AccountId": 1001,
+        "Products": [{"ProductId": 102, "Value": 10.13, "Quantity": 1}],
+    }
     placed = httpx.post(sim.base_url + "/api/integration/v1.0/orders/checkout", json=body, auth=AUTH)
     assert placed.json() == HOSTILE_ORDER  # the RequestId comes back as it was sent
     for _ in range(400):  # 20 s at most; the simulator takes 0.6 s

@@ -27,8 +27,11 @@ def get(http: httpx.Client, path: str, **params) -> object:
 
 
 def order(http: httpx.Client, account: int, product: int, value: str, quantity: int = 1) -> httpx.Response:
-    body = {"RequestId": str(uuid.uuid4()), "AccountId": account,
-            "Products": [{"ProductId": product, "Quantity": quantity, "Value": float(value)}]}
+    body = {
+        "RequestId": str(uuid.uuid4()),
+        "AccountId": account,
+        "Products": [{"ProductId": product, "Quantity": quantity, "Value": float(value)}],
+    }
     return http.post(CHECKOUT, json=body)
 
 
@@ -102,18 +105,47 @@ def test_the_documented_shape(acme):
     answer = get(http, TRANSACTIONS, startDate=TODAY, endDate=TODAY)
     assert set(answer) == {"startDate", "endDate", "clients"} and answer["clients"][0]["clientName"] == "acme"
     [t] = answer["clients"][0]["transactions"]
-    assert set(t) == {"orderId", "requestId", "productId", "orderNumber", "orderTotal", "orderTotalForSelectedProducts",
-                      "orderDate", "transactionId", "transactionType", "comment", "notes", "availableBalance",
-                      "transactionAmount", "transactionDate", "orderItems",
-                      # and the fields the provider sends beyond its documentation
-                      "brandWithDenominationCurrency", "createdDate", "xeroCreditNoteNumber", "orderType", "currencyCode"}
+    assert set(t) == {
+        "orderId",
+        "requestId",
+        "productId",
+        "orderNumber",
+        "orderTotal",
+        "orderTotalForSelectedProducts",
+        "orderDate",
+        "transactionId",
+        "transactionType",
+        "comment",
+        "notes",
+        "availableBalance",
+        "transactionAmount",
+        "transactionDate",
+        "orderItems",
+        # and the fields the provider sends beyond its documentation
+        "brandWithDenominationCurrency",
+        "createdDate",
+        "xeroCreditNoteNumber",
+        "orderType",
+        "currencyCode",
+    }
     assert t["currencyCode"] is None and t["xeroCreditNoteNumber"] is None
     assert t["transactionId"] != t["transactionId"].rstrip()  # padded, as the provider sends it
     assert t["orderNumber"].startswith("O-") and t["transactionType"] == "Order"
     assert set(t["orderItems"][0]) == {
-        "productName", "brandName", "brandCurrencyCode", "denomination", "clientDiscountType", "clientDiscountValue",
-        "clientTransactionFeeType", "clientTransactionFeeValue", "clientPrice", "estimatedPrice", "quantity",
-        "clientTotal", "clientExchangeRate"}
+        "productName",
+        "brandName",
+        "brandCurrencyCode",
+        "denomination",
+        "clientDiscountType",
+        "clientDiscountValue",
+        "clientTransactionFeeType",
+        "clientTransactionFeeValue",
+        "clientPrice",
+        "estimatedPrice",
+        "quantity",
+        "clientTotal",
+        "clientExchangeRate",
+    }
 
 
 def test_each_credential_sees_only_its_own(acme, demo_credentials):
@@ -124,12 +156,15 @@ def test_each_credential_sees_only_its_own(acme, demo_credentials):
             assert transactions(other) == []
 
 
-@pytest.mark.parametrize(("params", "message"), [
-    ({}, "Invalid startDate"),
-    ({"startDate": TODAY}, "Invalid endDate"),
-    ({"startDate": "2026-13-01", "endDate": TODAY}, "Invalid startDate"),
-    ({"startDate": TODAY, "endDate": "2000-01-01"}, "endDate is before startDate"),
-])
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({}, "Invalid startDate"),
+        ({"startDate": TODAY}, "Invalid endDate"),
+        ({"startDate": "2026-13-01", "endDate": TODAY}, "Invalid startDate"),
+        ({"startDate": TODAY, "endDate": "2000-01-01"}, "endDate is before startDate"),
+    ],
+)
 def test_bad_days_are_400_with_a_message(acme, params, message):
     http = acme
     response = http.get(TRANSACTIONS, params=params)
@@ -143,7 +178,9 @@ def test_exchange_rates_three_behaviours_and_a_refusal(acme):
     based = get(http, RATES, baseCurrency="eur")
     assert based["baseCurrencyCode"] == "EUR" and len(based["rates"]) == len(every["rates"])
     assert get(http, RATES, baseCurrency="EUR", currency="USD") == {
-        "baseCurrencyCode": "EUR", "rates": [{"currencyCode": "USD", "value": Decimal("1.086957")}]}
+        "baseCurrencyCode": "EUR",
+        "rates": [{"currencyCode": "USD", "value": Decimal("1.086957")}],
+    }
     refused = http.get(RATES, params={"currency": "XYZ"})
     assert (refused.status_code, refused.json()) == (400, {"message": "Unsupported currency"})
 

@@ -72,7 +72,11 @@ def inbox_factory(backend_link: TeamLink | None, tmp_path) -> Iterator[Callable[
     opened: list[SqliteInbox | TeamInbox] = []
 
     def open_inbox(profile: str) -> SqliteInbox | TeamInbox:
-        inbox = TeamInbox(backend_link, profile, "sandbox") if backend_link else SqliteInbox(profile, tmp_path / f"{profile}.sqlite3")
+        inbox = (
+            TeamInbox(backend_link, profile, "sandbox")
+            if backend_link
+            else SqliteInbox(profile, tmp_path / f"{profile}.sqlite3")
+        )
         opened.append(inbox)
         return inbox
 

@@ -49,7 +49,9 @@ def test_watch_counts_say_what_is_open_and_what_ended_badly(watch_store):
 
 def test_a_pinned_payout_is_shown_masked_and_looked_up_by_its_weblink_then_forgets_it(watch_store, memory_keyring):
     payout = watch_store.add("sandbox", "payout", CARD_CODE)
-    assert payout.kind == "payout" and payout.reference == "Zm9vYmFyYmF6cXV4MTIzNDU2%3D"  # what this giftdesk looks it up by
+    assert (
+        payout.kind == "payout" and payout.reference == "Zm9vYmFyYmF6cXV4MTIzNDU2%3D"
+    )  # what this giftdesk looks it up by
     assert "Zm9vYmFy" not in payout.label and watch_store.add("sandbox", "payout", CARD_CODE).id == payout.id
     assert [item.id for item in watch_store.items("sandbox")] == [payout.id]
     ended = watch_store.record(payout.id, "Completed", True, "transactionId T-1")
@@ -84,8 +86,15 @@ def test_a_note_is_checked_and_masked(note_store):
 
 
 def test_audit_entries_are_read_back_newest_first_and_masked(audit_store):
-    audit_store.record(profile="p", environment="sandbox", action="redeem", subject=CARD_CODE, outcome="ok",
-                       wallet="Venmo", recipient="+15551234567")
+    audit_store.record(
+        profile="p",
+        environment="sandbox",
+        action="redeem",
+        subject=CARD_CODE,
+        outcome="ok",
+        wallet="Venmo",
+        recipient="+15551234567",
+    )
     audit_store.record(profile="p", environment="sandbox", action="test-order", subject="REQ-7", outcome="Succeeded")
     newest, oldest = audit_store.entries()
     assert (newest.action, oldest.action) == ("test-order", "redeem")
@@ -124,7 +133,9 @@ def remove_last_entries(audit_store, count: int) -> None:
 
 def test_the_inbox_keeps_a_delivery_once_and_marks_it(inbox_factory):
     inbox = inbox_factory("acme")
-    delivery = Delivery.accepted_now("callback:REQ-1", CALLBACK, {"requestId": "REQ-1", "secretKey": "s3cret-key-value"}, "10.0.0.1")
+    delivery = Delivery.accepted_now(
+        "callback:REQ-1", CALLBACK, {"requestId": "REQ-1", "secretKey": "s3cret-key-value"}, "10.0.0.1"
+    )
     assert inbox.keep(delivery) is True
     assert inbox.keep_all([delivery, Delivery.accepted_now("msg_2", "productupdated.v1", {}, "x")]) == [False, True]
     assert inbox_factory("other").since() == []
@@ -132,7 +143,11 @@ def test_the_inbox_keeps_a_delivery_once_and_marks_it(inbox_factory):
     inbox.mark("callback:REQ-1", "order REQ-1 settled: Succeeded")
     assert [d.event_id for d in inbox.unprocessed()] == ["msg_2"]
     [kept, _] = inbox.since()
-    assert (kept.verdict, kept.outcome, kept.payload) == (ACCEPTED, "order REQ-1 settled: Succeeded", {"requestId": "REQ-1"})
+    assert (kept.verdict, kept.outcome, kept.payload) == (
+        ACCEPTED,
+        "order REQ-1 settled: Succeeded",
+        {"requestId": "REQ-1"},
+    )
     assert [d.event_id for d in inbox.since(datetime.now(UTC) + timedelta(seconds=5))] == []
 
 

@@ -35,9 +35,16 @@ async def test_changes_are_heard_with_what_changed(team_database, link):
         watch, noted, payout = heard
         assert payout["item"]["kind"] == "payout" and "Zm9vYmFy" not in json.dumps(payout)  # its weblink is never told
         assert (watch["what"], watch["profile"], watch["environment"], watch["id"], watch["item"]["pinned_by"]) == (
-            "watch", "prod", "sandbox", item.id, "ana")
+            "watch",
+            "prod",
+            "sandbox",
+            item.id,
+            "ana",
+        )
         assert (noted["what"], noted["id"], noted["requestId"]) == ("note", note.id, "REQ-1")
-        assert TeamWatchList(team.link, "sandbox").heard(watch) == item  # the item as it was written, without reading it back
+        assert (
+            TeamWatchList(team.link, "sandbox").heard(watch) == item
+        )  # the item as it was written, without reading it back
 
         team.link.mark(False)  # as a pool timeout on a loaded machine would
         await eventually(lambda: team.link.reachable, timeout=5)

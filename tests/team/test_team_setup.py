@@ -61,7 +61,9 @@ def test_a_database_of_a_newer_giftdesk_is_refused(team_url):
 
 def test_without_team_mode_check_says_how_to_set_it_up():
     result = giftdesk("team", "check")
-    assert result.exit_code == 2 and "team mode is not set up" in result.output and "[team] database_url" in result.output
+    assert (
+        result.exit_code == 2 and "team mode is not set up" in result.output and "[team] database_url" in result.output
+    )
 
 
 def test_an_unreachable_database_is_said_with_exit_5(pg_cluster):
@@ -75,8 +77,10 @@ def test_a_password_in_the_files_url_is_refused_and_its_source_is_used():
     result = giftdesk("team", "check")
     assert result.exit_code == 2 and "holds a password" in result.output and "hunter2" not in result.output
 
-    write_config('user = "ana"\n[team]\ndatabase_url = "postgresql://giftdesk@db.example.test/giftdesk"\n'
-                 'password = { kind = "env", ref = "TEAM_DB_PASSWORD" }\n')
+    write_config(
+        'user = "ana"\n[team]\ndatabase_url = "postgresql://giftdesk@db.example.test/giftdesk"\n'
+        'password = { kind = "env", ref = "TEAM_DB_PASSWORD" }\n'
+    )
     config = ProfileStore().load()
     settings = team_settings(config, {})
     assert settings is not None and config.user == "ana"
@@ -87,11 +91,20 @@ def test_a_password_in_the_files_url_is_refused_and_its_source_is_used():
 
 
 def test_saving_profiles_keeps_the_team_table_and_user():
-    path = write_config('user = "ana"  # who I am in the team\n\n[team]\n# shared\ndatabase_url = "postgresql://g@db.example.test/g"\n')
+    path = write_config(
+        'user = "ana"  # who I am in the team\n\n[team]\n# shared\ndatabase_url = "postgresql://g@db.example.test/g"\n'
+    )
     from tui.local.config import make_profile
 
-    ProfileStore().add(make_profile(name="p", environment="sandbox", base_url="https://api.example.test",
-                                    client_id="c", secret={"kind": "env", "ref": "X"}))
+    ProfileStore().add(
+        make_profile(
+            name="p",
+            environment="sandbox",
+            base_url="https://api.example.test",
+            client_id="c",
+            secret={"kind": "env", "ref": "X"},
+        )
+    )
     text = path.read_text()
     assert 'user = "ana"  # who I am in the team' in text and "# shared" in text
     assert ProfileStore().load().team is not None
@@ -119,9 +132,15 @@ def test_giftdesk_inbox_reads_the_teams_inbox(link, team_url):
     from tui.local.inbox import CALLBACK, Delivery
     from tui.team.inbox import TeamInbox
 
-    TeamInbox(link, "env", "sandbox").keep(Delivery.accepted_now("callback:REQ-T", CALLBACK, {"requestId": "REQ-T"}, "10.0.0.9"))
-    env = {"GIFTDESK_DATABASE_URL": team_url, "GIFTDESK_BASE_URL": "https://api.example.test",
-           "GIFTDESK_CLIENT_ID": "c", "GIFTDESK_CLIENT_SECRET": "s3cret-value"}
+    TeamInbox(link, "env", "sandbox").keep(
+        Delivery.accepted_now("callback:REQ-T", CALLBACK, {"requestId": "REQ-T"}, "10.0.0.9")
+    )
+    env = {
+        "GIFTDESK_DATABASE_URL": team_url,
+        "GIFTDESK_BASE_URL": "https://api.example.test",
+        "GIFTDESK_CLIENT_ID": "c",
+        "GIFTDESK_CLIENT_SECRET": "s3cret-value",
+    }
     result = giftdesk("inbox", "--json", env=env)
     assert result.exit_code == 0, result.output
     assert [json.loads(line)["eventId"] for line in result.stdout.splitlines()] == ["callback:REQ-T"]
@@ -132,8 +151,10 @@ def test_a_throwaway_cluster_goes_with_a_process_killed_before_it_stopped_it(pg_
     import sys
     import time
 
-    script = ("import os, pathlib\nfrom tui.team.cluster import running_cluster, server_bindir\n"
-              "with running_cluster(server_bindir()) as cluster:\n    print(cluster.folder, flush=True)\n    os.kill(os.getpid(), 9)\n")
+    script = (
+        "import os, pathlib\nfrom tui.team.cluster import running_cluster, server_bindir\n"
+        "with running_cluster(server_bindir()) as cluster:\n    print(cluster.folder, flush=True)\n    os.kill(os.getpid(), 9)\n"
+    )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     folder = Path(done.stdout.strip())
     assert done.returncode == -9 and folder.name.startswith("giftdesk-pg-")
@@ -143,7 +164,9 @@ def test_a_throwaway_cluster_goes_with_a_process_killed_before_it_stopped_it(pg_
         time.sleep(0.2)
 
 
-def test_a_commands_money_action_is_audited_in_the_team_database_or_not_sent(team_url, pg_cluster, sim_factory, demo_credentials):
+def test_a_commands_money_action_is_audited_in_the_team_database_or_not_sent(
+    team_url, pg_cluster, sim_factory, demo_credentials
+):
     import uuid
 
     from tui.team.database import TeamDatabase, migrate
@@ -151,10 +174,16 @@ def test_a_commands_money_action_is_audited_in_the_team_database_or_not_sent(tea
     migrate(TeamDatabase(team_url))
     sim = sim_factory()
     credential = demo_credentials["acme-sandbox"]
-    env = {"GIFTDESK_BASE_URL": sim.base_url, "GIFTDESK_CLIENT_ID": credential.client_id,
-           "GIFTDESK_CLIENT_SECRET": credential.client_secret, "GIFTDESK_DATABASE_URL": team_url}
+    env = {
+        "GIFTDESK_BASE_URL": sim.base_url,
+        "GIFTDESK_CLIENT_ID": credential.client_id,
+        "GIFTDESK_CLIENT_SECRET": credential.client_secret,
+        "GIFTDESK_DATABASE_URL": team_url,
+    }
     placed = str(uuid.uuid4())
-    result = giftdesk("order", "place", "--account", "1001", "--product", "101", "--value", "25", "--request-id", placed, env=env)
+    result = giftdesk(
+        "order", "place", "--account", "1001", "--product", "101", "--value", "25", "--request-id", placed, env=env
+    )
     assert result.exit_code == 0, result.output
     with psycopg.connect(team_url) as connection:
         entries = [json.loads(row[0]) for row in connection.execute("SELECT entry FROM audit ORDER BY id")]
@@ -163,7 +192,9 @@ def test_a_commands_money_action_is_audited_in_the_team_database_or_not_sent(tea
 
     refused = str(uuid.uuid4())
     away = {**env, "GIFTDESK_DATABASE_URL": f"postgresql://postgres@127.0.0.1:{pg_cluster.port + 1}/postgres"}
-    result = giftdesk("order", "place", "--account", "1001", "--product", "101", "--value", "25", "--request-id", refused, env=away)
+    result = giftdesk(
+        "order", "place", "--account", "1001", "--product", "101", "--value", "25", "--request-id", refused, env=away
+    )
     assert result.exit_code != 0 and "nothing was sent" in result.output and "Traceback" not in result.output
     shown = giftdesk("order", "show", refused, env=env)
     assert shown.exit_code == 3  # the service never heard of it
@@ -174,12 +205,38 @@ def test_a_money_action_with_the_team_database_away_is_refused_in_one_clear_mess
     # lines on stderr, and the hint spoke of the data folder. A process of its own: pytest's log capture
     # would hide what Python's last-resort handler prints.
     sim = sim_factory()
-    env = {**os.environ, "GIFTDESK_DATABASE_URL": "postgresql://giftdesk@127.0.0.1:1/giftdesk", "GIFTDESK_BASE_URL": sim.base_url,
-           "GIFTDESK_CLIENT_ID": "acme-sandbox-client", "GIFTDESK_CLIENT_SECRET": "sim-acme-sandbox-secret"}
-    result = subprocess.run([sys.executable, "-m", "tui", "order", "place", "--account", "1001", "--product", "201",
-                             "--value", "10.00", "--yes"], env=env, capture_output=True, text=True, timeout=60)
+    env = {
+        **os.environ,
+        "GIFTDESK_DATABASE_URL": "postgresql://giftdesk@127.0.0.1:1/giftdesk",
+        "GIFTDESK_BASE_URL": sim.base_url,
+        "GIFTDESK_CLIENT_ID": "acme-sandbox-client",
+        "GIFTDESK_CLIENT_SECRET": "sim-acme-sandbox-secret",
+    }
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tui",
+            "order",
+            "place",
+            "--account",
+            "1001",
+            "--product",
+            "201",
+            "--value",
+            "10.00",
+            "--yes",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 2
-    assert "the audit log cannot be written (team database postgresql://giftdesk@127.0.0.1:1/giftdesk unreachable" in result.stderr
+    assert (
+        "the audit log cannot be written (team database postgresql://giftdesk@127.0.0.1:1/giftdesk unreachable"
+        in result.stderr
+    )
     assert "giftdesk team check" in result.stderr and "data folder" not in result.stderr
     assert "error connecting" not in result.stderr and "Is the server running" not in result.stderr
     assert len(result.stderr.strip().splitlines()) == 3, result.stderr  # the RequestId, the refusal, the hint

@@ -75,7 +75,9 @@ def test_removing_the_last_rows_of_the_team_log_is_found(link, team_url):
     with psycopg.connect(team_url, autocommit=True) as connection:
         ids = [row[0] for row in connection.execute("SELECT id FROM audit ORDER BY id")]
         connection.execute("ALTER TABLE audit DISABLE TRIGGER audit_append_only")
-        connection.execute("DELETE FROM audit WHERE id >= %s", (ids[3],))  # the last two: the chain before them is whole
+        connection.execute(
+            "DELETE FROM audit WHERE id >= %s", (ids[3],)
+        )  # the last two: the chain before them is whole
         with pytest.raises(psycopg.errors.RaiseException, match="only moves on"):
             connection.execute("UPDATE audit_head SET last_id = %s, entries = 3", (ids[2],))
     cut = verify(team_url)
@@ -136,13 +138,17 @@ def test_a_payout_is_shared_masked_and_looked_up_where_its_weblink_is(team_datab
     ana, bo = open_link(team_database, "ana"), open_link(team_database, "bo", "desk-2")
     try:
         pinned = TeamWatchList(ana, "production").add("prod", "payout", CARD_CODE)
-        assert pinned.reference == "Zm9vYmFyYmF6cXV4MTIzNDU2%3D" and pinned.pinned_by == "ana"  # ana's giftdesk looks it up
+        assert (
+            pinned.reference == "Zm9vYmFyYmF6cXV4MTIzNDU2%3D" and pinned.pinned_by == "ana"
+        )  # ana's giftdesk looks it up
         memory_keyring.passwords.clear()  # bo's machine: another keyring, another seal key
         others = TeamWatchList(bo, "production")
         [seen] = others.items("prod")
         assert (seen.id, seen.kind, seen.label, seen.pinned_by) == (pinned.id, "payout", pinned.label, "ana")
         assert seen.reference == "" and "Zm9v" not in seen.label  # bo sees it, masked, and cannot look it up
-        assert others.add("prod", "payout", CARD_CODE).id == pinned.id  # pasted again: the same item, now looked up there too
+        assert (
+            others.add("prod", "payout", CARD_CODE).id == pinned.id
+        )  # pasted again: the same item, now looked up there too
         assert others.get(pinned.id).reference == pinned.reference  # type: ignore[union-attr]
 
         settled = others.record(pinned.id, "Completed", True, "transactionId T-1")
@@ -150,7 +156,9 @@ def test_a_payout_is_shared_masked_and_looked_up_where_its_weblink_is(team_datab
         late = TeamWatchList(ana, "production").record(pinned.id, "Pending", False)  # settled once for everybody
         assert late is not None and (late.status, late.final) == ("Completed", True)
         with psycopg.connect(team_url) as connection:
-            assert connection.execute("SELECT sealed FROM watch_items WHERE id = %s", (pinned.id,)).fetchone() == (None,)
+            assert connection.execute("SELECT sealed FROM watch_items WHERE id = %s", (pinned.id,)).fetchone() == (
+                None,
+            )
     finally:
         ana.close()
         bo.close()
@@ -163,7 +171,13 @@ def test_a_sandbox_and_a_production_profile_of_one_name_do_not_see_each_others_i
         assert production.items("acme") == [] and production.settle_order("acme", "REQ-1", "Succeeded") is None
         assert production.add("acme", "order", "REQ-1").id != pinned.id  # two lists: two items
         assert sandbox.lead("acme") and production.lead("acme")  # and a leader each
-        heard = {"what": "watch", "profile": "acme", "environment": "sandbox", "id": pinned.id, "item": dataclasses.asdict(pinned)}
+        heard = {
+            "what": "watch",
+            "profile": "acme",
+            "environment": "sandbox",
+            "id": pinned.id,
+            "item": dataclasses.asdict(pinned),
+        }
         assert production.heard(heard) is None and sandbox.heard(heard) == pinned
     finally:
         sandbox.close()
@@ -178,15 +192,36 @@ def test_a_sandbox_and_a_production_profile_of_one_name_do_not_see_each_others_i
 
 
 def test_nothing_secret_reaches_the_tables_in_clear(link, team_url):
-    secrets = ["Zm9vYmFyYmF6cXV4MTIzNDU2", "jane.doe@example.com", "5551234567", "ABCD-EFGH-IJKL-9876", "83917264", "+15559876543",
-               "the-callback-secret-123"]
-    TeamAuditLog(link).record(profile="prod", environment="production", action="redeem", subject=CARD_CODE,
-                              outcome="ok", wallet="Venmo", recipient="+15551234567",
-                              detail="sent to jane.doe@example.com")
-    TeamNotes(link, "production").add("prod", "REQ-1", f"re-sent {CARD_CODE} to jane.doe@example.com, code ABCD-EFGH-IJKL-9876 pin 83917264, "
-                          "called +15559876543 about 3f2c1a9e-0b4d-4e6f-8a1b-2c3d4e5f6a7b")
-    body = {"requestId": "REQ-1", "secretKey": "the-callback-secret-123",
-            "cards": [{"cardCode": "ABCD-EFGH-IJKL-9876", "pin": "83917264", "recipientEmail": "jane.doe@example.com"}]}
+    secrets = [
+        "Zm9vYmFyYmF6cXV4MTIzNDU2",
+        "jane.doe@example.com",
+        "5551234567",
+        "ABCD-EFGH-IJKL-9876",
+        "83917264",
+        "+15559876543",
+        "the-callback-secret-123",
+    ]
+    TeamAuditLog(link).record(
+        profile="prod",
+        environment="production",
+        action="redeem",
+        subject=CARD_CODE,
+        outcome="ok",
+        wallet="Venmo",
+        recipient="+15551234567",
+        detail="sent to jane.doe@example.com",
+    )
+    TeamNotes(link, "production").add(
+        "prod",
+        "REQ-1",
+        f"re-sent {CARD_CODE} to jane.doe@example.com, code ABCD-EFGH-IJKL-9876 pin 83917264, "
+        "called +15559876543 about 3f2c1a9e-0b4d-4e6f-8a1b-2c3d4e5f6a7b",
+    )
+    body = {
+        "requestId": "REQ-1",
+        "secretKey": "the-callback-secret-123",
+        "cards": [{"cardCode": "ABCD-EFGH-IJKL-9876", "pin": "83917264", "recipientEmail": "jane.doe@example.com"}],
+    }
     TeamInbox(link, "prod", "production").keep(Delivery.accepted_now("callback:REQ-1", CALLBACK, body, "127.0.0.1"))
     TeamWatchList(link, "production").add("prod", "payout", CARD_CODE)  # its token sealed, its digest the reference
     text = all_table_text(team_url)

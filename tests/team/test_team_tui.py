@@ -26,7 +26,9 @@ async def two_giftdesks(sim, database):
     try:
         async with first.run_test(size=SIZE) as pilot, second.run_test(size=SIZE) as other:
             for app, each in ((first, pilot), (second, other)):
-                await until(each, lambda app=app: app.team_listener is not None and app.team_listener.listening.is_set())
+                await until(
+                    each, lambda app=app: app.team_listener is not None and app.team_listener.listening.is_set()
+                )
                 app.watch_list  # noqa: B018 (asking for it starts it now)
             yield (first, pilot), (second, other)
     finally:
@@ -55,7 +57,9 @@ async def test_a_pin_a_note_and_a_callback_made_on_one_show_on_the_other(sim_fac
         shown = rendered(bo.screen, "#order-notes")
         assert "ana: customer called 10:42, [b]code[/b] re-sent" in shown  # literally, markup and all
 
-        assert ana.watch_list.settle_order(pending, "Succeeded", "settled by event callback:1")  # an order event, processed
+        assert ana.watch_list.settle_order(
+            pending, "Succeeded", "settled by event callback:1"
+        )  # an order event, processed
         await until(bo_pilot, lambda: any(f"{pending} ended Succeeded" in n for n in notifications(bo)), timeout=15)
         [settled] = bo.watch_list.items()
         assert settled.final and settled.detail == "settled by event callback:1"
@@ -68,7 +72,9 @@ async def test_one_giftdesk_polls_and_the_other_follows_its_results(sim, team_da
         assert ana.watch_list.leading != bo.watch_list.leading  # exactly one leads
         ana.watch_list.add_order(order)
         for app, pilot in ((ana, ana_pilot), (bo, bo_pilot)):
-            await until(pilot, lambda app=app: any(f"{order} ended Succeeded" in n for n in notifications(app)), timeout=10)
+            await until(
+                pilot, lambda app=app: any(f"{order} ended Succeeded" in n for n in notifications(app)), timeout=10
+            )
 
 
 async def test_a_payout_pinned_on_one_is_looked_up_there_and_ends_on_both(sim, team_database, memory_keyring):
@@ -78,7 +84,11 @@ async def test_a_payout_pinned_on_one_is_looked_up_there_and_ends_on_both(sim, t
         # Pinned where it does not lead: the giftdesk holding the weblink looks it up all the same.
         pinner, (other, other_pilot) = (bo, (ana, ana_pilot)) if ana.watch_list.leading else (ana, (bo, bo_pilot))
         pinned = pinner.watch_list.add_payout(code)
-        await until(other_pilot, lambda: any(f"Payout {pinned.label} ended Completed" in n for n in notifications(other)), timeout=15)
+        await until(
+            other_pilot,
+            lambda: any(f"Payout {pinned.label} ended Completed" in n for n in notifications(other)),
+            timeout=15,
+        )
         [seen] = other.watch_list.items()
         assert (seen.kind, seen.label, seen.final, seen.pinned_by) == ("payout", pinned.label, True, pinned.pinned_by)
         assert any(f"Payout {pinned.label} ended Completed" in n for n in notifications(pinner))
@@ -103,7 +113,9 @@ async def test_the_database_going_away_is_said_reads_fall_back_money_is_refused_
             assert [item.reference for item in app.watch_list.items()] == [pending]  # what was last seen
             assert [note.body for note in app.notes.for_order(PROFILE, pending)] == ["customer called 10:42"]
             with pytest.raises(OSError, match="unreachable"):  # a money action's audit line: so the action is not sent
-                audit_log().record(profile=PROFILE, environment="sandbox", action="redeem", subject="S", outcome="attempt")
+                audit_log().record(
+                    profile=PROFILE, environment="sandbox", action="redeem", subject="S", outcome="attempt"
+                )
             await pilot.press("w")  # pinning says why it cannot, rather than failing
             await pilot.pause()
             assert any("not pinned" in n and "unreachable" in n for n in notifications(app))

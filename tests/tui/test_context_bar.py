@@ -7,13 +7,17 @@ from rich.cells import cell_len
 
 from widgets.context_bar import Context, describe
 
-WATCHING_IN_PRODUCTION = Context(profile="acme-production", environment="production", account="2001 USD",
-                                 readonly=True, watching=12, attention=3)
+WATCHING_IN_PRODUCTION = Context(
+    profile="acme-production", environment="production", account="2001 USD", readonly=True, watching=12, attention=3
+)
 
 
 def test_a_wide_terminal_gets_every_word():
     text = describe(WATCHING_IN_PRODUCTION, 160)
-    assert text == " giftdesk │ profile acme-production │ PRODUCTION │ account 2001 USD │ READ-ONLY │ watching 12 · 3 need attention"
+    assert (
+        text
+        == " giftdesk │ profile acme-production │ PRODUCTION │ account 2001 USD │ READ-ONLY │ watching 12 · 3 need attention"
+    )
     assert describe(WATCHING_IN_PRODUCTION) == text
 
 

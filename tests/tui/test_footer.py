@@ -67,4 +67,3 @@ async def test_a_change_that_shows_the_same_keys_rebuilds_none(sim):
         await pilot.press("f")  # one that does: rebuilt
         await settle(pilot)
         assert shown_keys(screen) == wanted_keys(screen) and list(screen.query_one(Footer).query(FooterKey)) != keys
-

@@ -28,7 +28,9 @@ def write_hostile_audit() -> None:
     """The audit log is a file: its text is outside text too."""
     log = AuditLog()
     for text in HOSTILE_STRINGS:
-        log.record(profile="demo-sandbox", environment="sandbox", action=text[:40], subject=text, outcome=text, detail=text)
+        log.record(
+            profile="demo-sandbox", environment="sandbox", action=text[:40], subject=text, outcome=text, detail=text
+        )
 
 
 def check_drawn(app, where: str, *, expect_outside_text: bool) -> None:
@@ -40,7 +42,12 @@ def check_drawn(app, where: str, *, expect_outside_text: bool) -> None:
 
 
 def table_cells(screen) -> list[object]:
-    return [cell for table in screen.query(DataTable) for index in range(table.row_count) for cell in table.get_row_at(index)]
+    return [
+        cell
+        for table in screen.query(DataTable)
+        for index in range(table.row_count)
+        for cell in table.get_row_at(index)
+    ]
 
 
 @pytest.mark.parametrize("destination", DESTINATIONS, ids=[d.name for d in DESTINATIONS])
@@ -50,7 +57,9 @@ async def test_every_screen_shows_hostile_text_literally(hostile_sim, walk_data,
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         check_drawn(app, "start", expect_outside_text=True)
-        await app.navigate(destination.name, {"order": walk_data["order"], "payout": walk_data["payout"]}.get(destination.name))
+        await app.navigate(
+            destination.name, {"order": walk_data["order"], "payout": walk_data["payout"]}.get(destination.name)
+        )
         await settle(pilot)
         if destination.name == "order":
             await until(pilot, lambda: "10.13" in drawn(app) or "10.1" in drawn(app))
@@ -81,9 +90,14 @@ async def test_callbacks_and_card_detail_show_hostile_text_literally(hostile_sim
         await until(pilot, lambda: screen.hub.running)
         for text in HOSTILE_STRINGS:
             body = {"orderId": 7, "status": text, "requestId": text, "secretKey": SECRET, "totalCards": 1}
-            assert httpx.post(screen.hub.listener.url, json=body, timeout=30).status_code < 300  # each waits for its fsync
-        httpx.post(screen.hub.listener.url, json={"orderId": 7, "status": "x", "requestId": "y", "secretKey": HOSTILE_STRINGS[7]},
-                   timeout=30)
+            assert (
+                httpx.post(screen.hub.listener.url, json=body, timeout=30).status_code < 300
+            )  # each waits for its fsync
+        httpx.post(
+            screen.hub.listener.url,
+            json={"orderId": 7, "status": "x", "requestId": "y", "secretKey": HOSTILE_STRINGS[7]},
+            timeout=30,
+        )
         await until(pilot, lambda: screen.query_one("#inbox", DataTable).row_count >= len(HOSTILE_STRINGS))
         await settle(pilot)
         screen.query_one("#inbox", DataTable).focus()

@@ -45,12 +45,21 @@ def status(screen) -> str:
 
 def write_kept(path: Path, brands: list[dict], *, kept_at: float | None = None, size: int = 50) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"version": KEPT_PAGE_VERSION, "kept_at": time.time() if kept_at is None else kept_at,
-                                "page": [0, size, 1], "brands": brands}))
+    path.write_text(
+        json.dumps(
+            {
+                "version": KEPT_PAGE_VERSION,
+                "kept_at": time.time() if kept_at is None else kept_at,
+                "page": [0, size, 1],
+                "brands": brands,
+            }
+        )
+    )
 
 
 async def test_a_start_keeps_its_first_page_and_the_next_start_draws_it_before_the_service_answers(
-        sim_factory, kept_file):
+    sim_factory, kept_file
+):
     async with app_on(sim_factory()).run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         live = brand_lines(pilot.app.screen)
@@ -121,12 +130,16 @@ async def test_a_page_other_than_the_first_or_filtered_is_not_kept(sim, kept_fil
 async def test_the_kept_page_is_outside_text_and_is_shown_literally(sim, kept_file):
     hostile = "[bold red]x[/] [@click=app.quit]q[/] \x1b]52;c;aGk=\x07 \u202eevil"
     cell = [hostile, [[0, 3, "bold"]]]
-    write_kept(kept_file, [{"row": [cell] * 6, "title": cell, "products": [[cell] * 6],
-                            "sections": {"description": hostile}}])
+    write_kept(
+        kept_file, [{"row": [cell] * 6, "title": cell, "products": [[cell] * 6], "sections": {"description": hostile}}]
+    )
     # A wrong secret: the live page never comes, so the kept one stays, and says what it is.
     credential = demo_credential("acme-sandbox")
-    profiles = {"demo-sandbox": demo_profile("demo-sandbox", "sandbox", sim.base_url, credential.client_id,
-                                             "not-the-demo-secret")}
+    profiles = {
+        "demo-sandbox": demo_profile(
+            "demo-sandbox", "sandbox", sim.base_url, credential.client_id, "not-the-demo-secret"
+        )
+    }
     async with build_app(AppSettings(profiles=profiles, profile_name="demo-sandbox")).run_test() as pilot:
         await settle(pilot)
         screen = pilot.app.screen
@@ -136,19 +149,32 @@ async def test_the_kept_page_is_outside_text_and_is_shown_literally(sim, kept_fi
         assert status(screen).endswith("rows from the last start, just now")
 
 
-@pytest.mark.parametrize("content", [
-    b"{not json",
-    json.dumps({"version": 99, "kept_at": 0, "page": [0, 50, 1], "brands": []}).encode(),  # another version's shape
-    json.dumps({"version": 1, "page": [0, 50, 1], "brands": []}).encode(),  # the first version's: no time of keeping
-    json.dumps({"version": KEPT_PAGE_VERSION, "kept_at": 0, "page": [0, 10, 1], "brands": []}).encode(),  # page size
-    json.dumps({"version": KEPT_PAGE_VERSION, "kept_at": 0, "page": [0, 50, 1], "brands": [{"row": "x"}]}).encode(),
-    json.dumps({"version": KEPT_PAGE_VERSION, "kept_at": "soon", "page": [0, 50, 1], "brands": []}).encode(),
-    json.dumps([1, 2, 3]).encode(),
-    json.dumps({"version": KEPT_PAGE_VERSION, "kept_at": 0, "page": [0, 50, 1],  # more rows than a page
-                "brands": [{"row": [["x", []]] * 6}] * 51}).encode(),
-    b"[" * 100_000 + b"]" * 100_000,  # nested past the parser's depth
-    b" " * (MAX_FILE_BYTES + 1) + b"{}",  # too large to be a page: not read
-])
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"{not json",
+        json.dumps({"version": 99, "kept_at": 0, "page": [0, 50, 1], "brands": []}).encode(),  # another version's shape
+        json.dumps(
+            {"version": 1, "page": [0, 50, 1], "brands": []}
+        ).encode(),  # the first version's: no time of keeping
+        json.dumps(
+            {"version": KEPT_PAGE_VERSION, "kept_at": 0, "page": [0, 10, 1], "brands": []}
+        ).encode(),  # page size
+        json.dumps({"version": KEPT_PAGE_VERSION, "kept_at": 0, "page": [0, 50, 1], "brands": [{"row": "x"}]}).encode(),
+        json.dumps({"version": KEPT_PAGE_VERSION, "kept_at": "soon", "page": [0, 50, 1], "brands": []}).encode(),
+        json.dumps([1, 2, 3]).encode(),
+        json.dumps(
+            {
+                "version": KEPT_PAGE_VERSION,
+                "kept_at": 0,
+                "page": [0, 50, 1],  # more rows than a page
+                "brands": [{"row": [["x", []]] * 6}] * 51,
+            }
+        ).encode(),
+        b"[" * 100_000 + b"]" * 100_000,  # nested past the parser's depth
+        b" " * (MAX_FILE_BYTES + 1) + b"{}",  # too large to be a page: not read
+    ],
+)
 async def test_a_kept_page_that_cannot_be_used_is_passed_over_and_replaced(sim_factory, kept_file, content):
     kept_file.parent.mkdir(parents=True)
     kept_file.write_bytes(content)
@@ -165,9 +191,11 @@ async def test_each_profile_and_environment_keeps_its_own_and_the_demo_its_own(s
     async with app_on(sim).run_test() as pilot:
         await settle(pilot)
         await until(pilot, kept_file.exists)
-    for other in (first_page_path("demo-sandbox", "production", demo=True),
-                  first_page_path("demo-sandbox", "sandbox", demo=False),  # a real profile of the demo's name
-                  first_page_path("demo-production", "production", demo=True)):
+    for other in (
+        first_page_path("demo-sandbox", "production", demo=True),
+        first_page_path("demo-sandbox", "sandbox", demo=False),  # a real profile of the demo's name
+        first_page_path("demo-production", "production", demo=True),
+    ):
         assert not other.exists()
     async with app_on(sim, "demo-production").run_test() as pilot:
         await pilot.pause()
@@ -176,7 +204,9 @@ async def test_each_profile_and_environment_keeps_its_own_and_the_demo_its_own(s
         await until(pilot, first_page_path("demo-production", "production", demo=True).exists)
 
 
-async def test_keys_that_need_a_brand_say_the_catalog_is_still_loading_while_the_kept_page_shows(sim_factory, kept_file):
+async def test_keys_that_need_a_brand_say_the_catalog_is_still_loading_while_the_kept_page_shows(
+    sim_factory, kept_file
+):
     sim = sim_factory()
     async with app_on(sim).run_test() as pilot:
         await settle(pilot)
@@ -203,11 +233,21 @@ async def test_a_kept_brand_whose_detail_cannot_be_read_shows_its_row_and_says_s
 async def test_a_real_profile_keeps_its_page_apart_from_the_demos_and_draws_it_next_start(sim_factory, monkeypatch):
     credential = demo_credential("acme-sandbox")
     monkeypatch.setenv("ACME_SECRET", credential.client_secret)
-    profile = make_profile(name="demo-sandbox", environment="sandbox", base_url=sim_factory().base_url,
-                           client_id=credential.client_id, secret=SecretSource(kind="env", ref="ACME_SECRET"))
+    profile = make_profile(
+        name="demo-sandbox",
+        environment="sandbox",
+        base_url=sim_factory().base_url,
+        client_id=credential.client_id,
+        secret=SecretSource(kind="env", ref="ACME_SECRET"),
+    )
     assert not profile.is_demo
-    real, demo = first_page_path("demo-sandbox", "sandbox", demo=False), first_page_path("demo-sandbox", "sandbox", demo=True)
-    async with build_app(AppSettings(profiles={"demo-sandbox": profile}, profile_name="demo-sandbox")).run_test() as pilot:
+    real, demo = (
+        first_page_path("demo-sandbox", "sandbox", demo=False),
+        first_page_path("demo-sandbox", "sandbox", demo=True),
+    )
+    async with build_app(
+        AppSettings(profiles={"demo-sandbox": profile}, profile_name="demo-sandbox")
+    ).run_test() as pilot:
         await settle(pilot)
         await until(pilot, real.exists)
     assert not demo.exists()

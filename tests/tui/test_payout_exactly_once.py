@@ -62,7 +62,9 @@ async def test_concurrent_and_retried_redeems_make_one_payout(sim_factory):
     request = RedeemRequest(VENMO, recipient_handle="@ann_smith")
     async with ServiceClient(sim.base_url, cred.client_id, cred.client_secret, retry=QUICK_RETRY) as client:
         for card in cards:
-            results = await asyncio.gather(*(client.redeem_payout(card, request) for _ in range(5)), return_exceptions=True)
+            results = await asyncio.gather(
+                *(client.redeem_payout(card, request) for _ in range(5)), return_exceptions=True
+            )
             answered = [r for r in results if not isinstance(r, BaseException)]
             assert all(isinstance(r, ServiceError) for r in results if isinstance(r, BaseException))
             (payout,) = sim.payouts_for(token_of(card))

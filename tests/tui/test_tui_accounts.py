@@ -26,8 +26,6 @@ async def open_accounts(pilot) -> DataTable:
     return pilot.app.screen.query_one("#accounts", DataTable)
 
 
-
-
 async def choose(pilot, table: DataTable, account_id: int) -> None:
     row = next(i for i in range(table.row_count) if str(table.get_row_at(i)[1]) == str(account_id))
     table.move_cursor(row=row)
@@ -36,14 +34,15 @@ async def choose(pilot, table: DataTable, account_id: int) -> None:
 
 
 def row_of(table: DataTable, account_id: int) -> list[str]:
-    return next(cells for i in range(table.row_count) if (cells := [str(c) for c in table.get_row_at(i)])[1] == str(account_id))
-
-
+    return next(
+        cells for i in range(table.row_count) if (cells := [str(c) for c in table.get_row_at(i)])[1] == str(account_id)
+    )
 
 
 @pytest.mark.parametrize("size", [SIZE, WIDE], ids=["80x24", "160x48"])
 def test_every_account_with_balance_and_flags(sim_factory, snap_compare, size):
     sim = sim_factory()  # its own simulator: other tests' orders move the shared one's balances
+
     async def check(pilot):
         table = await open_accounts(pilot)
         assert table.row_count == 5
@@ -56,6 +55,7 @@ def test_every_account_with_balance_and_flags(sim_factory, snap_compare, size):
 
 def test_mismatched_and_inactive_accounts_cannot_be_chosen(sim_factory, snap_compare):
     sim = sim_factory()  # its own simulator: other tests' orders move the shared one's balances
+
     async def check(pilot):
         app = pilot.app
         table = await open_accounts(pilot)

@@ -16,10 +16,47 @@ SIZE = (80, 24)
 
 # Written as the AuditLog stores them (masked), with fixed times for the snapshot.
 ENTRIES = [
-    {"time": "2026-03-01T09:15:02+00:00", "profile": "demo-sandbox", "environment": "sandbox", "action": "redeem", "subject": "https://payouts.sim.giftdesk.test/redeem/****9A2M", "outcome": "completed", "wallet": "PayPal", "recipient": "a****@****.com", "detail": "HTTP 200; transactionId SIMTX-1; payoutBatchId SIMBATCH-1"},
-    {"time": "2026-03-01T09:16:40+00:00", "profile": "demo-sandbox", "environment": "sandbox", "action": "redeem", "subject": "https://payouts.sim.giftdesk.test/redeem/****9A2M", "outcome": "refused: Recipient ID does not match", "wallet": "PayPal", "recipient": "b****@****.com", "detail": "An earlier attempt used a different recipient: re-submit with that recipient."},
-    {"time": "2026-03-01T10:02:11+00:00", "profile": "demo-production", "environment": "production", "action": "test-order", "subject": "6f1c0a55-order", "outcome": "placed"},
-    {"time": "2026-03-01T10:05:59+00:00", "profile": "demo-production", "environment": "production", "action": "redeem", "subject": "https://payouts.sim.giftdesk.test/redeem/****Q7xw", "outcome": "unknown: POST /api/Integration/v2/payout/redeem/****Q7xw: timed out", "wallet": "Venmo", "recipient": "+****0001", "detail": "status checked before any retry"},
+    {
+        "time": "2026-03-01T09:15:02+00:00",
+        "profile": "demo-sandbox",
+        "environment": "sandbox",
+        "action": "redeem",
+        "subject": "https://payouts.sim.giftdesk.test/redeem/****9A2M",
+        "outcome": "completed",
+        "wallet": "PayPal",
+        "recipient": "a****@****.com",
+        "detail": "HTTP 200; transactionId SIMTX-1; payoutBatchId SIMBATCH-1",
+    },
+    {
+        "time": "2026-03-01T09:16:40+00:00",
+        "profile": "demo-sandbox",
+        "environment": "sandbox",
+        "action": "redeem",
+        "subject": "https://payouts.sim.giftdesk.test/redeem/****9A2M",
+        "outcome": "refused: Recipient ID does not match",
+        "wallet": "PayPal",
+        "recipient": "b****@****.com",
+        "detail": "An earlier attempt used a different recipient: re-submit with that recipient.",
+    },
+    {
+        "time": "2026-03-01T10:02:11+00:00",
+        "profile": "demo-production",
+        "environment": "production",
+        "action": "test-order",
+        "subject": "6f1c0a55-order",
+        "outcome": "placed",
+    },
+    {
+        "time": "2026-03-01T10:05:59+00:00",
+        "profile": "demo-production",
+        "environment": "production",
+        "action": "redeem",
+        "subject": "https://payouts.sim.giftdesk.test/redeem/****Q7xw",
+        "outcome": "unknown: POST /api/Integration/v2/payout/redeem/****Q7xw: timed out",
+        "wallet": "Venmo",
+        "recipient": "+****0001",
+        "detail": "status checked before any retry",
+    },
 ]
 
 
@@ -75,7 +112,12 @@ async def test_new_entries_show_on_the_next_visit(sim, audit_file):
         screen = await open_audit(app, pilot)
         await app.navigate("help")
         with audit_file.open("a") as log:
-            log.write(json.dumps({**ENTRIES[0], "time": "2026-03-02T08:00:00+00:00", "outcome": "completed (existing payout)"}) + "\n")
+            log.write(
+                json.dumps(
+                    {**ENTRIES[0], "time": "2026-03-02T08:00:00+00:00", "outcome": "completed (existing payout)"}
+                )
+                + "\n"
+            )
         await pilot.press("escape")
         await pilot.pause(0.2)
         assert rows(screen)[0] == "completed (existing payout)"
@@ -131,9 +173,15 @@ async def test_escape_in_the_export_dialog_writes_nothing(sim, tmp_path: Path):
 
 async def test_an_attempt_without_an_outcome_shows_as_outcome_unknown_with_its_check(sim, audit_file):
     """A write killed while it waited (kill -9) left only its attempt line: that is its trace (issue 24, item 3)."""
-    attempt = {"time": "2026-03-02T08:00:00+00:00", "profile": "demo-sandbox", "environment": "sandbox", "action": "place-order",
-               "subject": "0e7c6a3e-1111-4d5e-9f00-6a1b2c3d4e5f", "outcome": "attempt",
-               "detail": "account 1001, product 101, value 25 x 1; check: giftdesk order show 0e7c6a3e-1111-4d5e-9f00-6a1b2c3d4e5f"}
+    attempt = {
+        "time": "2026-03-02T08:00:00+00:00",
+        "profile": "demo-sandbox",
+        "environment": "sandbox",
+        "action": "place-order",
+        "subject": "0e7c6a3e-1111-4d5e-9f00-6a1b2c3d4e5f",
+        "outcome": "attempt",
+        "detail": "account 1001, product 101, value 25 x 1; check: giftdesk order show 0e7c6a3e-1111-4d5e-9f00-6a1b2c3d4e5f",
+    }
     with audit_file.open("a") as log:
         log.write(json.dumps(attempt) + "\n")
     app = app_on(sim)
@@ -141,4 +189,6 @@ async def test_an_attempt_without_an_outcome_shows_as_outcome_unknown_with_its_c
         screen = await open_audit(app, pilot)
         assert rows(screen)[0].startswith("outcome unknown")
         detail = str(screen.query_one("#audit-detail", Static).render())
-        assert "outcome unknown" in detail and "check: giftdesk order show 0e7c6a3e-1111-4d5e-9f00-6a1b2c3d4e5f" in detail
+        assert (
+            "outcome unknown" in detail and "check: giftdesk order show 0e7c6a3e-1111-4d5e-9f00-6a1b2c3d4e5f" in detail
+        )

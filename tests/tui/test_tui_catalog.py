@@ -44,8 +44,6 @@ def catalog_requests(monkeypatch) -> list:
 # --- helpers -----------------------------------------------------------------------
 
 
-
-
 async def apply_filters(pilot, **values: str) -> None:
     """Type each value into its (emptied) field, then press enter in the last one."""
     bar = pilot.app.screen.query_one(FilterBar)
@@ -92,15 +90,19 @@ def pager_text(screen) -> str:
     return str(screen.query_one("#pager-status").render())
 
 
-
-
 async def shown_in_full(pilot, brand_id: str) -> None:
     """Wait for the page and the brand's detail pane (filled a frame after the rows), not for time."""
     screen = pilot.app.screen
-    await until(pilot, lambda: not screen.pager.busy and screen.detail is not None
-                and screen.detail.internal_id == brand_id
-                and products(screen).row_count == len(screen.detail.products)
-                and products(screen).styles.height is not None)
+    await until(
+        pilot,
+        lambda: (
+            not screen.pager.busy
+            and screen.detail is not None
+            and screen.detail.internal_id == brand_id
+            and products(screen).row_count == len(screen.detail.products)
+            and products(screen).styles.height is not None
+        ),
+    )
     await pilot.wait_for_scheduled_animations()
 
 
@@ -166,7 +168,9 @@ async def test_jump_outside_the_pages_says_which_pages_exist(sim, catalog_reques
 
 
 async def test_newest_answer_wins(sim_factory):
-    slow = sim_factory(faults="latency=1s")  # long enough that the three presses all come before an answer, on a loaded machine too
+    slow = sim_factory(
+        faults="latency=1s"
+    )  # long enough that the three presses all come before an answer, on a loaded machine too
     async with app_on(slow).run_test(size=SIZE) as pilot:
         await settle(pilot)
         screen = pilot.app.screen
@@ -347,8 +351,12 @@ async def test_out_of_stock_and_read_only_offer_no_test_order(sim):
 
 def _app_with_wrong_secret(sim):
     profiles = demo_profiles(sim.base_url)
-    profiles["broken"] = dataclasses.replace(profiles["demo-sandbox"], name="broken", secret=SecretSource.inline_demo("wrong-secret"))
-    return build_app(AppSettings(profiles=profiles, profile_name="broken", client_options={"retry": RetryPolicy(attempts=1)}))
+    profiles["broken"] = dataclasses.replace(
+        profiles["demo-sandbox"], name="broken", secret=SecretSource.inline_demo("wrong-secret")
+    )
+    return build_app(
+        AppSettings(profiles=profiles, profile_name="broken", client_options={"retry": RetryPolicy(attempts=1)})
+    )
 
 
 def test_an_error_from_the_service_is_a_notification(sim, snap_compare):
@@ -365,7 +373,13 @@ def test_an_error_from_the_service_is_a_notification(sim, snap_compare):
 
 async def test_server_errors_leave_the_screen_usable(sim_factory):
     failing = sim_factory(faults="5xx=1")
-    app = build_app(AppSettings(profiles=demo_profiles(failing.base_url), profile_name="demo-sandbox", client_options={"retry": RetryPolicy(attempts=1)}))
+    app = build_app(
+        AppSettings(
+            profiles=demo_profiles(failing.base_url),
+            profile_name="demo-sandbox",
+            client_options={"retry": RetryPolicy(attempts=1)},
+        )
+    )
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert any("503" in m or "server" in m.lower() for m in notifications(app)), notifications(app)

@@ -18,8 +18,15 @@ SIZE = (100, 30)
 
 
 def product_102(**fields) -> Product:
-    return Product(id=102, name="Acme Books eGift", min_face_value=5, max_face_value=500, count=None,
-                   price={"min": 5, "max": 500, "currencyCode": "USD"}, **fields)
+    return Product(
+        id=102,
+        name="Acme Books eGift",
+        min_face_value=5,
+        max_face_value=500,
+        count=None,
+        price={"min": 5, "max": 500, "currencyCode": "USD"},
+        **fields,
+    )
 
 
 async def test_a_refused_test_order_says_what_happened_and_what_to_do(sim):
@@ -54,8 +61,12 @@ async def test_a_deleted_or_inactive_product_is_not_ordered(sim):
 
 async def test_403_says_the_credentials_lack_access_with_the_services_text(sim):
     credential = demo_credential("acme-catalog-only")
-    profiles = {**demo_profiles(sim.base_url), "demo-catalog-only": demo_profile(
-        "demo-catalog-only", "sandbox", sim.base_url, credential.client_id, credential.client_secret)}
+    profiles = {
+        **demo_profiles(sim.base_url),
+        "demo-catalog-only": demo_profile(
+            "demo-catalog-only", "sandbox", sim.base_url, credential.client_id, credential.client_secret
+        ),
+    }
     app = build_app(AppSettings(profiles=profiles, profile_name="demo-catalog-only"))
     async with app.run_test(size=SIZE) as pilot:
         await app.navigate("accounts")

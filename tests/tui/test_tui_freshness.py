@@ -83,7 +83,8 @@ def spaced(sim, endpoint: str, seconds: float) -> bool:
     log = sim.requests(endpoint)
     times = [logged.at for logged in log]
     return all(logged.status == 200 for logged in log) and all(
-        later - earlier >= seconds for earlier, later in itertools.pairwise(times))
+        later - earlier >= seconds for earlier, later in itertools.pairwise(times)
+    )
 
 
 async def test_an_open_ledger_refreshes_by_itself_as_often_as_its_limit_allows(sim_factory):
@@ -95,8 +96,9 @@ async def test_an_open_ledger_refreshes_by_itself_as_often_as_its_limit_allows(s
         await until(pilot, lambda: len(sim.requests("transactions")) >= 3, timeout=15)
         await until(pilot, lambda: BY_ITSELF.search(shown(screen, "#ledger-title")))
     assert spaced(sim, "transactions", 1.0)
-    assert {logged.query for logged in sim.requests("transactions")} == {f"startDate={screen.day_range.start}&endDate="
-                                                                         f"{screen.day_range.end}"}  # today's
+    assert {logged.query for logged in sim.requests("transactions")} == {
+        f"startDate={screen.day_range.start}&endDate={screen.day_range.end}"
+    }  # today's
 
 
 async def test_an_open_board_refreshes_by_itself_and_a_range_of_ended_days_is_never_asked_again(sim_factory):

@@ -26,7 +26,7 @@ def shown_whole(app, text: str, widget=None) -> bool:
     lines = screen_lines(app)
     if widget is not None:
         region = widget.region
-        lines = [line[region.x:region.right] for line in lines[region.y:region.bottom]]
+        lines = [line[region.x : region.right] for line in lines[region.y : region.bottom]]
     return any(text in line for line in lines)
 
 
@@ -129,8 +129,15 @@ async def test_the_orders_board_gives_a_wide_terminal_to_the_products(seeded):
 
 
 async def test_the_audit_gives_a_wide_terminal_to_the_outcome(sim):
-    AuditLog().record(profile="demo-sandbox", environment="sandbox", action=REDEEM, subject="…/abc…xyz",
-                      wallet="PayPal", recipient="a****@****.com", outcome="refused: Weblink is disabled")
+    AuditLog().record(
+        profile="demo-sandbox",
+        environment="sandbox",
+        action=REDEEM,
+        subject="…/abc…xyz",
+        wallet="PayPal",
+        recipient="a****@****.com",
+        outcome="refused: Weblink is disabled",
+    )
     app = app_on(sim)
     async with app.run_test(size=WIDE) as pilot:
         await app.navigate("audit")
@@ -153,5 +160,5 @@ async def test_the_orders_boards_summary_is_whole_at_80x24(seeded, monkeypatch):
         said = " ".join(str(summary.render()).split())
         assert "stuck > 15 min" in said and said.endswith("↓")
         region = summary.region
-        drawn = [line[region.x:region.right] for line in screen_lines(app)[region.y:region.bottom]]
+        drawn = [line[region.x : region.right] for line in screen_lines(app)[region.y : region.bottom]]
         assert " ".join(" ".join(drawn).split()) == said

@@ -30,7 +30,9 @@ WIDE = (160, 48)
 async def place(sim, demo_credentials, account: int, product: int, value: str, quantity: int = 1) -> str:
     credential = demo_credentials["acme-sandbox"]
     async with ServiceClient(sim.base_url, credential.client_id, credential.client_secret) as client:
-        return await client.place_order(PlaceOrder(str(uuid.uuid4()), account, [OrderLine(product, quantity, float(value))]))
+        return await client.place_order(
+            PlaceOrder(str(uuid.uuid4()), account, [OrderLine(product, quantity, float(value))])
+        )
 
 
 async def open_ledger(pilot, account_id: int = 1001):
@@ -83,10 +85,19 @@ async def test_the_detail_pane_shows_price_discount_fee_and_rate(sim_factory, de
         detail = text_of(screen, "#ledger-detail")
         # The provider's dialect: the price as a money object in the account's currency, and the fields
         # sent beyond the documented ones, as they came.
-        for expected in ("2 × Tea & Co £20 (Tea & Co)", "price 25.32 USD · estimated 25.32 USD", "discount 0.0%",
-                         "fee 0.00 USD", "rate 1 GBP = 1.265823 USD", "total 50.63 USD",
-                         "100,000.00 USD → 99,949.37 USD", "Also sent:", "brandWithDenominationCurrency: Tea & Co GBP 20",
-                         "orderType: Sandbox", "xeroCreditNoteNumber: —"):
+        for expected in (
+            "2 × Tea & Co £20 (Tea & Co)",
+            "price 25.32 USD · estimated 25.32 USD",
+            "discount 0.0%",
+            "fee 0.00 USD",
+            "rate 1 GBP = 1.265823 USD",
+            "total 50.63 USD",
+            "100,000.00 USD → 99,949.37 USD",
+            "Also sent:",
+            "brandWithDenominationCurrency: Tea & Co GBP 20",
+            "orderType: Sandbox",
+            "xeroCreditNoteNumber: —",
+        ):
             assert expected in detail
 
 
@@ -165,7 +176,9 @@ async def test_a_transaction_that_does_not_add_up_is_flagged(sim_factory):
         assert screen.ledger.has_class("-does-not-add-up")
 
 
-@pytest.mark.parametrize(("size", "broken"), [(SIZE, True), (SIZE, False), (WIDE, False)], ids=["80x24-broken", "80x24", "160x48"])
+@pytest.mark.parametrize(
+    ("size", "broken"), [(SIZE, True), (SIZE, False), (WIDE, False)], ids=["80x24-broken", "80x24", "160x48"]
+)
 def test_snapshot_ledger(sim_factory, snap_compare, size, broken):
     sim = sim_factory()
 
@@ -190,7 +203,9 @@ async def test_e_exports_the_ledger_as_numbers_a_spreadsheet_sums(sim_factory, d
         records = json.loads(text) if fmt == "json" else list(csv.DictReader(io.StringIO(text)))
         # Plain decimals with a currency column and plain words (issue 26), not "-25.32 USD" or "✓".
         assert [(r["Amount"], r["Balance after"], r["Currency"], r["Adds up"]) for r in records] == [
-            ("-25.32", "99974.68", "USD", "yes"), ("-25.0", "99949.68", "USD", "yes")]
+            ("-25.32", "99974.68", "USD", "yes"),
+            ("-25.0", "99949.68", "USD", "yes"),
+        ]
         assert sum(Decimal(r["Amount"]) for r in records) == Decimal("-50.32")
         assert [r["RequestId"] for r in records] == [row[6] for row in table_as_shown(screen.ledger.table)[1]]
 

@@ -28,7 +28,10 @@ def look(settings) -> dict:
 
 
 def test_the_config_file_carries_keymap_theme_and_palette(tmp_path, monkeypatch):
-    settings = settings_from(tmp_path, monkeypatch, """\
+    settings = settings_from(
+        tmp_path,
+        monkeypatch,
+        """\
 version = 1
 theme = "nord"            # sandbox only
 palette = "colour-blind"
@@ -36,17 +39,24 @@ palette = "colour-blind"
 [keymap]
 "go.profiles" = "f6"
 jump = "ctrl+g,colon"
-""")
+""",
+    )
     assert settings.config_problem is None
-    assert look(settings) == {"theme": "nord", "palette": "colour-blind",
-                              "keymap": {"go.profiles": "f6", "jump": "ctrl+g,colon"}}
+    assert look(settings) == {
+        "theme": "nord",
+        "palette": "colour-blind",
+        "keymap": {"go.profiles": "f6", "jump": "ctrl+g,colon"},
+    }
 
 
-@pytest.mark.parametrize("text, problem", [
-    ('version = 1\npalette = "rainbow"\n', "palette"),
-    ('version = 1\n[keymap]\n"go.profiles" = 6\n', "keymap.go.profiles"),
-    ('version = 1\nthemes = "nord"\n', "unknown setting(s): themes"),
-])
+@pytest.mark.parametrize(
+    "text, problem",
+    [
+        ('version = 1\npalette = "rainbow"\n', "palette"),
+        ('version = 1\n[keymap]\n"go.profiles" = 6\n', "keymap.go.profiles"),
+        ('version = 1\nthemes = "nord"\n', "unknown setting(s): themes"),
+    ],
+)
 def test_a_wrong_look_setting_is_a_config_problem(tmp_path, monkeypatch, text, problem):
     assert problem in settings_from(tmp_path, monkeypatch, text).config_problem
 
@@ -106,8 +116,7 @@ async def test_an_unknown_theme_is_said_and_giftdesk_s_is_used(sim):
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert app.theme == SANDBOX_THEME.name
-        assert any("Unknown theme 'no-such-theme'" in message and "nord" in message
-                   for message in notifications(app))
+        assert any("Unknown theme 'no-such-theme'" in message and "nord" in message for message in notifications(app))
 
 
 async def test_the_colour_blind_palette_colours_statuses_without_red_or_green(sim):
@@ -127,5 +136,10 @@ async def test_the_colour_blind_palette_colours_statuses_without_red_or_green(si
 def _profile():
     from tui.local.config import make_profile
 
-    return make_profile(name="support", environment="sandbox", base_url="https://api.example.test",
-                        client_id="id", secret={"kind": "env", "ref": "SUPPORT_SECRET"})
+    return make_profile(
+        name="support",
+        environment="sandbox",
+        base_url="https://api.example.test",
+        client_id="id",
+        secret={"kind": "env", "ref": "SUPPORT_SECRET"},
+    )

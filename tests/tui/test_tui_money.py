@@ -61,4 +61,7 @@ async def test_quitting_while_a_redeem_waits_leaves_outcome_unknown(sim_factory)
         await app.action_quit()
     attempt, ending = audit_lines()
     assert attempt["outcome"] == "attempt"
-    assert ending["outcome"].startswith("outcome unknown: cancelled") and "check: giftdesk payout status" in ending["outcome"]
+    assert (
+        ending["outcome"].startswith("outcome unknown: cancelled")
+        and "check: giftdesk payout status" in ending["outcome"]
+    )

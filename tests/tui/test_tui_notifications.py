@@ -34,16 +34,18 @@ def own_sim(sim_factory):
 
 
 def configure(sim, demo_credentials, **fields) -> None:
-    body = {"notificationUrl": "https://callbacks.example.com/giftdesk", "notificationUrlSandbox": "",
-            "secretKey": SECRET, **fields}
+    body = {
+        "notificationUrl": "https://callbacks.example.com/giftdesk",
+        "notificationUrlSandbox": "",
+        "secretKey": SECRET,
+        **fields,
+    }
     response = httpx.post(sim.base_url + NOTIFICATION_PATH, json=body, auth=demo_credentials["acme-sandbox"].auth)
     response.raise_for_status()
 
 
 def stored(sim, demo_credentials) -> dict:
     return httpx.get(sim.base_url + NOTIFICATION_PATH, auth=demo_credentials["acme-sandbox"].auth).json()
-
-
 
 
 async def open_screen(pilot) -> NotificationsScreen:
@@ -53,8 +55,6 @@ async def open_screen(pilot) -> NotificationsScreen:
     await until(pilot, lambda: screen.stored is not None)
     await pilot.pause()
     return screen
-
-
 
 
 async def type_into(pilot, screen, selector: str, text: str) -> None:
@@ -77,9 +77,16 @@ async def confirm(pilot, phrase: str | None = None) -> ConfirmScreen:
 
 @pytest.mark.parametrize(
     ("url", "production", "ok"),
-    [("", True, True), ("https://cb.example.com/x", True, True), ("http://cb.example.com/x", True, False),
-     ("HTTPS://cb.example.com", True, True), ("https://", True, False), ("cb.example.com", True, False),
-     ("http://127.0.0.1:8787/callback", False, True), ("ftp://x", False, False)],
+    [
+        ("", True, True),
+        ("https://cb.example.com/x", True, True),
+        ("http://cb.example.com/x", True, False),
+        ("HTTPS://cb.example.com", True, True),
+        ("https://", True, False),
+        ("cb.example.com", True, False),
+        ("http://127.0.0.1:8787/callback", False, True),
+        ("ftp://x", False, False),
+    ],
 )
 def test_url_rules(url, production, ok):
     assert (url_problem(url, production=production) is None) is ok
@@ -143,9 +150,11 @@ async def test_save_reads_back_shows_the_match_and_audits_masked(own_sim, demo_c
         await pilot.press("ctrl+s")
         await confirm(pilot)
         await until(pilot, lambda: "matches" in text_of(screen, "#config-state"))
-    assert stored(own_sim, demo_credentials) == {"notificationUrl": "https://callbacks.example.com/giftdesk",
-                                                 "notificationUrlSandbox": "http://127.0.0.1:9/callback",
-                                                 "secretKey": new_secret}
+    assert stored(own_sim, demo_credentials) == {
+        "notificationUrl": "https://callbacks.example.com/giftdesk",
+        "notificationUrlSandbox": "http://127.0.0.1:9/callback",
+        "secretKey": new_secret,
+    }
     [entry] = AuditLog().entries(action=NOTIFICATION_CHANGE)
     assert entry.outcome == "saved; read-back matches" and "secret changed" in entry.detail
     assert new_secret not in AuditLog().path.read_text()
@@ -227,7 +236,9 @@ async def test_place_order_callback_arrives_and_order_is_shown_final(own_sim, de
         def settled(kind: str) -> list[str] | None:
             return next((row for row in inbox_rows(screen) if row[1] == kind and "Succeeded" in row[4]), None)
 
-        await until(pilot, lambda: settled("callback") and settled("ordercompleted.v1"))  # both kinds, the demo's webhooks too
+        await until(
+            pilot, lambda: settled("callback") and settled("ordercompleted.v1")
+        )  # both kinds, the demo's webhooks too
         good = settled("callback")
         assert good[2:] == [f"callback:{request_id}", "✓ accepted", f"order {request_id} Succeeded"]
         [forged] = [row for row in inbox_rows(screen) if "refused" in row[3]]

@@ -35,7 +35,9 @@ from widgets.masked import MaskedValue
 SIZE = (80, 24)
 CHECKOUT = "/api/integration/v1.0/orders/checkout"
 QUICK_RETRIES = {"retry": RetryPolicy(attempts=2, base_delay=0.01, max_delay=0.01)}
-SLOW_STEPS = TIMING_PRESETS["fast"].replace(step_seconds=2.5)  # each state lasts long enough to be seen on a loaded machine
+SLOW_STEPS = TIMING_PRESETS["fast"].replace(
+    step_seconds=2.5
+)  # each state lasts long enough to be seen on a loaded machine
 LONG_PAUSE = TIMING_PRESETS["fast"].replace(pause_seconds=120.0)
 NOT_STARTED = TIMING_PRESETS["fast"].replace(step_seconds=120.0)
 
@@ -68,19 +70,29 @@ def frozen_sim_clock(monkeypatch):
 # --- helpers ---------------------------------------------------------------------------
 
 
-def place(sim, *lines: tuple[int, str, int], request_id: str | None = None,
-          credential: str = "acme-sandbox", account: int = 1001) -> str:
+def place(
+    sim,
+    *lines: tuple[int, str, int],
+    request_id: str | None = None,
+    credential: str = "acme-sandbox",
+    account: int = 1001,
+) -> str:
     """Place an order over plain HTTP: lines are (product id, face value, quantity)."""
     request_id = request_id or str(uuid.uuid4())
-    body = {"RequestId": request_id, "AccountId": account,
-            "Products": [{"ProductId": p, "Value": float(v), "Quantity": q} for p, v, q in lines]}
+    body = {
+        "RequestId": request_id,
+        "AccountId": account,
+        "Products": [{"ProductId": p, "Value": float(v), "Quantity": q} for p, v, q in lines],
+    }
     response = httpx.post(sim.base_url + CHECKOUT, json=body, auth=demo_credential(credential).auth)
     assert response.status_code == 200, response.text
     return request_id
 
 
 def sim_status(sim, request_id: str, credential: str = "acme-sandbox") -> str:
-    response = httpx.get(f"{sim.base_url}/api/integration/v1.0/orders/{request_id}", auth=demo_credential(credential).auth)
+    response = httpx.get(
+        f"{sim.base_url}/api/integration/v1.0/orders/{request_id}", auth=demo_credential(credential).auth
+    )
     return response.json()["status"]
 
 
@@ -89,8 +101,6 @@ def wait_final(sim, request_id: str) -> None:
     while not is_order_final(sim_status(sim, request_id)):
         assert time.monotonic() < deadline, "the simulator's order never became final"
         time.sleep(0.1)
-
-
 
 
 async def open_order(pilot, request_id: str, status: str | None = None) -> OrderScreen:
@@ -102,13 +112,9 @@ async def open_order(pilot, request_id: str, status: str | None = None) -> Order
     return screen
 
 
-
-
 def cell_texts(screen, table_id: str) -> list[list[str]]:
     table = screen.query_one(table_id)
     return [[str(cell) for cell in table.get_row_at(i)] for i in range(table.row_count)]
-
-
 
 
 async def select_card(pilot, screen, status: str) -> None:
@@ -234,7 +240,9 @@ async def test_codes_are_masked_until_revealed_and_audited_without_the_code(sim)
         assert app.clipboard == card.card_code
         await pilot.press("n")
         assert app.clipboard == card.pin
-        assert f"The code of card {card.serial_number} is on the clipboard. It is cleared from it in 30 s." in notes(app)
+        assert f"The code of card {card.serial_number} is on the clipboard. It is cleared from it in 30 s." in notes(
+            app
+        )
 
         entries = AuditLog().entries()
         assert [e.action for e in entries] == [CARD_COPY, CARD_COPY, CARD_REVEAL]
@@ -243,7 +251,9 @@ async def test_codes_are_masked_until_revealed_and_audited_without_the_code(sim)
         # The chain's hashes are hex and the times digits: a four-digit PIN may appear in them by chance, so the
         # entries' other fields are read, for the PIN as a number of its own.
         stored = str([entry.model_dump(exclude={"time"}) for entry in AuditLog().entries()])
-        assert card.card_code not in stored and not re.search(rf"(?<![0-9A-Za-z]){card.pin}(?![0-9A-Za-z])", stored), stored
+        assert card.card_code not in stored and not re.search(rf"(?<![0-9A-Za-z]){card.pin}(?![0-9A-Za-z])", stored), (
+            stored
+        )
 
 
 async def test_a_paused_card_cannot_be_revealed_or_copied(sim_factory):
@@ -415,8 +425,14 @@ async def test_unreachable_is_said_and_retried(sim, sim_factory):
 def product_102():
     from tui.api.models import Product
 
-    return Product(id=102, name="Acme Books eGift", min_face_value=5, max_face_value=500, count=None,
-                   price={"min": 5, "max": 500, "currencyCode": "USD"})
+    return Product(
+        id=102,
+        name="Acme Books eGift",
+        min_face_value=5,
+        max_face_value=500,
+        count=None,
+        price={"min": 5, "max": 500, "currencyCode": "USD"},
+    )
 
 
 async def open_form(pilot, product=None, request_id="FORM-0001") -> TestOrderScreen:
@@ -439,7 +455,9 @@ async def press_place(pilot) -> None:
 
 
 def placed(sim, request_id, credential="acme-sandbox") -> bool:
-    response = httpx.get(f"{sim.base_url}/api/integration/v1.0/orders/{request_id}", auth=demo_credential(credential).auth)
+    response = httpx.get(
+        f"{sim.base_url}/api/integration/v1.0/orders/{request_id}", auth=demo_credential(credential).auth
+    )
     return response.status_code == 200
 
 
@@ -494,7 +512,10 @@ async def test_sandbox_test_order_is_confirmed_placed_audited_and_followed(sim):
         entry, attempt = AuditLog().entries(action=TEST_ORDER)
         assert (entry.subject, entry.outcome, entry.environment) == (request_id, "placed", "sandbox")
         assert entry.detail == "account 1001, product 102, value 12.5 x 2"
-        assert attempt.outcome == "attempt" and attempt.detail == f"{entry.detail}; check: giftdesk order show {request_id}"
+        assert (
+            attempt.outcome == "attempt"
+            and attempt.detail == f"{entry.detail}; check: giftdesk order show {request_id}"
+        )
 
 
 async def test_production_needs_the_typed_phrase_and_nothing_is_placed_without_it(sim):
@@ -571,7 +592,11 @@ async def test_a_network_failure_keeps_the_request_id_and_the_retry_resends_it(s
     assert sent == [request_id, request_id]
     outcomes = [e.outcome for e in AuditLog().entries(action=TEST_ORDER)]
     assert [outcome.split(";")[0].split(":")[0] for outcome in outcomes] == [
-        "placed (found after a lost answer)", "attempt", "outcome unknown", "attempt"]
+        "placed (found after a lost answer)",
+        "attempt",
+        "outcome unknown",
+        "attempt",
+    ]
 
 
 # --- snapshots ------------------------------------------------------------------------------
@@ -618,7 +643,10 @@ def test_snapshot_unknown_request_id(snap_compare, sim):
     async def run_before(pilot) -> None:
         await pilot.app.navigate("order", "NO-SUCH-ORDER")
         # The message and its toast both arrive before the toast is cleared (it would cover the screen).
-        await until(pilot, lambda: "No order" in static_text(pilot.app.screen, "#order-message") and len(pilot.app._notifications) > 0)
+        await until(
+            pilot,
+            lambda: "No order" in static_text(pilot.app.screen, "#order-message") and len(pilot.app._notifications) > 0,
+        )
         pilot.app.clear_notifications()
         await pilot.pause()
 

@@ -34,7 +34,9 @@ HISTORY = "/api/integration/v1.0/orders"
 
 @pytest.fixture(scope="module")
 def seeded():
-    with SimulatorServer(SimulatorSettings(seed=11, history=120, limits=None)) as server:  # shared by the module: no limits (conftest, sim)
+    with SimulatorServer(
+        SimulatorSettings(seed=11, history=120, limits=None)
+    ) as server:  # shared by the module: no limits (conftest, sim)
         yield server
 
 
@@ -67,11 +69,16 @@ async def open_recent_board(pilot) -> OrdersScreen:
 
 def column(screen: OrdersScreen, index: int) -> list[str]:
     table = screen.table
-    return [str(getattr(table.get_row_at(row)[index], "plain", table.get_row_at(row)[index])) for row in range(table.row_count)]
+    return [
+        str(getattr(table.get_row_at(row)[index], "plain", table.get_row_at(row)[index]))
+        for row in range(table.row_count)
+    ]
 
 
 def created_date(sim, demo_credentials, line: dict) -> datetime:
-    order = httpx.get(f"{sim.base_url}{HISTORY}/{line['clientReferenceNumber']}", auth=demo_credentials["acme-sandbox"].auth)
+    order = httpx.get(
+        f"{sim.base_url}{HISTORY}/{line['clientReferenceNumber']}", auth=demo_credentials["acme-sandbox"].auth
+    )
     return datetime.fromisoformat(order.json()["createdDate"])
 
 
@@ -96,8 +103,12 @@ async def test_the_board_opens_on_today_with_counts_and_stuck_orders(seeded, dem
         await until(pilot, lambda: not any(row.time_unknown for row in screen.rows))
         await settle(pilot)
         now = datetime.now(UTC).replace(tzinfo=None)
-        stuck = {line["clientReferenceNumber"] for line in lines if line["status"] == "Pending"
-                 and now - created_date(seeded, demo_credentials, line) > timedelta(minutes=DEFAULT_STUCK_MINUTES)}
+        stuck = {
+            line["clientReferenceNumber"]
+            for line in lines
+            if line["status"] == "Pending"
+            and now - created_date(seeded, demo_credentials, line) > timedelta(minutes=DEFAULT_STUCK_MINUTES)
+        }
         flagged = {row.request_id for row in screen.rows if row.stuck}
         assert flagged == stuck and stuck
         assert all(cell.endswith(STUCK_MARK.strip()) for cell in column(screen, 1) if "Pending" in cell)
@@ -227,8 +238,16 @@ async def test_the_lines_drawn_follow_each_keystroke_and_the_cursor(seeded):
         await settle(pilot)
         table = screen.table
         word = (screen.rows[3].line.product_name or "").split()[0]
-        steps = [("slash", *word), *[("backspace",)] * len(word), ("escape", "down", "down", "up"), ("pagedown", "down"),
-                 ("slash", "o"), ("backspace",), ("escape", "s"), ("S", "end", "home")]
+        steps = [
+            ("slash", *word),
+            *[("backspace",)] * len(word),
+            ("escape", "down", "down", "up"),
+            ("pagedown", "down"),
+            ("slash", "o"),
+            ("backspace",),
+            ("escape", "s"),
+            ("S", "end", "home"),
+        ]
         for keys in steps:
             await pilot.press(*keys)
             await pilot.pause()
@@ -236,7 +255,7 @@ async def test_the_lines_drawn_follow_each_keystroke_and_the_cursor(seeded):
             table.refresh()
             assert drawn(table) == lines
             top = table.scroll_offset.y
-            for y, line in enumerate(lines[1:len(screen.shown) - top + 1]):
+            for y, line in enumerate(lines[1 : len(screen.shown) - top + 1]):
                 assert screen.shown[top + y].request_id in line.text
             assert screen.highlighted_request_id() in rendered(screen, "#orders-detail")
 
@@ -261,12 +280,23 @@ async def test_jump_to_orders_and_range_keys(seeded):
 FIXED_DAY = date(2026, 11, 2)
 
 
-def fixed_line(number: int, minute: int, status: str, product: str, denomination: str, quantity: int, sub_total: float) -> dict:
+def fixed_line(
+    number: int, minute: int, status: str, product: str, denomination: str, quantity: int, sub_total: float
+) -> dict:
     return {
-        "clientName": "Acme", "orderNumber": f"O-0676{number:04d}", "orderDate": "2026-11-02T00:00:00",  # a day
-        "clientReferenceNumber": f"6f1c0a55-0000-4000-8000-00000000{number:04d}", "channel": "Sandbox",
-        "productName": product, "denomination": denomination, "quantity": quantity, "unitPrice": sub_total / quantity,
-        "subTotal": sub_total, "total": sub_total, "accountCurrency": "USD", "status": status,
+        "clientName": "Acme",
+        "orderNumber": f"O-0676{number:04d}",
+        "orderDate": "2026-11-02T00:00:00",  # a day
+        "clientReferenceNumber": f"6f1c0a55-0000-4000-8000-00000000{number:04d}",
+        "channel": "Sandbox",
+        "productName": product,
+        "denomination": denomination,
+        "quantity": quantity,
+        "unitPrice": sub_total / quantity,
+        "subTotal": sub_total,
+        "total": sub_total,
+        "accountCurrency": "USD",
+        "status": status,
     }
 
 
@@ -289,8 +319,13 @@ def fixed_service(request: httpx.Request) -> httpx.Response:
 
 
 def fixed_app():
-    return build_app(AppSettings(profiles=demo_profiles("http://svc.test"), profile_name="demo-sandbox",
-                                 client_options={"transport": httpx.MockTransport(fixed_service)}))
+    return build_app(
+        AppSettings(
+            profiles=demo_profiles("http://svc.test"),
+            profile_name="demo-sandbox",
+            client_options={"transport": httpx.MockTransport(fixed_service)},
+        )
+    )
 
 
 @pytest.mark.parametrize("size", [SIZE, WIDE], ids=["80x24", "160x48"])
@@ -302,8 +337,10 @@ def test_snapshot_board(snap_compare, size):
         await until(pilot, lambda: not screen.table.loading)
         await settle(pilot)
         assert screen.table.row_count == len(FIXED_LINES)
-        assert [row.request_id for row in screen.rows if row.stuck] == [FIXED_LINES[4]["clientReferenceNumber"],
-                                                                         FIXED_LINES[2]["clientReferenceNumber"]]
+        assert [row.request_id for row in screen.rows if row.stuck] == [
+            FIXED_LINES[4]["clientReferenceNumber"],
+            FIXED_LINES[2]["clientReferenceNumber"],
+        ]
         assert "[bold]Brand[/] ␛]52;c;x␇" in column(screen, 5)  # outside text shown, never obeyed
 
     assert snap_compare(fixed_app(), terminal_size=size, run_before=show)
@@ -326,16 +363,29 @@ def todays_service(asked: list[str], *, answer_orders: bool):
             if not answer_orders:
                 return httpx.Response(503)
             created = datetime.now(UTC).replace(tzinfo=None) - timedelta(hours=2 if request_id.endswith("3") else 0)
-            return httpx.Response(200, json={"orderId": 1, "requestId": request_id, "status": "Pending", "total": 1,
-                                             "createdDate": created.isoformat(timespec="milliseconds")})
+            return httpx.Response(
+                200,
+                json={
+                    "orderId": 1,
+                    "requestId": request_id,
+                    "status": "Pending",
+                    "total": 1,
+                    "createdDate": created.isoformat(timespec="milliseconds"),
+                },
+            )
         return fixed_service(request)
 
     return service
 
 
 def app_answering(service):
-    return build_app(AppSettings(profiles=demo_profiles("http://svc.test"), profile_name="demo-sandbox",
-                                 client_options={"transport": httpx.MockTransport(service)}))
+    return build_app(
+        AppSettings(
+            profiles=demo_profiles("http://svc.test"),
+            profile_name="demo-sandbox",
+            client_options={"transport": httpx.MockTransport(service)},
+        )
+    )
 
 
 async def test_stuck_comes_from_get_orders_time_asked_only_for_the_not_final_rows():
@@ -345,7 +395,9 @@ async def test_stuck_comes_from_get_orders_time_asked_only_for_the_not_final_row
         screen = await open_board(pilot)
         await until(pilot, lambda: not any(row.time_unknown for row in screen.rows))
         await settle(pilot)
-        not_final = {line["clientReferenceNumber"] for line in FIXED_LINES if line["status"] in ("Pending", "Processing")}
+        not_final = {
+            line["clientReferenceNumber"] for line in FIXED_LINES if line["status"] in ("Pending", "Processing")
+        }
         assert sorted(asked) == sorted(not_final)  # once each, and never for a final order
         # Placed 2 hours ago: stuck; placed just now: not (the day alone flagged both before).
         assert [row.request_id for row in screen.rows if row.stuck] == [FIXED_LINES[2]["clientReferenceNumber"]]
@@ -363,8 +415,9 @@ async def test_a_row_whose_time_is_not_known_says_so():
         await until(pilot, lambda: len(asked) >= 2)
         await settle(pilot)
         unknown = [row for row in screen.rows if row.time_unknown]
-        assert {row.request_id for row in unknown} == {line["clientReferenceNumber"] for line in FIXED_LINES
-                                                        if line["status"] in ("Pending", "Processing")}
+        assert {row.request_id for row in unknown} == {
+            line["clientReferenceNumber"] for line in FIXED_LINES if line["status"] in ("Pending", "Processing")
+        }
         assert not any(row.stuck for row in screen.rows)  # not guessed from the day
         times = dict(zip(column(screen, 7), column(screen, 0), strict=True))
         assert all(times[row.request_id].endswith("--:--") for row in unknown)

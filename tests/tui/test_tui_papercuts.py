@@ -81,10 +81,17 @@ def _no_session_app():
     from tui.local.config import make_profile
 
     profiles = {
-        name: make_profile(name=name, environment=environment, base_url="https://api.giftdesk-example.com/v1",
-                           client_id=f"acme-{environment}-client-0001", secret={"kind": kind, "ref": ref})
-        for name, environment, kind, ref in [("support-sandbox", "sandbox", "env", "SANDBOX_SECRET"),
-                                             ("support-production", "production", "keyring", "")]
+        name: make_profile(
+            name=name,
+            environment=environment,
+            base_url="https://api.giftdesk-example.com/v1",
+            client_id=f"acme-{environment}-client-0001",
+            secret={"kind": kind, "ref": ref},
+        )
+        for name, environment, kind, ref in [
+            ("support-sandbox", "sandbox", "env", "SANDBOX_SECRET"),
+            ("support-production", "production", "keyring", ""),
+        ]
     }
     return build_app(AppSettings(profiles=profiles))
 
@@ -119,7 +126,9 @@ def test_the_profiles_table_keeps_the_secret_column(snap_compare, size):
         table = pilot.app.screen.query_one("#profiles-table", DataTable)
         labels = [column.label.plain for column in table.columns.values()]
         assert labels.index("Secret from") < labels.index("Base URL")
-        offset = sum(column.get_render_width(table) for column in list(table.columns.values())[:labels.index("Read-only") + 1])
+        offset = sum(
+            column.get_render_width(table) for column in list(table.columns.values())[: labels.index("Read-only") + 1]
+        )
         assert offset <= size[0]  # the secret's source and read-only are on screen
 
     assert snap_compare(_no_session_app(), terminal_size=size, run_before=check)

@@ -62,7 +62,11 @@ def payout_cards(sim, count: int = 1, *, value: float = 10.0, credential: str = 
     """Card codes (payout URLs) of a new payout order, once Sold. Tolerates injected faults."""
     cred = demo_credential(credential)
     request_id = str(uuid.uuid4())
-    body = {"RequestId": request_id, "AccountId": ACCOUNTS[credential], "Products": [{"ProductId": PAYOUT_PRODUCT, "Quantity": count, "Value": value}]}
+    body = {
+        "RequestId": request_id,
+        "AccountId": ACCOUNTS[credential],
+        "Products": [{"ProductId": PAYOUT_PRODUCT, "Quantity": count, "Value": value}],
+    }
     with httpx.Client(base_url=sim.base_url, auth=cred.auth, timeout=5) as http:
         for _ in range(50):
             try:
@@ -91,8 +95,6 @@ def token_of(card_code: str) -> str:
 # --- driving the screen --------------------------------------------------------------
 
 
-
-
 async def open_payout(app, pilot, card_code: str | None = None) -> PayoutScreen:
     await app.navigate("payout", card_code)
     await pilot.pause()
@@ -100,9 +102,9 @@ async def open_payout(app, pilot, card_code: str | None = None) -> PayoutScreen:
     return app.screen
 
 
-
-
-async def fill(pilot, screen: PayoutScreen, wallet: str | None, kind: str = "email", value: str = "", *, typed: bool = False) -> None:
+async def fill(
+    pilot, screen: PayoutScreen, wallet: str | None, kind: str = "email", value: str = "", *, typed: bool = False
+) -> None:
     if wallet is not None:
         await pilot.click(f"#wallet-{wallet}")
     await pilot.click(f"#kind-{kind}")
@@ -329,7 +331,10 @@ async def test_unclaimed_explains_the_claim_window(sim):
 
 @pytest.mark.parametrize(
     ("value", "message", "advice"),
-    [(10.21, "Weblink is disabled", "disabled by the provider"), (10.22, "Payout weblink expired", "past its expiration date")],
+    [
+        (10.21, "Weblink is disabled", "disabled by the provider"),
+        (10.22, "Payout weblink expired", "past its expiration date"),
+    ],
 )
 async def test_disabled_and_expired_weblinks_show_the_service_text(sim, private_dirs, value, message, advice):
     (card,) = payout_cards(sim, value=value)
@@ -415,7 +420,12 @@ async def test_429_waits_and_retries_visibly_then_succeeds(sim_factory):
     cred = demo_credential("acme-sandbox")
 
     def redeem_elsewhere() -> None:  # another session holds the weblink meanwhile
-        httpx.post(f"{sim.base_url}/api/Integration/v2/payout/redeem/{token_of(card)}", json={"wallet": PAYPAL, "recipientEmail": "ann@example.com"}, auth=cred.auth, timeout=5)
+        httpx.post(
+            f"{sim.base_url}/api/Integration/v2/payout/redeem/{token_of(card)}",
+            json={"wallet": PAYPAL, "recipientEmail": "ann@example.com"},
+            auth=cred.auth,
+            timeout=5,
+        )
 
     app = app_on(sim)
     async with app.run_test(size=SIZE) as pilot:
@@ -494,7 +504,11 @@ async def test_status_lookup_refreshes_live_until_final(sim_factory):
     cred = demo_credential("acme-sandbox")
     app = app_on(sim)
     async with app.run_test(size=SIZE) as pilot:
-        answer = httpx.post(f"{sim.base_url}/api/Integration/v2/payout/redeem/{token_of(card)}", json={"wallet": VENMO, "recipientHandle": "@processing_ann"}, auth=cred.auth)
+        answer = httpx.post(
+            f"{sim.base_url}/api/Integration/v2/payout/redeem/{token_of(card)}",
+            json={"wallet": VENMO, "recipientHandle": "@processing_ann"},
+            auth=cred.auth,
+        )
         assert answer.status_code == 202
         screen = await open_payout(app, pilot, card)  # the order inspector's jump
         assert screen.query_one("#weblink", Input).value == card

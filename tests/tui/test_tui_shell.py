@@ -109,7 +109,10 @@ async def test_switch_drops_cache_and_never_carries_an_account_across_environmen
 class _WriteScreen(BaseScreen):
     destination = "write-test"
     WRITE_ACTIONS = frozenset({"place"})
-    BINDINGS = [Binding("p", "place", "Place order", id="write-test.place"), Binding("r", "reload", "Reload", id="write-test.reload")]
+    BINDINGS = [
+        Binding("p", "place", "Place order", id="write-test.place"),
+        Binding("r", "reload", "Reload", id="write-test.reload"),
+    ]
     placed = 0
 
     def compose_body(self):
@@ -150,7 +153,9 @@ async def test_first_run_explains_and_offers_the_demo():
     app = build_app(AppSettings())
     async with app.run_test(size=SIZE) as pilot:
         assert app.screen.destination == "first-run"
-        text = " ".join(str(w.render()) for w in app.screen.query("Markdown *, #config-problem"))  # the file's words: literal
+        text = " ".join(
+            str(w.render()) for w in app.screen.query("Markdown *, #config-problem")
+        )  # the file's words: literal
         assert "giftdesk profiles add" in text
         await pilot.press("d")
         await pilot.pause()
@@ -180,7 +185,9 @@ async def test_corrupt_config_message_is_on_the_first_screen(tmp_path: Path):
     settings = AppSettings(config_problem=f"{tmp_path}/config.toml: not valid TOML (line 1)")
     app = build_app(settings)
     async with app.run_test(size=SIZE):
-        text = " ".join(str(w.render()) for w in app.screen.query("Markdown *, #config-problem"))  # the file's words: literal
+        text = " ".join(
+            str(w.render()) for w in app.screen.query("Markdown *, #config-problem")
+        )  # the file's words: literal
         assert "could not be read" in text and "not valid TOML" in text
 
 
@@ -193,7 +200,13 @@ def test_unknown_profile_on_the_command_line_names_the_known_ones(tmp_path: Path
 def _env_profile():
     from tui.local.config import make_profile
 
-    return make_profile(name="support", environment="sandbox", base_url="https://api.example.test", client_id="id", secret={"kind": "env", "ref": "SUPPORT_SECRET"})
+    return make_profile(
+        name="support",
+        environment="sandbox",
+        base_url="https://api.example.test",
+        client_id="id",
+        secret={"kind": "env", "ref": "SUPPORT_SECRET"},
+    )
 
 
 class _AccountsProbe(BaseScreen):
@@ -359,6 +372,7 @@ async def test_digits_keep_navigating_through_screens_with_forms(sim):
 async def test_the_start_screen_offers_no_back(sim):
     app = app_on(sim)
     async with app.run_test(size=SIZE) as pilot:
+
         def offers_back() -> bool:  # what the footer shows: Textual leaves hidden bindings out
             return "escape" in app.screen.active_bindings
 
@@ -367,8 +381,11 @@ async def test_the_start_screen_offers_no_back(sim):
         assert offers_back()
 
 
-@pytest.mark.parametrize("outside", ["Bad [/] brand", "[@click=app.quit]x[/]", "[link=https://x]y[/link]",
-                                     "\x1b]52;c;ZXZpbA==\x07 and \x1b[2J"], ids=repr)
+@pytest.mark.parametrize(
+    "outside",
+    ["Bad [/] brand", "[@click=app.quit]x[/]", "[link=https://x]y[/link]", "\x1b]52;c;ZXZpbA==\x07 and \x1b[2J"],
+    ids=repr,
+)
 async def test_a_screens_notification_is_literal_whatever_it_holds(sim, outside):
     """Screens call `self.notify(f"... {outside text}")` plainly: the app's notify makes every toast literal."""
     app = app_on(sim)
@@ -377,5 +394,8 @@ async def test_a_screens_notification_is_literal_whatever_it_holds(sim, outside)
         app.screen.notify(f"Copied account id {outside}")  # as the Accounts screen does
         app.screen.notify(f"Profile {outside} saved.", markup=True)  # asking for markup changes nothing
         await pilot.pause()
-        assert notifications(app)[-2:] == [visible(f"Copied account id {outside}"), visible(f"Profile {outside} saved.")]
+        assert notifications(app)[-2:] == [
+            visible(f"Copied account id {outside}"),
+            visible(f"Profile {outside} saved."),
+        ]
         assert app.is_running

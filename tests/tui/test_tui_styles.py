@@ -49,8 +49,11 @@ def test_every_rule_of_a_screens_stylesheet_names_its_screen_first():
         sheet.read(STYLES / name)
         sheet.parse()
         for rule in sheet.rules:
-            unscoped += [f"{name}: {selector.css}" for selector in rule.selector_set
-                         if selector.selectors[0].name not in users[name]]
+            unscoped += [
+                f"{name}: {selector.css}"
+                for selector in rule.selector_set
+                if selector.selectors[0].name not in users[name]
+            ]
     assert unscoped == []
 
 

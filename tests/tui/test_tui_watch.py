@@ -61,7 +61,10 @@ async def test_pasted_lines_are_classified_watched_and_announced_when_final(sim)
         assert preview.startswith("2 orders, 1 payout")
         assert code.rsplit("/", 1)[1][:8] not in preview  # the weblink is masked as soon as it is classified
         await pilot.press("ctrl+s")
-        await until(pilot, lambda: all(row[3].startswith("final") for row in table_rows(screen)) and len(table_rows(screen)) == 3)
+        await until(
+            pilot,
+            lambda: all(row[3].startswith("final") for row in table_rows(screen)) and len(table_rows(screen)) == 3,
+        )
 
         rows = {row[1]: row for row in table_rows(screen)}
         assert rows[good][2:4] == ["Succeeded", "final"]
@@ -158,7 +161,7 @@ async def test_at_80_columns_no_column_is_cut_and_the_detail_is_said_whole_under
         header = next(line for line in lines if line.lstrip().startswith("Kind"))
         assert header.split()[-2:] == ["Last", "change"]  # the last column whole, nothing cut after it
         line = screen.query_one("#watch-detail").content_region
-        said = " ".join(" ".join(text[line.x:line.right] for text in lines[line.y:line.bottom]).split())
+        said = " ".join(" ".join(text[line.x : line.right] for text in lines[line.y : line.bottom]).split())
         assert said == f"{request_id} · {app.watch_list.items()[0].detail} · enter opens it"
         await pilot.resize_terminal(160, 48)
         await settle(pilot)
@@ -183,9 +186,11 @@ def fixed_list(monkeypatch):
     monkeypatch.setenv("TZ", "UTC")
     time.tzset()
     store = WatchList()
-    rows = [("order", "REQ-2026-0001", "Succeeded", "3 of 3 cards sold"),
-            ("order", "REQ-2026-0002", "PartialFailed", "2 of 3 cards sold, 1 failed"),
-            ("payout", "https://pay.example.test/payout/c25hcHNob3QtdG9rZW4tMDE%3D", "Returned", "TX-77")]
+    rows = [
+        ("order", "REQ-2026-0001", "Succeeded", "3 of 3 cards sold"),
+        ("order", "REQ-2026-0002", "PartialFailed", "2 of 3 cards sold, 1 failed"),
+        ("payout", "https://pay.example.test/payout/c25hcHNob3QtdG9rZW4tMDE%3D", "Returned", "TX-77"),
+    ]
     for kind, reference, status, detail in rows:
         item = store.add("demo-sandbox", kind, reference)
         store.record(item.id, status, True, detail)
@@ -214,12 +219,12 @@ def test_snapshot_paste_dialog(sim, snap_compare):
         await open_watch(app, pilot)
         await pilot.press("a")
         await pilot.pause()
-        app.screen.query_one(TextArea).load_text("REQ-2026-0001\nREQ-2026-0002\nhttps://pay.example.test/payout/c25hcHNob3QtdG9rZW4tMDE%3D\n")
+        app.screen.query_one(TextArea).load_text(
+            "REQ-2026-0001\nREQ-2026-0002\nhttps://pay.example.test/payout/c25hcHNob3QtdG9rZW4tMDE%3D\n"
+        )
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
-
-
 
 
 async def test_a_refused_credential_is_one_toast_not_one_per_item(sim):
@@ -228,8 +233,12 @@ async def test_a_refused_credential_is_one_toast_not_one_per_item(sim):
         store.add("broken", "order", str(uuid.uuid4()))
     store.close()
     profiles = demo_profiles(sim.base_url)
-    profiles["broken"] = dataclasses.replace(profiles["demo-sandbox"], name="broken", secret=SecretSource.inline_demo("wrong-secret"))
-    app = build_app(AppSettings(profiles=profiles, profile_name="broken", client_options={"retry": RetryPolicy(attempts=1)}))
+    profiles["broken"] = dataclasses.replace(
+        profiles["demo-sandbox"], name="broken", secret=SecretSource.inline_demo("wrong-secret")
+    )
+    app = build_app(
+        AppSettings(profiles=profiles, profile_name="broken", client_options={"retry": RetryPolicy(attempts=1)})
+    )
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: any("401" in n for n in notifications(app)))
         await pilot.pause(2.0)  # every item (and the catalog) has been refused meanwhile, some twice
@@ -243,7 +252,9 @@ async def test_an_item_settled_by_an_event_says_so(sim):
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_watch(app, pilot)
         app.watch_list.add_order(slow)
-        assert app.watch_list.settle_order(slow, "Succeeded", "settled by event msg_0f3a")  # what the receiver's work does
+        assert app.watch_list.settle_order(
+            slow, "Succeeded", "settled by event msg_0f3a"
+        )  # what the receiver's work does
         await until(pilot, lambda: table_rows(screen) and table_rows(screen)[0][3] == "final")
         [row] = table_rows(screen)
         assert (row[1], row[2]) == (slow, "Succeeded")
@@ -263,7 +274,9 @@ async def test_a_burst_of_settled_orders_is_one_bell_and_one_toast(sim_factory):
             app.watch_list.add_order(request_id)
         await pilot.pause()
         for request_id in orders:
-            assert app.watch_list.settle_order(request_id, "Failed" if request_id == failed else "Succeeded", "settled by event")
+            assert app.watch_list.settle_order(
+                request_id, "Failed" if request_id == failed else "Succeeded", "settled by event"
+            )
         await until(pilot, lambda: "watching 0 · 1 need attention" in rendered(app.screen, "ContextBar"))
         await until(pilot, lambda: any(" ended " in n for n in notifications(app)))
         await pilot.pause(0.3)

@@ -29,8 +29,11 @@ ACCOUNTS = {"acme-sandbox": 1001, "acme-production": 2001}
 def payout_order(sim, credential: str, value: float) -> tuple[str, str]:
     """(RequestId, card code) of a new one-card payout order, once Sold."""
     request_id = str(uuid.uuid4())
-    body = {"RequestId": request_id, "AccountId": ACCOUNTS[credential],
-            "Products": [{"ProductId": PAYOUT_PRODUCT, "Quantity": 1, "Value": value}]}
+    body = {
+        "RequestId": request_id,
+        "AccountId": ACCOUNTS[credential],
+        "Products": [{"ProductId": PAYOUT_PRODUCT, "Quantity": 1, "Value": value}],
+    }
     with httpx.Client(base_url=sim.base_url, auth=demo_credential(credential).auth, timeout=5) as http:
         assert http.post("/api/integration/v1.0/orders/checkout", json=body).status_code == 200
         for _ in range(200):
@@ -45,8 +48,12 @@ async def payout_form_from_its_order(pilot, request_id: str, card_code: str, rec
     """The order seen first (as `y` on its card does), then the payout form filled: PayPal, email."""
     app = pilot.app
     await app.navigate("order", request_id)
-    await until(pilot, lambda: isinstance(app.screen, OrderScreen) and app.screen.order is not None
-                and app.screen.order.items[0].cards)
+    await until(
+        pilot,
+        lambda: (
+            isinstance(app.screen, OrderScreen) and app.screen.order is not None and app.screen.order.items[0].cards
+        ),
+    )
     await app.navigate("payout", card_code)
     await pilot.pause()
     screen = app.screen
@@ -66,7 +73,12 @@ async def test_production_redeem_confirmation_shows_the_recipient_and_value_and_
         await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
         confirm = app.screen
         summary = confirm.summary_text()
-        for words in ("Recipient    ann.smith@example.com", "Wallet       PayPal", "Face value   10.00 USD", "PRODUCTION"):
+        for words in (
+            "Recipient    ann.smith@example.com",
+            "Wallet       PayPal",
+            "Face value   10.00 USD",
+            "PRODUCTION",
+        ):
             assert words in summary
         # The phrase is asked for, not shown: the last four of the name before the @, never ".com".
         assert confirm.typed_phrase == "mith"
@@ -90,12 +102,15 @@ async def test_production_redeem_confirmation_shows_the_recipient_and_value_and_
         assert "Ready to redeem" not in problem and "Redeemed" in problem
 
 
-@pytest.mark.parametrize(("request_fields", "phrase"), [
-    ({"recipient_email": "ann@example.com"}, "ann"),
-    ({"recipient_email": "j.doe-smith@example.com"}, "mith"),
-    ({"recipient_phone": "+1 555 123 4567"}, "4567"),
-    ({"recipient_handle": "@ann_smith"}, "mith"),
-])
+@pytest.mark.parametrize(
+    ("request_fields", "phrase"),
+    [
+        ({"recipient_email": "ann@example.com"}, "ann"),
+        ({"recipient_email": "j.doe-smith@example.com"}, "mith"),
+        ({"recipient_phone": "+1 555 123 4567"}, "4567"),
+        ({"recipient_handle": "@ann_smith"}, "mith"),
+    ],
+)
 def test_the_redeem_phrase_is_never_the_domain(request_fields, phrase):
     assert Attempt("token", RedeemRequest("Venmo", **request_fields)).confirmation_phrase()[0] == phrase
 

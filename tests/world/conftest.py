@@ -13,8 +13,12 @@ from tui.simulator import SimulatorServer, SimulatorSettings, demo_credential
 DEEP = os.environ.get("GIFTDESK_DEEP_TESTS") == "1"
 # Short limits, so that a walk ends fast: every attack must end within them.
 # Long enough for a good answer on a busy machine; a drip of 4 bytes a second never makes it.
-SHORT_LIMITS = {"GIFTDESK_REQUEST_DEADLINE": "2", "GIFTDESK_CATALOG_DEADLINE": "2",
-                "GIFTDESK_COMMAND_DEADLINE": "3", "GIFTDESK_MAX_ANSWER_MB": "2"}
+SHORT_LIMITS = {
+    "GIFTDESK_REQUEST_DEADLINE": "2",
+    "GIFTDESK_CATALOG_DEADLINE": "2",
+    "GIFTDESK_COMMAND_DEADLINE": "3",
+    "GIFTDESK_MAX_ANSWER_MB": "2",
+}
 
 
 @pytest.fixture(scope="module")
@@ -27,8 +31,12 @@ def hostile_upstream():
 @pytest.fixture(scope="module")
 def hostile_server(hostile_upstream):
     mega = 1024 * 1024
-    with HostileServer(hostile_upstream.base_url, drip_seconds=1.0 if DEEP else 0.25,
-                       huge_bytes=(512 if DEEP else 8) * mega, bomb_bytes=(2048 if DEEP else 64) * mega) as server:
+    with HostileServer(
+        hostile_upstream.base_url,
+        drip_seconds=1.0 if DEEP else 0.25,
+        huge_bytes=(512 if DEEP else 8) * mega,
+        bomb_bytes=(2048 if DEEP else 64) * mega,
+    ) as server:
         yield server
 
 

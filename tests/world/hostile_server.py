@@ -22,8 +22,23 @@ from typing import Any
 
 import httpx
 
-ATTACKS = ("drip", "drip_headers", "huge", "endless", "gzip_bomb", "deep", "deep_unclosed", "absurd_number",
-           "long_number", "absurd_count", "drop", "drop_mid_body", "truncated", "not_json", "control_keys")
+ATTACKS = (
+    "drip",
+    "drip_headers",
+    "huge",
+    "endless",
+    "gzip_bomb",
+    "deep",
+    "deep_unclosed",
+    "absurd_number",
+    "long_number",
+    "absurd_count",
+    "drop",
+    "drop_mid_body",
+    "truncated",
+    "not_json",
+    "control_keys",
+)
 # An OSC 52 clipboard write, a screen clear and a C1 CSI (U+009B): in key names and in statuses.
 CONTROLS = "\x1b]52;c;aGk=\x07\x1b[2J\u009b31m"
 SHOWN_TEXTS = {"transactionId", "payoutBatchId", "errorMessage", "name"}
@@ -55,8 +70,10 @@ def _controls_added(body: bytes) -> bytes:
 
     def walk(value: Any) -> Any:
         if isinstance(value, dict):
-            changed = {key: (item + CONTROLS if key in SHOWN_TEXTS and isinstance(item, str) else walk(item))
-                       for key, item in value.items()}
+            changed = {
+                key: (item + CONTROLS if key in SHOWN_TEXTS and isinstance(item, str) else walk(item))
+                for key, item in value.items()
+            }
             return {**changed, f"note{CONTROLS}": f"value{CONTROLS}"}
         if isinstance(value, list):
             return [walk(item) for item in value]
@@ -81,8 +98,14 @@ def _counts_replaced(body: bytes) -> bytes:
 class HostileServer:
     """`with HostileServer(upstream) as server:` ... `server.attack = "gzip_bomb"`; `server.base_url`."""
 
-    def __init__(self, upstream: str, *, drip_seconds: float = 0.2, huge_bytes: int = 64 * 1024 * 1024,
-                 bomb_bytes: int = 256 * 1024 * 1024) -> None:
+    def __init__(
+        self,
+        upstream: str,
+        *,
+        drip_seconds: float = 0.2,
+        huge_bytes: int = 64 * 1024 * 1024,
+        bomb_bytes: int = 256 * 1024 * 1024,
+    ) -> None:
         self.upstream, self.drip_seconds, self.huge_bytes = upstream, drip_seconds, huge_bytes
         self.attack = "none"
         self.requests = 0
@@ -129,9 +152,14 @@ class HostileServer:
             self.upstream_status = 0
             handler.connection.shutdown(socket.SHUT_RDWR)
             return
-        upstream = self._http.request(handler.command, handler.path, content=body or None,
-                                      headers={k: v for k, v in handler.headers.items()
-                                               if k.lower() in ("authorization", "content-type", "accept")})
+        upstream = self._http.request(
+            handler.command,
+            handler.path,
+            content=body or None,
+            headers={
+                k: v for k, v in handler.headers.items() if k.lower() in ("authorization", "content-type", "accept")
+            },
+        )
         status, answer = upstream.status_code, upstream.content
         self.upstream_status = status
         if attack == "drip" or attack == "drip_headers":
@@ -139,7 +167,7 @@ class HostileServer:
             start = 0 if attack == "drip_headers" else whole.index(b"\r\n\r\n") + 4
             out(whole[:start])
             for index in range(start, len(whole)):
-                out(whole[index:index + 1])
+                out(whole[index : index + 1])
                 handler.wfile.flush()
                 time.sleep(self.drip_seconds)
             return

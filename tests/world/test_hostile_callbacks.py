@@ -14,24 +14,34 @@ SECRET = "hostile-callback-secret"
 
 @pytest.fixture
 def receiver(tmp_path):
-    started = Receiver(lambda: SqliteInbox("acme", tmp_path / "inbox.sqlite3", check_same_thread=False),
-                       callback_secret=SECRET, webhook_secrets=(), settings=ReceiverSettings()).start()
+    started = Receiver(
+        lambda: SqliteInbox("acme", tmp_path / "inbox.sqlite3", check_same_thread=False),
+        callback_secret=SECRET,
+        webhook_secrets=(),
+        settings=ReceiverSettings(),
+    ).start()
     yield started
     started.stop()
 
 
 def callback(total: str) -> bytes:
-    return (b'{"secretKey": "%s", "requestId": "R-1", "status": "Succeeded", "total": %s}'
-            % (SECRET.encode(), total.encode()))
+    return b'{"secretKey": "%s", "requestId": "R-1", "status": "Succeeded", "total": %s}' % (
+        SECRET.encode(),
+        total.encode(),
+    )
 
 
-@pytest.mark.parametrize(("body", "named"), [
-    (callback("1e999999"), "total"),
-    (callback("9" * 5000), "total"),
-    (callback("NaN"), "total"),
-    (b"[" * 100_000, "deeper"),
-    (b'{"secretKey": "x", "n": ' + b"[" * 50_000 + b"]" * 50_000 + b"}", "deeper"),
-], ids=["exponent", "digits", "nan", "unclosed", "nested"])
+@pytest.mark.parametrize(
+    ("body", "named"),
+    [
+        (callback("1e999999"), "total"),
+        (callback("9" * 5000), "total"),
+        (callback("NaN"), "total"),
+        (b"[" * 100_000, "deeper"),
+        (b'{"secretKey": "x", "n": ' + b"[" * 50_000 + b"]" * 50_000 + b"}", "deeper"),
+    ],
+    ids=["exponent", "digits", "nan", "unclosed", "nested"],
+)
 def test_a_hostile_callback_is_refused_with_400(receiver, body, named):
     response = httpx.post(receiver.url, content=body, headers={"content-type": "application/json"})
     assert response.status_code == 400, response.text

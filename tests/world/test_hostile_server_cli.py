@@ -25,8 +25,19 @@ from tui.cli import main
 from tui.simulator import demo_credential
 
 # The service cannot answer usefully at all under these: every command that asked it exits 5.
-BROKEN = ("drip", "drip_headers", "huge", "endless", "gzip_bomb", "deep", "deep_unclosed", "drop",
-          "drop_mid_body", "truncated", "not_json")
+BROKEN = (
+    "drip",
+    "drip_headers",
+    "huge",
+    "endless",
+    "gzip_bomb",
+    "deep",
+    "deep_unclosed",
+    "drop",
+    "drop_mid_body",
+    "truncated",
+    "not_json",
+)
 # These keep a watch looking (the service may come back): `watch` is walked against them in its own test.
 TRANSIENT = ("drip", "drip_headers", "drop", "drop_mid_body")
 # Each run takes the command's deadline (or its retries): a few commands in the quick run.
@@ -39,9 +50,11 @@ def walk_data(hostile_upstream):
     failed = place(hostile_upstream, 102, 10.13, 2)
     payout = place(hostile_upstream, 201, 10.0)
     card_code = final_order(hostile_upstream, payout)["items"][0]["cards"][0]["cardCode"]
-    redeemed = httpx.post(hostile_upstream.base_url + "/api/Integration/v2/payout/redeem/" + card_code.rsplit("/", 1)[-1],
-                          json={"wallet": "PayPal", "recipientEmail": "walk@example.com"},
-                          auth=demo_credential("acme-sandbox").auth)
+    redeemed = httpx.post(
+        hostile_upstream.base_url + "/api/Integration/v2/payout/redeem/" + card_code.rsplit("/", 1)[-1],
+        json={"wallet": "PayPal", "recipientEmail": "walk@example.com"},
+        auth=demo_credential("acme-sandbox").auth,
+    )
     assert redeemed.status_code in (200, 202), redeemed.text
     final_order(hostile_upstream, failed)
     return {"order": failed, "payout": card_code}
@@ -85,9 +98,18 @@ def test_every_command_ends_with_its_exit_code(hostile_env, walk_data, attack):
             assert "field" in result.stderr, f"{where}: {result.stderr}"
 
 
-@pytest.mark.parametrize("args", [["payout", "status", "{payout}"], ["payout", "status", "{payout}", "--json"],
-                                  ["watch", "{order}", "--json"], ["watch", "--payout", "{payout}", "--json"],
-                                  ["order", "show", "{order}"], ["accounts"], ["accounts", "--json"]])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["payout", "status", "{payout}"],
+        ["payout", "status", "{payout}", "--json"],
+        ["watch", "{order}", "--json"],
+        ["watch", "--payout", "{payout}", "--json"],
+        ["order", "show", "{order}"],
+        ["accounts"],
+        ["accounts", "--json"],
+    ],
+)
 def test_controls_in_key_names_and_json_never_reach_the_terminal(hostile_env, walk_data, args):
     """Item 11: the service's key names (payout status's extra keys) and every --json line, C1 included."""
     hostile_env.attack = "control_keys"
@@ -101,8 +123,12 @@ def test_controls_in_key_names_and_json_never_reach_the_terminal(hostile_env, wa
 def test_a_watch_keeps_looking_each_look_bounded(hostile_env, walk_data, tmp_path):
     """Against a service that drops every answer, `watch` says so and looks again, each look within its deadline."""
     hostile_env.attack = "drop"
-    process = subprocess.Popen([sys.executable, "-m", "tui", "watch", walk_data["order"]],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tui", "watch", walk_data["order"]],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     looks: list[str] = []
     try:
         while len(looks) < 2:  # each look ends (its retries within their deadlines) and is said

@@ -11,8 +11,18 @@ from hostile_walk import drawn
 
 SIZE = (120, 36)
 # What a screen may say when the service fails it, in words a person reads (not a traceback).
-SAID = ("deadline", "timed out", "larger than", "nested deeper", "out of any sane range", "not JSON", "connection lost",
-        "unexpected shape", "could not", "failed")
+SAID = (
+    "deadline",
+    "timed out",
+    "larger than",
+    "nested deeper",
+    "out of any sane range",
+    "not JSON",
+    "connection lost",
+    "unexpected shape",
+    "could not",
+    "failed",
+)
 
 
 @pytest.mark.parametrize("attack", ["drip", "gzip_bomb", "deep_unclosed", "absurd_number", "drop"])

@@ -69,7 +69,18 @@ def test_a_retry_that_meets_order_already_exists_reports_the_order_it_placed(sim
     sim = sim_factory(faults="drop=0.5", seed=seed_where_first_checkout_drops())
     use(monkeypatch, sim, "acme-sandbox")
     request_id = str(uuid.uuid4())
-    args = ["order", "place", "--account", "1001", "--product", str(PLAIN_PRODUCT), "--value", "25", "--request-id", request_id]
+    args = [
+        "order",
+        "place",
+        "--account",
+        "1001",
+        "--product",
+        str(PLAIN_PRODUCT),
+        "--value",
+        "25",
+        "--request-id",
+        request_id,
+    ]
 
     result = giftdesk(*args)
 
@@ -92,9 +103,31 @@ def test_a_retry_that_meets_order_already_exists_reports_the_order_it_placed(sim
 def test_already_exists_on_the_first_try_is_not_counted_as_this_command_s_order(sim, monkeypatch, tmp_path):
     use(monkeypatch, sim, "acme-sandbox")
     request_id = str(uuid.uuid4())
-    args = ["order", "place", "--account", "1001", "--product", str(PLAIN_PRODUCT), "--value", "25", "--request-id", request_id]
+    args = [
+        "order",
+        "place",
+        "--account",
+        "1001",
+        "--product",
+        str(PLAIN_PRODUCT),
+        "--value",
+        "25",
+        "--request-id",
+        request_id,
+    ]
     assert giftdesk(*args).exit_code == 0
-    other_lines = ["order", "place", "--account", "1001", "--product", "102", "--value", "30", "--request-id", request_id]
+    other_lines = [
+        "order",
+        "place",
+        "--account",
+        "1001",
+        "--product",
+        "102",
+        "--value",
+        "30",
+        "--request-id",
+        request_id,
+    ]
     result = giftdesk(*other_lines)
     assert result.exit_code == 3 and "OrderAlreadyExists" in result.stderr.splitlines()
     assert "exists already (status " in result.stderr and "nothing new was placed" in result.stderr
@@ -106,13 +139,25 @@ def test_already_exists_on_the_first_try_is_not_counted_as_this_command_s_order(
 def test_live_credentials_with_the_environment_unset_place_nothing(sim, monkeypatch, tmp_path):
     use(monkeypatch, sim, "acme-production")  # GIFTDESK_ENVIRONMENT unset: sandbox assumed
     request_id = str(uuid.uuid4())
-    result = giftdesk("order", "place", "--account", "2001", "--product", str(PLAIN_PRODUCT), "--value", "25",
-                      "--request-id", request_id)
+    result = giftdesk(
+        "order",
+        "place",
+        "--account",
+        "2001",
+        "--product",
+        str(PLAIN_PRODUCT),
+        "--value",
+        "25",
+        "--request-id",
+        request_id,
+    )
 
     assert result.exit_code == 2
     assert "sandbox" in result.stderr.splitlines()[0] and "production" in result.stderr.splitlines()[0]
     assert "nothing was sent" in result.stderr
-    order = httpx.get(f"{sim.base_url}/api/integration/v1.0/orders/{request_id}", auth=demo_credential("acme-production").auth)
+    order = httpx.get(
+        f"{sim.base_url}/api/integration/v1.0/orders/{request_id}", auth=demo_credential("acme-production").auth
+    )
     assert (order.status_code != 200 and "OrderNotFound" in order.text) or order.status_code == 404  # never placed
     [line] = audit_lines(tmp_path)
     assert line["environment"] == "production" and line["outcome"].startswith("refused before sending")
@@ -144,7 +189,9 @@ def test_an_account_without_sandbox_mode_takes_the_profile_s_environment(monkeyp
 
     def service(request: httpx.Request) -> httpx.Response:
         if request.url.path.endswith("/accounts"):
-            return httpx.Response(200, json={"accounts": [{"id": 7, "currency": "USD", "balance": 10, "isActive": True}]})
+            return httpx.Response(
+                200, json={"accounts": [{"id": 7, "currency": "USD", "balance": 10, "isActive": True}]}
+            )
         return httpx.Response(200, json=json.loads(request.content)["RequestId"])
 
     monkeypatch.setenv("GIFTDESK_BASE_URL", "http://svc.test")
@@ -163,7 +210,11 @@ def payout_cards(sim, credential: str, account: int) -> list[str]:
     """A Sold payout card's code, placed over plain HTTP."""
     auth = demo_credential(credential).auth
     request_id = str(uuid.uuid4())
-    body = {"RequestId": request_id, "AccountId": account, "Products": [{"ProductId": PAYOUT_PRODUCT, "Quantity": 1, "Value": 10}]}
+    body = {
+        "RequestId": request_id,
+        "AccountId": account,
+        "Products": [{"ProductId": PAYOUT_PRODUCT, "Quantity": 1, "Value": 10}],
+    }
     with httpx.Client(base_url=sim.base_url, auth=auth, timeout=30) as http:
         assert http.post("/api/integration/v1.0/orders/checkout", json=body).status_code == 200
         for _ in range(300):
@@ -176,10 +227,16 @@ def payout_cards(sim, credential: str, account: int) -> list[str]:
 
 def start_command(sim, tmp_path: Path, *args: str) -> subprocess.Popen[bytes]:
     cred = demo_credential("acme-sandbox")
-    env = {**os.environ, "GIFTDESK_BASE_URL": sim.base_url, "GIFTDESK_CLIENT_ID": cred.client_id,
-           "GIFTDESK_CLIENT_SECRET": cred.client_secret, "GIFTDESK_ENVIRONMENT": "sandbox"}
-    return subprocess.Popen([sys.executable, "-m", "tui", *args], cwd=REPO, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    env = {
+        **os.environ,
+        "GIFTDESK_BASE_URL": sim.base_url,
+        "GIFTDESK_CLIENT_ID": cred.client_id,
+        "GIFTDESK_CLIENT_SECRET": cred.client_secret,
+        "GIFTDESK_ENVIRONMENT": "sandbox",
+    }
+    return subprocess.Popen(
+        [sys.executable, "-m", "tui", *args], cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
 
 
 def wait_for_attempt(tmp_path: Path, process: subprocess.Popen[bytes]) -> None:
@@ -198,10 +255,14 @@ def slow_redeem_sim(sim_factory):
     return sim_factory(timing=TIMING_PRESETS["fast"].replace(redeem_hold_seconds=4.0))
 
 
-@pytest.mark.parametrize("sent, code, words", [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")])
+@pytest.mark.parametrize(
+    "sent, code, words", [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")]
+)
 def test_a_redeem_ended_by_a_signal_leaves_outcome_unknown_and_the_check(slow_redeem_sim, tmp_path, sent, code, words):
     card = payout_cards(slow_redeem_sim, "acme-sandbox", 1001)[0]
-    process = start_command(slow_redeem_sim, tmp_path, "payout", "redeem", card, "--wallet", "PayPal", "--email", "ann@example.com")
+    process = start_command(
+        slow_redeem_sim, tmp_path, "payout", "redeem", card, "--wallet", "PayPal", "--email", "ann@example.com"
+    )
     wait_for_attempt(tmp_path, process)
     process.send_signal(sent)
     _, stderr = process.communicate(timeout=30)
@@ -210,15 +271,30 @@ def test_a_redeem_ended_by_a_signal_leaves_outcome_unknown_and_the_check(slow_re
     assert b"Traceback" not in stderr
     attempt, ending = audit_lines(tmp_path)
     assert attempt["outcome"] == ATTEMPT and "giftdesk payout status" in attempt["detail"]
-    assert ending["outcome"].startswith(f"outcome unknown: {words}") and "check: giftdesk payout status" in ending["outcome"]
+    assert (
+        ending["outcome"].startswith(f"outcome unknown: {words}")
+        and "check: giftdesk payout status" in ending["outcome"]
+    )
     assert card.rsplit("/", 1)[1] not in json.dumps([attempt, ending])  # the token stays secret
 
 
 def test_a_place_order_ended_by_sigterm_leaves_outcome_unknown(sim_factory, tmp_path):
     sim = sim_factory(faults="latency=2s")
     request_id = str(uuid.uuid4())
-    process = start_command(sim, tmp_path, "order", "place", "--account", "1001", "--product", str(PLAIN_PRODUCT),
-                            "--value", "25", "--request-id", request_id)
+    process = start_command(
+        sim,
+        tmp_path,
+        "order",
+        "place",
+        "--account",
+        "1001",
+        "--product",
+        str(PLAIN_PRODUCT),
+        "--value",
+        "25",
+        "--request-id",
+        request_id,
+    )
     wait_for_attempt(tmp_path, process)
     process.send_signal(signal.SIGTERM)
     process.communicate(timeout=30)
@@ -230,7 +306,9 @@ def test_a_place_order_ended_by_sigterm_leaves_outcome_unknown(sim_factory, tmp_
 
 def test_a_redeem_killed_outright_reads_back_as_outcome_unknown(slow_redeem_sim, tmp_path):
     card = payout_cards(slow_redeem_sim, "acme-sandbox", 1001)[0]
-    process = start_command(slow_redeem_sim, tmp_path, "payout", "redeem", card, "--wallet", "PayPal", "--email", "ann@example.com")
+    process = start_command(
+        slow_redeem_sim, tmp_path, "payout", "redeem", card, "--wallet", "PayPal", "--email", "ann@example.com"
+    )
     wait_for_attempt(tmp_path, process)
     process.kill()
     process.communicate(timeout=30)
@@ -257,15 +335,23 @@ def test_accounts_that_cannot_be_read_stop_the_write_before_it_is_sent(monkeypat
     monkeypatch.setenv("GIFTDESK_BASE_URL", "http://svc.test")
     monkeypatch.setenv("GIFTDESK_CLIENT_ID", "c")
     monkeypatch.setenv("GIFTDESK_CLIENT_SECRET", "s")
-    monkeypatch.setattr(common, "build_client", partial(common.build_client, transport=httpx.MockTransport(service),
-                                                        sleep=no_wait, retry=RetryPolicy(attempts=2)))
+    monkeypatch.setattr(
+        common,
+        "build_client",
+        partial(
+            common.build_client, transport=httpx.MockTransport(service), sleep=no_wait, retry=RetryPolicy(attempts=2)
+        ),
+    )
     result = giftdesk("payout", "redeem", "tok123", "--wallet", "PayPal", "--email", "ann@example.com")
     assert result.exit_code == 5 and "nothing was sent" in result.stderr
     assert sent == ["GET", "GET"] and audit_lines(tmp_path) == []
 
 
-@pytest.mark.parametrize("body", [{"message": "OrderAlreadyExists"}, "OrderAlreadyExists", {"Message": " OrderAlreadyExists "}],
-                         ids=["object", "json-string", "spaced"])
+@pytest.mark.parametrize(
+    "body",
+    [{"message": "OrderAlreadyExists"}, "OrderAlreadyExists", {"Message": " OrderAlreadyExists "}],
+    ids=["object", "json-string", "spaced"],
+)
 def test_order_already_exists_is_recognised_in_every_body_shape(monkeypatch, tmp_path, body):
     from functools import partial
 
@@ -273,13 +359,23 @@ def test_order_already_exists_is_recognised_in_every_body_shape(monkeypatch, tmp
 
     request_id = str(uuid.uuid4())
     checkouts: list[int] = []
-    order = {"orderId": 1, "requestId": request_id, "status": "Succeeded", "total": 25, "currency": "USD",
-             "items": [{"productId": 101, "productFaceValue": 25, "quantity": 1, "cards": []}]}
+    order = {
+        "orderId": 1,
+        "requestId": request_id,
+        "status": "Succeeded",
+        "total": 25,
+        "currency": "USD",
+        "items": [{"productId": 101, "productFaceValue": 25, "quantity": 1, "cards": []}],
+    }
 
     def service(request: httpx.Request) -> httpx.Response:
         if request.url.path.endswith("/accounts"):
-            return httpx.Response(200, json={"accounts": [{"id": 1001, "currency": "USD", "balance": 100,
-                                                           "isActive": True, "sandboxMode": True}]})
+            return httpx.Response(
+                200,
+                json={
+                    "accounts": [{"id": 1001, "currency": "USD", "balance": 100, "isActive": True, "sandboxMode": True}]
+                },
+            )
         if request.method == "POST":
             checkouts.append(1)
             if len(checkouts) == 1:  # handled, then the connection dropped before the answer
@@ -293,8 +389,12 @@ def test_order_already_exists_is_recognised_in_every_body_shape(monkeypatch, tmp
     monkeypatch.setenv("GIFTDESK_BASE_URL", "http://svc.test")
     monkeypatch.setenv("GIFTDESK_CLIENT_ID", "c")
     monkeypatch.setenv("GIFTDESK_CLIENT_SECRET", "s")
-    monkeypatch.setattr(common, "build_client", partial(common.build_client, transport=httpx.MockTransport(service), sleep=no_wait))
-    result = giftdesk("order", "place", "--account", "1001", "--product", "101", "--value", "25", "--request-id", request_id)
+    monkeypatch.setattr(
+        common, "build_client", partial(common.build_client, transport=httpx.MockTransport(service), sleep=no_wait)
+    )
+    result = giftdesk(
+        "order", "place", "--account", "1001", "--product", "101", "--value", "25", "--request-id", request_id
+    )
     assert result.exit_code == 0, result.stderr
     assert result.stdout.strip() == request_id and len(checkouts) == 2
     assert audit_lines(tmp_path)[-1]["outcome"] == "placed (found after a lost answer); status Succeeded"

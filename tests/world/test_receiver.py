@@ -32,8 +32,12 @@ def signed(body: str, *secrets: str, message_id: str | None = None, when: dateti
     message_id = message_id or f"msg_{uuid.uuid4().hex}"
     when = when or datetime.now(UTC)
     signature = " ".join(Webhook(secret).sign(message_id, when, body) for secret in secrets)
-    return {"svix-id": message_id, "svix-timestamp": str(int(when.timestamp())), "svix-signature": signature,
-            "content-type": "application/json"}
+    return {
+        "svix-id": message_id,
+        "svix-timestamp": str(int(when.timestamp())),
+        "svix-signature": signature,
+        "content-type": "application/json",
+    }
 
 
 def event_body(kind: str = PRODUCT_UPDATED, **data) -> str:
@@ -50,8 +54,12 @@ def start_receiver(inbox_path):
     started: list[Receiver] = []
 
     def start(secrets=(OLD_SECRET,), **settings) -> Receiver:
-        receiver = Receiver(lambda: SqliteInbox("acme", inbox_path, check_same_thread=False), callback_secret=CALLBACK_SECRET,
-                            webhook_secrets=secrets, settings=ReceiverSettings(**settings)).start()
+        receiver = Receiver(
+            lambda: SqliteInbox("acme", inbox_path, check_same_thread=False),
+            callback_secret=CALLBACK_SECRET,
+            webhook_secrets=secrets,
+            settings=ReceiverSettings(**settings),
+        ).start()
         started.append(receiver)
         return receiver
 
@@ -78,15 +86,27 @@ def test_a_good_webhook_is_on_disk_when_its_200_arrives(start_receiver, inbox_pa
     assert delivery.source == "127.0.0.1"
 
 
-@pytest.mark.parametrize(("headers_of", "reason"), [
-    (lambda body: signed(body, OTHER_SECRET), "no matching signature found"),
-    (lambda body: signed(body, OLD_SECRET, when=datetime.now(UTC) - timedelta(minutes=6)), "message timestamp too old"),
-    (lambda body: signed(body, OLD_SECRET, when=datetime.now(UTC) + timedelta(minutes=6)), "message timestamp too new"),
-    (lambda body: {**signed(body, OLD_SECRET), "svix-signature": "v1,!!not base64"}, "malformed signature or body"),
-    (lambda body: {**signed(body, OLD_SECRET), "svix-signature": "garbage"}, "malformed signature or body"),
-    (lambda body: {"content-type": "application/json"}, "missing svix-id, svix-timestamp or svix-signature"),
-], ids=["bad signature", "stale", "from the future", "not base64", "no version", "no headers"])
-def test_a_webhook_failing_verification_is_refused_and_nothing_of_it_kept(start_receiver, inbox_path, headers_of, reason):
+@pytest.mark.parametrize(
+    ("headers_of", "reason"),
+    [
+        (lambda body: signed(body, OTHER_SECRET), "no matching signature found"),
+        (
+            lambda body: signed(body, OLD_SECRET, when=datetime.now(UTC) - timedelta(minutes=6)),
+            "message timestamp too old",
+        ),
+        (
+            lambda body: signed(body, OLD_SECRET, when=datetime.now(UTC) + timedelta(minutes=6)),
+            "message timestamp too new",
+        ),
+        (lambda body: {**signed(body, OLD_SECRET), "svix-signature": "v1,!!not base64"}, "malformed signature or body"),
+        (lambda body: {**signed(body, OLD_SECRET), "svix-signature": "garbage"}, "malformed signature or body"),
+        (lambda body: {"content-type": "application/json"}, "missing svix-id, svix-timestamp or svix-signature"),
+    ],
+    ids=["bad signature", "stale", "from the future", "not base64", "no version", "no headers"],
+)
+def test_a_webhook_failing_verification_is_refused_and_nothing_of_it_kept(
+    start_receiver, inbox_path, headers_of, reason
+):
     receiver = start_receiver()
     body = event_body(note=BODY_MARKER)
     headers = headers_of(body)
@@ -125,7 +145,9 @@ def test_a_replay_or_redelivery_is_answered_but_kept_and_told_once(start_receive
     assert httpx.post(receiver.webhook_url, content=body, headers=headers).status_code == 200
     # The same message again (a replay), and signed anew as a retry is: acknowledged, not kept again.
     again = httpx.post(receiver.webhook_url, content=body, headers=headers)
-    retry = httpx.post(receiver.webhook_url, content=body, headers=signed(body, OLD_SECRET, message_id=headers["svix-id"]))
+    retry = httpx.post(
+        receiver.webhook_url, content=body, headers=signed(body, OLD_SECRET, message_id=headers["svix-id"])
+    )
     assert (again.status_code, again.json()["duplicate"], retry.status_code) == (200, True, 200)
     assert [d.event_id for d in kept(inbox_path)] == [headers["svix-id"]]
     assert told.get(timeout=WAIT_SECONDS).event_id == headers["svix-id"]
@@ -141,7 +163,13 @@ def test_a_signed_body_that_is_not_an_event_is_refused(start_receiver, inbox_pat
 
 def test_callbacks_are_kept_by_request_id_and_a_wrong_secret_refused(start_receiver, inbox_path):
     receiver = start_receiver()
-    callback = {"orderId": 7, "status": "succeeded", "totalCards": 1, "requestId": "REQ-7", "secretKey": CALLBACK_SECRET}
+    callback = {
+        "orderId": 7,
+        "status": "succeeded",
+        "totalCards": 1,
+        "requestId": "REQ-7",
+        "secretKey": CALLBACK_SECRET,
+    }
     assert httpx.post(receiver.url, json=callback).status_code == 200
     assert httpx.post(receiver.url, json=callback).json()["duplicate"] is True  # the provider's retry
     forged = httpx.post(receiver.url, json={**callback, "requestId": BODY_MARKER, "secretKey": "guess"})
@@ -152,7 +180,9 @@ def test_callbacks_are_kept_by_request_id_and_a_wrong_secret_refused(start_recei
     assert [(d.event_id, d.kind, d.verdict) for d in deliveries[:1]] == [("callback:REQ-7", CALLBACK, ACCEPTED)]
     assert "secretKey" not in deliveries[0].payload
     assert [(d.verdict, d.reason) for d in deliveries[1:]] == [
-        (REFUSED, "secretKey does not match the configured secret"), (REFUSED, "body is not JSON")]
+        (REFUSED, "secretKey does not match the configured secret"),
+        (REFUSED, "body is not JSON"),
+    ]
     raw = b"".join(p.read_bytes() for p in inbox_path.parent.iterdir())
     assert CALLBACK_SECRET.encode() not in raw and BODY_MARKER.encode() not in raw
 
@@ -164,7 +194,10 @@ def test_health_says_whether_the_inbox_can_be_written(start_receiver, inbox_path
     blocker.execute("BEGIN IMMEDIATE")  # another writer holds the file longer than the receiver waits (busy_timeout)
     try:
         body = event_body()
-        assert httpx.post(receiver.webhook_url, content=body, headers=signed(body, OLD_SECRET), timeout=30).status_code == 503
+        assert (
+            httpx.post(receiver.webhook_url, content=body, headers=signed(body, OLD_SECRET), timeout=30).status_code
+            == 503
+        )
         assert httpx.get(receiver.base_url + HEALTH_PATH).status_code == 503
     finally:
         blocker.execute("ROLLBACK")
@@ -201,17 +234,25 @@ def test_the_access_log_is_json_without_secrets_or_bodies(start_receiver, caplog
     body = event_body(recipientEmail="jane.doe@example.com")
     headers = signed(body, OLD_SECRET)
     httpx.post(receiver.webhook_url, content=body, headers=headers)
-    httpx.post(receiver.url + "?secretKey=" + CALLBACK_SECRET, json={"secretKey": CALLBACK_SECRET, "requestId": "R", "status": "x"})
+    httpx.post(
+        receiver.url + "?secretKey=" + CALLBACK_SECRET,
+        json={"secretKey": CALLBACK_SECRET, "requestId": "R", "status": "x"},
+    )
+
     def logged():  # a request's line is written once its answer is sent: it may come a moment after
         return [json.loads(r.getMessage()) for r in caplog.records if r.name == "giftdesk.receiver.access"]
 
     lines = wait_for(lambda: len(logged()) == 2 and logged(), "both access log lines")
     assert [(line["path"], line["status"], line["verdict"]) for line in lines] == [
-        ("/webhooks", 200, "accepted"), ("/callback", 200, "accepted")]
+        ("/webhooks", 200, "accepted"),
+        ("/callback", 200, "accepted"),
+    ]
     assert lines[0]["event"] == headers["svix-id"] and lines[0]["kind"] == PRODUCT_UPDATED
     assert {"source", "method", "ms"} <= set(lines[0])
     # Everything but this test's own client's request lines (httpx logs its URLs when an earlier test's --debug left it on).
-    text = "\n".join(caplog.handler.format(r) for r in caplog.records if r.name.split(".")[0] not in ("httpx", "httpcore"))
+    text = "\n".join(
+        caplog.handler.format(r) for r in caplog.records if r.name.split(".")[0] not in ("httpx", "httpcore")
+    )
     for secret in (CALLBACK_SECRET, headers["svix-signature"], "jane.doe"):
         assert secret not in text
 
@@ -227,7 +268,9 @@ def wait_for(condition, what: str):
     return found
 
 
-def test_the_simulator_signs_product_and_order_events_per_credential(sim_factory, start_receiver, inbox_path, demo_credentials):
+def test_the_simulator_signs_product_and_order_events_per_credential(
+    sim_factory, start_receiver, inbox_path, demo_credentials
+):
     sim = sim_factory(brands=20)
     receiver = start_receiver(secrets=(initial_secret(sim.settings.seed, "acme-sandbox"),))
     sim.set_webhook_endpoint("acme-sandbox", receiver.webhook_url)
@@ -236,11 +279,17 @@ def test_the_simulator_signs_product_and_order_events_per_credential(sim_factory
     changed = len(changes.priced) + len(changes.out_of_stock) + len(changes.back_in_stock)
     request_id = str(uuid.uuid4())
     body = {"RequestId": request_id, "AccountId": 1001, "Products": [{"ProductId": 101, "Quantity": 1, "Value": 25.0}]}
-    httpx.post(sim.base_url + "/api/integration/v1.0/orders/checkout", json=body,
-               auth=demo_credentials["acme-sandbox"].auth).raise_for_status()
+    httpx.post(
+        sim.base_url + "/api/integration/v1.0/orders/checkout", json=body, auth=demo_credentials["acme-sandbox"].auth
+    ).raise_for_status()
+
     def every_delivery():
         deliveries = kept(inbox_path)
-        return len([d for d in deliveries if d.accepted]) == changed + 1 and len(deliveries) >= 2 * changed + 1 and deliveries
+        return (
+            len([d for d in deliveries if d.accepted]) == changed + 1
+            and len(deliveries) >= 2 * changed + 1
+            and deliveries
+        )
 
     deliveries = wait_for(every_delivery, "every delivery")  # other's are refused (and retried: a 4xx is not an answer)
     accepted = [d for d in deliveries if d.accepted]
@@ -272,8 +321,11 @@ def test_the_simulator_retries_until_answered(sim_factory, inbox_path, unused_po
     sim.set_webhook_endpoint("acme-sandbox", f"http://127.0.0.1:{unused_port}/webhooks")
     sim.change_catalog(prices=1)
     wait_for(lambda: len(sim.webhook_attempts(PRODUCT_UPDATED)) >= 2, "failed attempts")  # nobody listening yet
-    with Receiver(lambda: SqliteInbox("acme", inbox_path, check_same_thread=False), webhook_secrets=(secret,),
-                  settings=ReceiverSettings(port=unused_port)):
+    with Receiver(
+        lambda: SqliteInbox("acme", inbox_path, check_same_thread=False),
+        webhook_secrets=(secret,),
+        settings=ReceiverSettings(port=unused_port),
+    ):
         wait_for(lambda: kept(inbox_path), "the retried delivery")
     attempts = sim.webhook_attempts(PRODUCT_UPDATED)
     assert attempts[-1]["outcome"] == 200 and attempts[0]["outcome"] != 200
@@ -285,10 +337,15 @@ def test_hostile_mode_sends_deliveries_that_are_refused(sim_factory, start_recei
     receiver = start_receiver(secrets=(initial_secret(sim.settings.seed, "acme-sandbox"),))
     sim.set_webhook_endpoint("acme-sandbox", receiver.webhook_url)
     sim.change_catalog(prices=1)
-    deliveries = wait_for(lambda: (d := kept(inbox_path)) and len(d) == 1 + len(HOSTILE_KINDS) and d, "hostile deliveries")
+    deliveries = wait_for(
+        lambda: (d := kept(inbox_path)) and len(d) == 1 + len(HOSTILE_KINDS) and d, "hostile deliveries"
+    )
     assert sorted(d.reason for d in deliveries if not d.accepted) == [
-        "malformed signature or body", "message timestamp too old", "missing svix-id, svix-timestamp or svix-signature",
-        "no matching signature found"]
+        "malformed signature or body",
+        "message timestamp too old",
+        "missing svix-id, svix-timestamp or svix-signature",
+        "no matching signature found",
+    ]
     assert [d.kind for d in deliveries if d.accepted] == [PRODUCT_UPDATED]
 
 

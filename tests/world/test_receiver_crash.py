@@ -29,12 +29,32 @@ def free_port() -> int:
 
 
 def start_listen(sim, port: int, tmp_path: Path, run: int) -> subprocess.Popen:
-    env = {**os.environ, "GIFTDESK_BASE_URL": sim.base_url, "GIFTDESK_CLIENT_ID": "acme-sandbox-client",
-           "GIFTDESK_CLIENT_SECRET": "sim-acme-sandbox-secret", SECRET_VARIABLE: initial_secret(sim.settings.seed, "acme-sandbox")}
+    env = {
+        **os.environ,
+        "GIFTDESK_BASE_URL": sim.base_url,
+        "GIFTDESK_CLIENT_ID": "acme-sandbox-client",
+        "GIFTDESK_CLIENT_SECRET": "sim-acme-sandbox-secret",
+        SECRET_VARIABLE: initial_secret(sim.settings.seed, "acme-sandbox"),
+    }
     with open(tmp_path / f"listen-{run}.out", "wb") as out, open(tmp_path / f"listen-{run}.err", "wb") as err:
-        process = subprocess.Popen([sys.executable, "-m", "tui", "listen", "--port", str(port), "--json",
-                                    "--webhook-secret-env", SECRET_VARIABLE, "--rate-limit", "1000"],
-                                   env=env, stdout=out, stderr=err)
+        process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "tui",
+                "listen",
+                "--port",
+                str(port),
+                "--json",
+                "--webhook-secret-env",
+                SECRET_VARIABLE,
+                "--rate-limit",
+                "1000",
+            ],
+            env=env,
+            stdout=out,
+            stderr=err,
+        )
     deadline = time.monotonic() + WAIT_SECONDS
     while True:
         try:
@@ -102,8 +122,9 @@ def test_sigterm_lets_a_delivery_in_flight_finish(sim_factory, tmp_path, process
     headers = signed(body.decode(), initial_secret(sim.settings.seed, "acme-sandbox"))
     head = "".join(f"{name}: {value}\r\n" for name, value in headers.items())
     with socket.create_connection(("127.0.0.1", port)) as connection:
-        connection.sendall(f"POST /webhooks HTTP/1.1\r\nhost: x\r\ncontent-length: {len(body)}\r\n{head}\r\n".encode()
-                           + body[:10])
+        connection.sendall(
+            f"POST /webhooks HTTP/1.1\r\nhost: x\r\ncontent-length: {len(body)}\r\n{head}\r\n".encode() + body[:10]
+        )
         time.sleep(0.3)
         listen.send_signal(signal.SIGTERM)  # the delivery is half read
         time.sleep(0.3)
@@ -122,11 +143,30 @@ def test_an_output_that_cannot_be_written_is_said_and_stops_the_receiver(sim_fac
 
     sim = sim_factory(brands=20)
     port = free_port()
-    env = {**os.environ, "GIFTDESK_BASE_URL": sim.base_url, "GIFTDESK_CLIENT_ID": "acme-sandbox-client",
-           "GIFTDESK_CLIENT_SECRET": "sim-acme-sandbox-secret", SECRET_VARIABLE: initial_secret(sim.settings.seed, "acme-sandbox")}
+    env = {
+        **os.environ,
+        "GIFTDESK_BASE_URL": sim.base_url,
+        "GIFTDESK_CLIENT_ID": "acme-sandbox-client",
+        "GIFTDESK_CLIENT_SECRET": "sim-acme-sandbox-secret",
+        SECRET_VARIABLE: initial_secret(sim.settings.seed, "acme-sandbox"),
+    }
     with open(tmp_path / "listen.err", "wb") as err:
-        listen = subprocess.Popen([sys.executable, "-m", "tui", "listen", "--port", str(port), "--json",
-                                   "--webhook-secret-env", SECRET_VARIABLE], env=env, stdout=subprocess.PIPE, stderr=err)
+        listen = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "tui",
+                "listen",
+                "--port",
+                str(port),
+                "--json",
+                "--webhook-secret-env",
+                SECRET_VARIABLE,
+            ],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=err,
+        )
     processes.append(listen)
     assert listen.stdout is not None
     deadline = time.monotonic() + WAIT_SECONDS
@@ -139,8 +179,14 @@ def test_an_output_that_cannot_be_written_is_said_and_stops_the_receiver(sim_fac
     for _ in range(3):
         body = event_body()
         try:
-            answers.append(httpx.post(f"http://127.0.0.1:{port}/webhooks", content=body, timeout=10,
-                                      headers=signed(body, initial_secret(sim.settings.seed, "acme-sandbox"))))
+            answers.append(
+                httpx.post(
+                    f"http://127.0.0.1:{port}/webhooks",
+                    content=body,
+                    timeout=10,
+                    headers=signed(body, initial_secret(sim.settings.seed, "acme-sandbox")),
+                )
+            )
         except httpx.TransportError:
             break  # the receiver has stopped: nothing more is acknowledged
     assert listen.wait(timeout=WAIT_SECONDS) != 0

@@ -35,8 +35,15 @@ def start_demo(size: tuple[int, int] = (80, 24)) -> tuple[subprocess.Popen[bytes
     fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", size[1], size[0], 0, 0))
     env = {**os.environ, "TERM": "xterm-256color"}
     env.pop("TEXTUAL_DRIVER", None)
-    child = subprocess.Popen([sys.executable, "-m", "tui", "--demo"], cwd=ROOT, env=env, stdin=follower,
-                             stdout=follower, stderr=follower, start_new_session=True)
+    child = subprocess.Popen(
+        [sys.executable, "-m", "tui", "--demo"],
+        cwd=ROOT,
+        env=env,
+        stdin=follower,
+        stdout=follower,
+        stderr=follower,
+        start_new_session=True,
+    )
     os.close(follower)
     return child, leader
 
@@ -78,7 +85,9 @@ def test_a_start_draws_the_kept_page_labelled_and_no_footer_key_cut_mid_word(siz
     # The kept page's first frame: the context bar (the environment, in words and colour), what the rows are and
     # the rows; then the live page ("page 1 of 6"). At 160 columns the rows waited for the live page: the start's
     # first frame was made inside Textual's start-up batch, which drops it; the bar and the label did at 80.
-    assert shown.index(b"profile demo-sandbox") < shown.index(KEPT_WORDS) < shown.index(row) < shown.index(b"page 1 of 6")
+    assert (
+        shown.index(b"profile demo-sandbox") < shown.index(KEPT_WORDS) < shown.index(row) < shown.index(b"page 1 of 6")
+    )
     assert b"Reload" in shown
     # Textual's footer cut its last key (`n Ne▏`, `: Jum▏`) until giftdesk's fitted the keys a frame later.
     assert b"Ne\xe2\x96\x8f" not in shown and b"Jum\xe2\x96\x8f" not in shown, shown[-600:]

@@ -61,8 +61,11 @@ def _classes_in(*packages) -> list[type]:
     for package in packages:
         for info in pkgutil.iter_modules(package.__path__):
             module = importlib.import_module(f"{package.__name__}.{info.name}")
-            found += [value for value in vars(module).values()
-                      if isinstance(value, type) and issubclass(value, Widget) and value.__module__ == module.__name__]
+            found += [
+                value
+                for value in vars(module).values()
+                if isinstance(value, type) and issubclass(value, Widget) and value.__module__ == module.__name__
+            ]
     return found
 
 
@@ -120,8 +123,14 @@ class Walk(RuleBasedStateMachine):
 
         Drawn as a number, not from the keys themselves: what is bound depends on the app's state,
         and Hypothesis replays a walk by its draws."""
-        here = sorted({key for key, active in self.app.screen.active_bindings.items()
-                       if active.binding.action not in LEAVING_ACTIONS} or {"escape"})
+        here = sorted(
+            {
+                key
+                for key, active in self.app.screen.active_bindings.items()
+                if active.binding.action not in LEAVING_ACTIONS
+            }
+            or {"escape"}
+        )
         keys = KEYS if choice % 10 == 0 else here
         self.press_key(keys[choice // 10 % len(keys)])
 
@@ -188,6 +197,12 @@ class Walk(RuleBasedStateMachine):
 def test_a_random_walk_of_every_screens_keys_keeps_the_app_answering(demo_sim, size):
     run_state_machine_as_test(
         lambda: Walk(demo_sim, size),
-        settings=settings(max_examples=EXAMPLES, stateful_step_count=STEPS, deadline=None, database=None, phases=PHASES,
-                          suppress_health_check=list(HealthCheck)),
+        settings=settings(
+            max_examples=EXAMPLES,
+            stateful_step_count=STEPS,
+            deadline=None,
+            database=None,
+            phases=PHASES,
+            suppress_health_check=list(HealthCheck),
+        ),
     )

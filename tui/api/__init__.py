@@ -37,7 +37,30 @@ _EXPORTS = {
     "weblink_token": "weblink",
     "is_payout_url": "weblink",
     "WeblinkError": "weblink",
-    **dict.fromkeys(("Account", "Brand", "CallbackPayload", "Card", "CatalogPage", "CatalogQuery", "Category", "NotificationConfig", "Order", "OrderHistoryLine", "OrderItem", "OrderLine", "PayoutStatus", "PlaceOrder", "Price", "Product", "RedeemRequest", "RedeemResult", "to_wire"), "models"),
+    **dict.fromkeys(
+        (
+            "Account",
+            "Brand",
+            "CallbackPayload",
+            "Card",
+            "CatalogPage",
+            "CatalogQuery",
+            "Category",
+            "NotificationConfig",
+            "Order",
+            "OrderHistoryLine",
+            "OrderItem",
+            "OrderLine",
+            "PayoutStatus",
+            "PlaceOrder",
+            "Price",
+            "Product",
+            "RedeemRequest",
+            "RedeemResult",
+            "to_wire",
+        ),
+        "models",
+    ),
 }
 
 __all__ = sorted(_EXPORTS)

@@ -222,8 +222,10 @@ def loads(body: bytes | str, *, depth: int = Bounds.depth, where: str = "the ans
     if found is not None:
         field, text = found
         shown = text if len(text) <= 24 else f"{text[:12]}…({len(text)} characters)"
-        raise MalformedResponseError(f"{where}: field {field or '(the whole answer)'} holds the number {shown}, "
-                                     "which is out of any sane range; not used")
+        raise MalformedResponseError(
+            f"{where}: field {field or '(the whole answer)'} holds the number {shown}, "
+            "which is out of any sane range; not used"
+        )
     return data
 
 
@@ -250,7 +252,9 @@ def page_count(count: object, page_size: int, *, where: str = "catalog v2") -> i
         raise MalformedResponseError(f"{where}: field count is not a whole number of brands")
     pages = max(1, -(-count // max(1, page_size)))
     if count > MAX_CATALOG_BRANDS or pages > MAX_PAGES:
-        raise MalformedResponseError(f"{where}: field count says {count:,} brands ({pages:,} pages of {page_size}), "
-                                     f"beyond any catalog (at most {MAX_CATALOG_BRANDS:,} brands, {MAX_PAGES:,} pages); "
-                                     "no further page was asked for")
+        raise MalformedResponseError(
+            f"{where}: field count says {count:,} brands ({pages:,} pages of {page_size}), "
+            f"beyond any catalog (at most {MAX_CATALOG_BRANDS:,} brands, {MAX_PAGES:,} pages); "
+            "no further page was asked for"
+        )
     return pages

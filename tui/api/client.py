@@ -86,6 +86,7 @@ CATALOG_V1_GONE = "catalog version 1 is gone: the provider has retired it"
 DEFAULT_MAX_WAIT = 60.0
 VISIBLE_WAIT = 1.0  # a wait for the limiter longer than this is told (on_wait)
 
+
 class WireDays(Protocol):
     """A day range as the history endpoints take it: `{"startDate": ..., "endDate": ...}`."""
 
@@ -106,16 +107,22 @@ def tls_verify(base_url: str) -> bool:
 
 
 CATALOG_PATHS = (CATALOG_V2_PATH, CATALOG_V1_PATH)
-DEADLINE_HINT = ("The service answers too slowly or not at all. Reads are safe to repeat; for a write, look it up "
-                 "(order show / payout status) first. Deadlines: GIFTDESK_REQUEST_DEADLINE, GIFTDESK_CATALOG_DEADLINE, "
-                 "GIFTDESK_COMMAND_DEADLINE (seconds).")
+DEADLINE_HINT = (
+    "The service answers too slowly or not at all. Reads are safe to repeat; for a write, look it up "
+    "(order show / payout status) first. Deadlines: GIFTDESK_REQUEST_DEADLINE, GIFTDESK_CATALOG_DEADLINE, "
+    "GIFTDESK_COMMAND_DEADLINE (seconds)."
+)
 
-OUTCOME_UNKNOWN_HINT = "The request may have been carried out: look it up (order show / payout status) before sending it again."
+OUTCOME_UNKNOWN_HINT = (
+    "The request may have been carried out: look it up (order show / payout status) before sending it again."
+)
 READ_TIMED_OUT_HINT = "The service did not answer in time; a read changes nothing: try again, or later."
 # Place order's pacing (DESIGN: 6 orders of a product per minute) may ask for up to a minute's wait: waited for, within this bound.
 PLACE_MAX_RETRY_AFTER = 65.0
-PLACE_RATE_LIMITED_HINT = ("The provider's Place order pacing (500 ms apart, at most 6 orders of a product a minute) refused the "
-                           "last attempt. Wait a minute, then place it again with the same RequestId (never a new one).")
+PLACE_RATE_LIMITED_HINT = (
+    "The provider's Place order pacing (500 ms apart, at most 6 orders of a product a minute) refused the "
+    "last attempt. Wait a minute, then place it again with the same RequestId (never a new one)."
+)
 
 
 async def event_loop_sleep(seconds: float) -> None:
@@ -258,8 +265,13 @@ class ServiceClient:
     async def catalog_body(self, query: CatalogQuery | None = None) -> bytes:
         """A catalog v2 page's body as the service sent it, not parsed: for a reader of the whole catalog
         that parses each page where and when it stores it (tui.local.mirror_rows.catalog_rows)."""
-        response = await self._send("GET", CATALOG_V2_PATH, endpoints.CATALOG_V2, params=(query or CatalogQuery()).to_wire(),
-                                    retry_on=RetryOn.READ)
+        response = await self._send(
+            "GET",
+            CATALOG_V2_PATH,
+            endpoints.CATALOG_V2,
+            params=(query or CatalogQuery()).to_wire(),
+            retry_on=RetryOn.READ,
+        )
         return response.content
 
     async def catalog_v1(self) -> list[Brand]:
@@ -270,8 +282,12 @@ class ServiceClient:
             data = await self._get_json(CATALOG_V1_PATH, endpoints.CATALOG_V1)
         except RefusedError as error:
             if error.status in (404, 410):
-                raise RefusedError(CATALOG_V1_GONE, status=error.status, hint="Use catalog version 2 (leave out --v1, "
-                                   "or press v again).", context=error.context) from None
+                raise RefusedError(
+                    CATALOG_V1_GONE,
+                    status=error.status,
+                    hint="Use catalog version 2 (leave out --v1, or press v again).",
+                    context=error.context,
+                ) from None
             raise
         return _parse_list(Brand, _field(data, "brands", CATALOG_V1_PATH), CATALOG_V1_PATH)
 
@@ -287,9 +303,14 @@ class ServiceClient:
         if delay > 0:
             await self._sleep(delay)
         try:
-            response = await self._send("POST", CHECKOUT_PATH, endpoints.PLACE_ORDER, json=order.to_wire(),
-                                        retry_on=RetryOn.READ,
-                                        retry=replace(self.retry, max_retry_after=PLACE_MAX_RETRY_AFTER))
+            response = await self._send(
+                "POST",
+                CHECKOUT_PATH,
+                endpoints.PLACE_ORDER,
+                json=order.to_wire(),
+                retry_on=RetryOn.READ,
+                retry=replace(self.retry, max_retry_after=PLACE_MAX_RETRY_AFTER),
+            )
         except RateLimitedError as limited:
             limited.hint = PLACE_RATE_LIMITED_HINT
             raise
@@ -328,15 +349,17 @@ class ServiceClient:
     async def get_notifications(self) -> NotificationConfig:
         from tui.api.models import NotificationConfig
 
-        return _parse(NotificationConfig, await self._get_json(NOTIFICATION_PATH, endpoints.NOTIFICATIONS), NOTIFICATION_PATH)
+        return _parse(
+            NotificationConfig, await self._get_json(NOTIFICATION_PATH, endpoints.NOTIFICATIONS), NOTIFICATION_PATH
+        )
 
     async def set_notifications(self, config: NotificationConfig) -> NotificationConfig:
         from tui.api.models import NotificationConfig
 
-        body = config.model_dump(
-            by_alias=True, include={"notification_url", "notification_url_sandbox", "secret_key"}
+        body = config.model_dump(by_alias=True, include={"notification_url", "notification_url_sandbox", "secret_key"})
+        response = await self._send(
+            "POST", NOTIFICATION_PATH, endpoints.NOTIFICATIONS, json=body, retry_on=RetryOn.READ
         )
-        response = await self._send("POST", NOTIFICATION_PATH, endpoints.NOTIFICATIONS, json=body, retry_on=RetryOn.READ)
         return _parse(NotificationConfig, _json(response, NOTIFICATION_PATH), NOTIFICATION_PATH)
 
     async def redeem_payout(self, weblink_or_card_code: str, request: RedeemRequest) -> RedeemResult:
@@ -362,14 +385,22 @@ class ServiceClient:
         from tui.api.money_models import TransactionsReport
 
         params = {"startDate": start.isoformat(), "endDate": end.isoformat()}
-        return _parse(TransactionsReport, await self._get_json(TRANSACTIONS_PATH, endpoints.TRANSACTIONS, params=params), TRANSACTIONS_PATH)
+        return _parse(
+            TransactionsReport,
+            await self._get_json(TRANSACTIONS_PATH, endpoints.TRANSACTIONS, params=params),
+            TRANSACTIONS_PATH,
+        )
 
     async def exchange_rates(self, base: str | None = None, currency: str | None = None) -> ExchangeRates:
         """Every rate based on USD; with `base`, every rate based on it; with both, that one rate."""
         from tui.api.money_models import ExchangeRates
 
         params = {name: value for name, value in (("baseCurrency", base), ("currency", currency)) if value}
-        return _parse(ExchangeRates, await self._get_json(EXCHANGE_RATES_PATH, endpoints.EXCHANGE_RATES, params=params), EXCHANGE_RATES_PATH)
+        return _parse(
+            ExchangeRates,
+            await self._get_json(EXCHANGE_RATES_PATH, endpoints.EXCHANGE_RATES, params=params),
+            EXCHANGE_RATES_PATH,
+        )
 
     # --- transport, errors and retries ---------------------------------------
 
@@ -386,8 +417,16 @@ class ServiceClient:
         response = await self._send("GET", path, endpoint, params=params, retry_on=RetryOn.READ)
         return _json(response, path)
 
-    async def _send(self, method: str, path: str, endpoint: str, *, retry_on: RetryOn, retry: RetryPolicy | None = None,
-                    **request: Any) -> httpx.Response:
+    async def _send(
+        self,
+        method: str,
+        path: str,
+        endpoint: str,
+        *,
+        retry_on: RetryOn,
+        retry: RetryPolicy | None = None,
+        **request: Any,
+    ) -> httpx.Response:
         """The one path of every request: each try waits for its turn (the limiter), then goes out."""
         where = mask_text(f"{method} {path}")
         policy = retry or self.retry
@@ -411,8 +450,12 @@ class ServiceClient:
             if outcome.kind is RetryOn.RATE_LIMIT:
                 # The service's word overrides the table, for this process and the profile's others:
                 # the endpoint is held back, and the next try's turn waits it out.
-                self.limiter.hold(endpoint, outcome.retry_after if outcome.retry_after is not None
-                                  else delay or self.limiter.pause_after_refusal(endpoint))
+                self.limiter.hold(
+                    endpoint,
+                    outcome.retry_after
+                    if outcome.retry_after is not None
+                    else delay or self.limiter.pause_after_refusal(endpoint),
+                )
             if delay is not None and self.ends_by is not None and time.monotonic() + delay >= self.ends_by:
                 delay = None  # the wait would outlast the command's deadline
             if delay is None:
@@ -445,7 +488,9 @@ class ServiceClient:
         raise RateLimitedError(
             f"{where}: held back by the provider's limits ({rule}); the next request is possible at {moment} "
             f"(in {wait_words(turn.wait)})",
-            retry_after=turn.wait, hint=f"Try again at {moment}, or use what giftdesk keeps locally.")
+            retry_after=turn.wait,
+            hint=f"Try again at {moment}, or use what giftdesk keeps locally.",
+        )
 
     def _honour_limit_headers(self, endpoint: str, response: httpx.Response) -> None:
         """An answer saying no requests are left until a reset holds the endpoint back until then."""
@@ -467,10 +512,16 @@ class ServiceClient:
         if seconds <= 0:
             raise DeadlineExceeded
         # A slow answer may take until the deadline (a catalog page: 120 s on the real provider).
-        timeout = httpx.Timeout(connect=min(self._timeout.connect or seconds, seconds), read=seconds,
-                                write=seconds, pool=seconds)
-        built = self._http.build_request(method, path, timeout=timeout,
-                                         extensions={DEADLINE: deadline_at, BODY_CAP: self.limits.body_bytes}, **request)
+        timeout = httpx.Timeout(
+            connect=min(self._timeout.connect or seconds, seconds), read=seconds, write=seconds, pool=seconds
+        )
+        built = self._http.build_request(
+            method,
+            path,
+            timeout=timeout,
+            extensions={DEADLINE: deadline_at, BODY_CAP: self.limits.body_bytes},
+            **request,
+        )
         response = await self._http.send(built, stream=True)
         return await read_answer(response, self.limits.body_bytes, deadline_at)
 
@@ -479,8 +530,9 @@ class ServiceClient:
         try:
             response = await self._exchange(method, path, request)
         except AnswerTooLarge:
-            raise MalformedResponseError(f"{where}: the answer is larger than {self.limits.body_bytes // bounds.MEGABYTE} MB; "
-                                         "not read further") from None
+            raise MalformedResponseError(
+                f"{where}: the answer is larger than {self.limits.body_bytes // bounds.MEGABYTE} MB; not read further"
+            ) from None
         except UnreadableEncoding as exc:
             raise MalformedResponseError(f"{where}: {exc}") from None
         except DeadlineExceeded:
@@ -488,7 +540,11 @@ class ServiceClient:
         except (httpx.UnsupportedProtocol, httpx.InvalidURL) as exc:
             raise UnreachableError(f"{where}: the base URL {self.base_url!r} is not usable ({exc})") from None
         except (httpx.ConnectTimeout, httpx.PoolTimeout):
-            return _Failure(UnreachableError(f"{where}: timed out connecting to {self.base_url}"), RetryOn.CONNECT, "timed out connecting")
+            return _Failure(
+                UnreachableError(f"{where}: timed out connecting to {self.base_url}"),
+                RetryOn.CONNECT,
+                "timed out connecting",
+            )
         except httpx.ConnectError as exc:
             reason = f"connection failed ({type(exc).__name__})"
             return _Failure(UnreachableError(f"{where}: {reason} at {self.base_url}"), RetryOn.CONNECT, reason)
@@ -498,11 +554,15 @@ class ServiceClient:
             if method == "GET":  # a read changes nothing: its outcome is not in doubt
                 error = UnreachableError(f"{where}: timed out waiting for the answer", hint=READ_TIMED_OUT_HINT)
             else:
-                error = UnreachableError(f"{where}: timed out after sending; the outcome is unknown", hint=OUTCOME_UNKNOWN_HINT)
+                error = UnreachableError(
+                    f"{where}: timed out after sending; the outcome is unknown", hint=OUTCOME_UNKNOWN_HINT
+                )
             return _Failure(error, RetryOn.IN_FLIGHT, "timed out")
         except httpx.TransportError as exc:
             reason = f"connection lost after sending ({type(exc).__name__})"
-            error = UnreachableError(f"{where}: {reason} at {self.base_url}; the outcome is unknown", hint=OUTCOME_UNKNOWN_HINT)
+            error = UnreachableError(
+                f"{where}: {reason} at {self.base_url}; the outcome is unknown", hint=OUTCOME_UNKNOWN_HINT
+            )
             return _Failure(error, RetryOn.IN_FLIGHT, reason)
         status = response.status_code
         log.debug("%s -> %d", where, status)
@@ -513,12 +573,16 @@ class ServiceClient:
             limited = RateLimitedError(f"{where}: rate limited (429)", retry_after=retry_after, status=429)
             return _Failure(limited, RetryOn.RATE_LIMIT, "rate limited", retry_after)
         if status >= 500:
-            return _Failure(ServerError(f"{where}: server error {status}", status=status), RetryOn.SERVER, f"HTTP {status}")
+            return _Failure(
+                ServerError(f"{where}: server error {status}", status=status), RetryOn.SERVER, f"HTTP {status}"
+            )
         if status == 401:
             raise AuthenticationError(f"{where}: authentication failed (401)", status=401)
         if status == 403:
             text = _service_message(response)
-            raise ForbiddenError(f"{where}: these credentials have no access to this resource (403): {text}", status=403)
+            raise ForbiddenError(
+                f"{where}: these credentials have no access to this resource (403): {text}", status=403
+            )
         if status >= 400:
             raise RefusedError(_service_message(response), status=status, context=f"{where} -> {status}")
         raise MalformedResponseError(f"{where}: unexpected HTTP {status}", status=status)
@@ -527,10 +591,12 @@ class ServiceClient:
         return self.ends_by is not None and time.monotonic() >= self.ends_by
 
     def _past_deadline(self, where: str) -> _Failure:
-        error = UnreachableError(f"{where}: no whole answer within the deadline "
-                                 f"({self.limits.request_seconds:g} s a request, {self.limits.catalog_seconds:g} s a catalog page, "
-                                 f"{self.limits.command_seconds:g} s a command); the outcome is unknown",
-                                 hint=DEADLINE_HINT)
+        error = UnreachableError(
+            f"{where}: no whole answer within the deadline "
+            f"({self.limits.request_seconds:g} s a request, {self.limits.catalog_seconds:g} s a catalog page, "
+            f"{self.limits.command_seconds:g} s a command); the outcome is unknown",
+            hint=DEADLINE_HINT,
+        )
         return _Failure(error, RetryOn.IN_FLIGHT, "no answer within the deadline")
 
 

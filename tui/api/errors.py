@@ -13,22 +13,38 @@ from tui.api.redact import mask_text
 # The provider's 400 reason codes (DESIGN.md "What the real provider sends"): what happened, and what to do.
 # The message says the first with the code after it, the hint the second; an unknown code is shown as it came.
 REASONS: dict[str, tuple[str, str]] = {
-    "OrderAlreadyExists": ("an order with this RequestId exists already",
-                           "Nothing new was placed: see it with `giftdesk order show ID`; do not place it again."),
-    "OrderNotFound": ("no order with this RequestId",
-                      "Check the id, and that the profile's environment (sandbox/production) is the one it was placed in."),
-    "WrongAccount": ("the account cannot be used with these credentials in this environment",
-                     "Choose an active account of this environment: `giftdesk accounts` lists them."),
-    "InsufficientBalance": ("the account's balance is too low for this order",
-                            "Fund the account, order less, or choose another account."),
-    "InvalidProductIds": ("a product id is not in the catalog for this account",
-                          "Check the product id in `giftdesk catalog --product-id N`."),
-    "InvalidDenomination": ("the value is not one the product allows",
-                            "Give a value within the product's min and max face value (the catalog shows them)."),
-    "ProductIsOutOfStock": ("the product is out of stock",
-                            "Check the product's count in the catalog, order fewer cards, or try later."),
-    "CardsLimitExceeded": ("the order asks for more cards than the provider allows",
-                           "At most 500 cards per order: split it into several orders."),
+    "OrderAlreadyExists": (
+        "an order with this RequestId exists already",
+        "Nothing new was placed: see it with `giftdesk order show ID`; do not place it again.",
+    ),
+    "OrderNotFound": (
+        "no order with this RequestId",
+        "Check the id, and that the profile's environment (sandbox/production) is the one it was placed in.",
+    ),
+    "WrongAccount": (
+        "the account cannot be used with these credentials in this environment",
+        "Choose an active account of this environment: `giftdesk accounts` lists them.",
+    ),
+    "InsufficientBalance": (
+        "the account's balance is too low for this order",
+        "Fund the account, order less, or choose another account.",
+    ),
+    "InvalidProductIds": (
+        "a product id is not in the catalog for this account",
+        "Check the product id in `giftdesk catalog --product-id N`.",
+    ),
+    "InvalidDenomination": (
+        "the value is not one the product allows",
+        "Give a value within the product's min and max face value (the catalog shows them).",
+    ),
+    "ProductIsOutOfStock": (
+        "the product is out of stock",
+        "Check the product's count in the catalog, order fewer cards, or try later.",
+    ),
+    "CardsLimitExceeded": (
+        "the order asks for more cards than the provider allows",
+        "At most 500 cards per order: split it into several orders.",
+    ),
 }
 
 # A reason code: one word in CamelCase, as the provider's 400 bodies carry them.
@@ -74,7 +90,9 @@ class AuthenticationError(ServiceError):
 class RateLimitedError(ServiceError):
     default_hint = "Another request for the same resource is in progress; wait and try again."
 
-    def __init__(self, message: str, *, retry_after: float | None = None, hint: str | None = None, status: int | None = None) -> None:
+    def __init__(
+        self, message: str, *, retry_after: float | None = None, hint: str | None = None, status: int | None = None
+    ) -> None:
         super().__init__(message, hint=hint, status=status)
         self.retry_after = retry_after
 
@@ -83,7 +101,9 @@ class ForbiddenError(ServiceError):
     """403: the credentials are valid but have no access to that resource (exit 4, as a 401).
     The message ends with the service's own `error` text."""
 
-    default_hint = "Ask the provider to give these credentials access to it, or use a profile whose credentials have it."
+    default_hint = (
+        "Ask the provider to give these credentials access to it, or use a profile whose credentials have it."
+    )
 
 
 class RefusedError(ServiceError):

@@ -139,8 +139,14 @@ class Turn:
 class Limiter:
     """The client's limiter: the table of limits, and the store holding the bookings."""
 
-    def __init__(self, limits: Mapping[str, Limit] | None = None, store: LimitStore | None = None, *,
-                 key: str = "", clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self,
+        limits: Mapping[str, Limit] | None = None,
+        store: LimitStore | None = None,
+        *,
+        key: str = "",
+        clock: Callable[[], float] = time.time,
+    ) -> None:
         """`limits`: by default DESIGN's table (with $GIFTDESK_LIMITS); `key` names whose budget this is
         (the credential): one shared store serves many."""
         self.limits = dict(limits if limits is not None else limits_table())

@@ -27,11 +27,21 @@ PAYOUT_STATUS = "payout_status"
 TRANSACTIONS = "transactions"
 EXCHANGE_RATES = "exchange_rates"
 
-ENDPOINTS = (ACCOUNTS, CATALOG_V2, CATALOG_V1, PLACE_ORDER, GET_ORDER, ORDER_HISTORY, NOTIFICATIONS, REDEEM,
-             PAYOUT_STATUS, TRANSACTIONS, EXCHANGE_RATES)
+ENDPOINTS = (
+    ACCOUNTS,
+    CATALOG_V2,
+    CATALOG_V1,
+    PLACE_ORDER,
+    GET_ORDER,
+    ORDER_HISTORY,
+    NOTIFICATIONS,
+    REDEEM,
+    PAYOUT_STATUS,
+    TRANSACTIONS,
+    EXCHANGE_RATES,
+)
 
-UNITS = {"s": 1.0, "sec": 1.0, "second": 1.0, "min": 60.0, "minute": 60.0, "h": 3600.0, "hour": 3600.0,
-         "day": 86400.0}
+UNITS = {"s": 1.0, "sec": 1.0, "second": 1.0, "min": 60.0, "minute": 60.0, "h": 3600.0, "hour": 3600.0, "day": 86400.0}
 _RATE_RE = re.compile(r"\s*(\d+)\s*/\s*(\d*(?:\.\d+)?)\s*([a-z]+)\s*")
 
 
@@ -81,7 +91,7 @@ def wait_words(seconds: float) -> str:
 
 
 def parse_limit(text: str) -> Limit:
-    """"4/hour", "120/min", "1/s", "10/30s" -> Limit; LimitSyntaxError says what is wrong."""
+    """ "4/hour", "120/min", "1/s", "10/30s" -> Limit; LimitSyntaxError says what is wrong."""
     match = _RATE_RE.fullmatch(text.lower())
     unit = UNITS.get(match.group(3).rstrip("s") or "s") if match else None
     if match is None or unit is None:
@@ -95,7 +105,9 @@ def parse_limit(text: str) -> Limit:
 LIMITS_VARIABLE = "GIFTDESK_LIMITS"  # "endpoint=N/period,...": overrides for every profile of a process
 
 
-def limits_table(overrides: Mapping[str, str] | None = None, environ: Mapping[str, str] = os.environ) -> dict[str, Limit]:
+def limits_table(
+    overrides: Mapping[str, str] | None = None, environ: Mapping[str, str] = os.environ
+) -> dict[str, Limit]:
     """DEFAULT_LIMITS, then $GIFTDESK_LIMITS (e.g. a sandbox whose limits differ, or a test suite whose
     simulator enforces none), then a profile's overrides (endpoint name -> "N/period")."""
     table = dict(DEFAULT_LIMITS)

@@ -77,7 +77,8 @@ class Amount(Decimal):
     @classmethod
     def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> core_schema.CoreSchema:
         return core_schema.no_info_plain_validator_function(
-            cls.read, serialization=core_schema.plain_serializer_function_ser_schema(cls.as_sent))
+            cls.read, serialization=core_schema.plain_serializer_function_ser_schema(cls.as_sent)
+        )
 
 
 def _number(data: Any) -> Decimal:
@@ -105,7 +106,7 @@ class Account(WireModel):
     sandbox_mode: bool | None = None  # some accounts come without it: take the profile's environment
 
     def environment(self, profile_environment: str) -> str:
-        """"sandbox" or "production": the account's own flag, or the profile's when it has none."""
+        """ "sandbox" or "production": the account's own flag, or the profile's when it has none."""
         if self.sandbox_mode is None:
             return profile_environment
         return "sandbox" if self.sandbox_mode else "production"
@@ -236,7 +237,8 @@ class NotificationConfig(WireModel):
     secret_key: str = secret_field("")
 
     _null_as_empty = field_validator("notification_url", "notification_url_sandbox", "secret_key", mode="before")(
-        _null_as_empty)
+        _null_as_empty
+    )
 
 
 class CallbackPayload(WireModel):

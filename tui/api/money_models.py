@@ -66,8 +66,7 @@ class Transaction(WireModel):
     @property
     def currency(self) -> str:
         """The account's currency: the balance's, else the amount's, else the transaction's ("" when none says)."""
-        return (self.available_balance.currency_code or self.transaction_amount.currency_code
-                or self.currency_code or "")
+        return self.available_balance.currency_code or self.transaction_amount.currency_code or self.currency_code or ""
 
 
 class ClientTransactions(WireModel):

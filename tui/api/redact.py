@@ -37,6 +37,7 @@ class Secret:
     def __hash__(self) -> int:
         return hash(self._value)
 
+
 _MIN_REGISTERED = 4  # shorter values would mask ordinary words
 
 _registered: set[str] = set()
@@ -127,12 +128,13 @@ def mask_recipient(value: str | None) -> str:
 # Known shapes of secrets in free text, masked even when not registered.
 _PATTERNS: list[tuple[re.Pattern[str], Callable[[re.Match[str]], str]]] = [
     # A weblink in a payout endpoint path or a hosted payout URL.
-    (re.compile(r"(/payout(?:/redeem|/status)?/)([^/\s?#\"']+)", re.IGNORECASE),
-     lambda m: m.group(1) + mask_weblink(m.group(2))),
+    (
+        re.compile(r"(/payout(?:/redeem|/status)?/)([^/\s?#\"']+)", re.IGNORECASE),
+        lambda m: m.group(1) + mask_weblink(m.group(2)),
+    ),
     # Any token padded with an encoded "=".
     (re.compile(r"[A-Za-z0-9_\-.~]{6,}(?:%3[Dd])+"), lambda m: mask_weblink(m.group())),
-    (re.compile(r"(Authorization:?\s*['\"]?Basic\s+)[A-Za-z0-9+/=]+", re.IGNORECASE),
-     lambda m: m.group(1) + MASK),
+    (re.compile(r"(Authorization:?\s*['\"]?Basic\s+)[A-Za-z0-9+/=]+", re.IGNORECASE), lambda m: m.group(1) + MASK),
     # A password in a URL (`http://user:pass@host`), before the email shape could take `pass@host`.
     (re.compile(r"(\b[A-Za-z][A-Za-z0-9+.-]*://[^/\s:@]*:)[^/\s@]+@"), lambda m: m.group(1) + MASK + "@"),
     # An email address (not a masked URL password: `****@host`).

@@ -60,8 +60,9 @@ class _DeadlineStream(httpcore.NetworkStream):
     def close(self) -> None:
         self._stream.close()
 
-    def start_tls(self, ssl_context: Any, server_hostname: str | None = None,
-                  timeout: float | None = None) -> httpcore.NetworkStream:
+    def start_tls(
+        self, ssl_context: Any, server_hostname: str | None = None, timeout: float | None = None
+    ) -> httpcore.NetworkStream:
         return _DeadlineStream(self._stream.start_tls(ssl_context, server_hostname, _within(timeout)))
 
     def get_extra_info(self, info: str) -> Any:
@@ -74,12 +75,19 @@ class _DeadlineBackend(httpcore.NetworkBackend):
     def __init__(self) -> None:
         self._backend = httpcore.SyncBackend()
 
-    def connect_tcp(self, host: str, port: int, timeout: float | None = None, local_address: str | None = None,
-                    socket_options: Any = None) -> httpcore.NetworkStream:
+    def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Any = None,
+    ) -> httpcore.NetworkStream:
         return _DeadlineStream(self._backend.connect_tcp(host, port, _within(timeout), local_address, socket_options))
 
-    def connect_unix_socket(self, path: str, timeout: float | None = None,
-                            socket_options: Any = None) -> httpcore.NetworkStream:
+    def connect_unix_socket(
+        self, path: str, timeout: float | None = None, socket_options: Any = None
+    ) -> httpcore.NetworkStream:
         return _DeadlineStream(self._backend.connect_unix_socket(path, _within(timeout), socket_options))
 
     def sleep(self, seconds: float) -> None:
@@ -101,8 +109,9 @@ def _limits(request: httpx.Request) -> tuple[float | None, int]:
 def _whole(response: httpx.Response, body: bytes) -> httpx.Response:
     """The answer with its decoded body; the headers that described the encoded one dropped."""
     extensions = {key: value for key, value in response.extensions.items() if key in ("http_version", "reason_phrase")}
-    return httpx.Response(response.status_code, headers=decoded_headers(response.headers), content=body,
-                          extensions=extensions)
+    return httpx.Response(
+        response.status_code, headers=decoded_headers(response.headers), content=body, extensions=extensions
+    )
 
 
 class ThreadedTransport(httpx.AsyncBaseTransport):
@@ -186,5 +195,10 @@ async def read_answer(response: httpx.Response, cap: int, deadline_at: float | N
         content = body.finish()
     finally:
         await response.aclose()
-    return httpx.Response(response.status_code, headers=decoded_headers(response.headers), content=content,
-                          request=response.request, extensions=response.extensions)
+    return httpx.Response(
+        response.status_code,
+        headers=decoded_headers(response.headers),
+        content=content,
+        request=response.request,
+        extensions=response.extensions,
+    )

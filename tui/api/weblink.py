@@ -39,7 +39,9 @@ def weblink_token(card_code_or_token: str) -> str:
     if not segment:
         raise WeblinkError("No weblink token found: paste the card's payout URL or its final path segment.")
     if unquote(segment) in _DOT_SEGMENTS:  # a path step, not a token: sent, it would name another endpoint
-        raise WeblinkError(f"{segment!r} is not a weblink token: paste the card's payout URL or its final path segment.")
+        raise WeblinkError(
+            f"{segment!r} is not a weblink token: paste the card's payout URL or its final path segment."
+        )
     return _encode_once(segment)
 
 

@@ -128,7 +128,11 @@ class Shape:
                 continue
             value = arranged.pop(field.wire)
             if isinstance(field.check, Shape):
-                value = field.check._construct(value) if not field.many else [field.check._construct(item) for item in value]
+                value = (
+                    field.check._construct(value)
+                    if not field.many
+                    else [field.check._construct(item) for item in value]
+                )
             elif field.check is _amount:
                 value = models.Amount(value)  # the model's Amount, from a plain number
             values[field.name] = value
@@ -138,82 +142,106 @@ class Shape:
         return built
 
 
-CARD = Shape("Card", (
-    WireField("id", _integer, required=True),
-    WireField("serial_number", _optional_text),
-    WireField("card_code", _optional_text),
-    WireField("pin", _optional_text),
-    WireField("expiration_date", _optional_text),
-    WireField("status", _text, required=True),
-))
+CARD = Shape(
+    "Card",
+    (
+        WireField("id", _integer, required=True),
+        WireField("serial_number", _optional_text),
+        WireField("card_code", _optional_text),
+        WireField("pin", _optional_text),
+        WireField("expiration_date", _optional_text),
+        WireField("status", _text, required=True),
+    ),
+)
 
-ORDER_ITEM = Shape("OrderItem", (
-    WireField("product_id", _integer, required=True),
-    WireField("product_face_value", _amount, required=True),
-    WireField("quantity", _integer, required=True),
-    WireField("country_code", _optional_text),
-    WireField("currency_code", _optional_text),
-    WireField("cards", CARD),
-    WireField("brand_code", _anything),
-    WireField("picture_url", _anything),
-    WireField("status", _optional_text),
-))
+ORDER_ITEM = Shape(
+    "OrderItem",
+    (
+        WireField("product_id", _integer, required=True),
+        WireField("product_face_value", _amount, required=True),
+        WireField("quantity", _integer, required=True),
+        WireField("country_code", _optional_text),
+        WireField("currency_code", _optional_text),
+        WireField("cards", CARD),
+        WireField("brand_code", _anything),
+        WireField("picture_url", _anything),
+        WireField("status", _optional_text),
+    ),
+)
 
-ORDER = Shape("Order", (
-    WireField("order_id", _integer, required=True),
-    WireField("request_id", _text, required=True),
-    WireField("items", ORDER_ITEM),
-    WireField("status", _text, required=True),
-    WireField("created_date", _optional_text),
-    WireField("total", _amount, required=True),
-    WireField("error_message", _optional_text),
-    WireField("order_type", _optional_text),
-    WireField("currency", _optional_text),
-))
+ORDER = Shape(
+    "Order",
+    (
+        WireField("order_id", _integer, required=True),
+        WireField("request_id", _text, required=True),
+        WireField("items", ORDER_ITEM),
+        WireField("status", _text, required=True),
+        WireField("created_date", _optional_text),
+        WireField("total", _amount, required=True),
+        WireField("error_message", _optional_text),
+        WireField("order_type", _optional_text),
+        WireField("currency", _optional_text),
+    ),
+)
 
 
-PRICE = Shape("Price", (
-    WireField("min", _amount, required=True),
-    WireField("max", _amount, required=True),
-    WireField("currency_code", _text, required=True),
-))
+PRICE = Shape(
+    "Price",
+    (
+        WireField("min", _amount, required=True),
+        WireField("max", _amount, required=True),
+        WireField("currency_code", _text, required=True),
+    ),
+)
 
-PRODUCT = Shape("Product", (
-    WireField("id", _integer, required=True),
-    WireField("name", _text, required=True),
-    WireField("min_face_value", _amount, required=True),
-    WireField("max_face_value", _amount, required=True),
-    WireField("count", _optional_integer),
-    WireField("price", PRICE, required=True, many=False),
-    WireField("modified_date", _optional_text),
-    WireField("status", _optional_text),
-    WireField("is_deleted", _optional_boolean),
-))
+PRODUCT = Shape(
+    "Product",
+    (
+        WireField("id", _integer, required=True),
+        WireField("name", _text, required=True),
+        WireField("min_face_value", _amount, required=True),
+        WireField("max_face_value", _amount, required=True),
+        WireField("count", _optional_integer),
+        WireField("price", PRICE, required=True, many=False),
+        WireField("modified_date", _optional_text),
+        WireField("status", _optional_text),
+        WireField("is_deleted", _optional_boolean),
+    ),
+)
 
-CATEGORY = Shape("Category", (
-    WireField("id", _integer, required=True),
-    WireField("name", _text, required=True),
-    WireField("description", _optional_text),
-))
+CATEGORY = Shape(
+    "Category",
+    (
+        WireField("id", _integer, required=True),
+        WireField("name", _text, required=True),
+        WireField("description", _optional_text),
+    ),
+)
 
-BRAND = Shape("Brand", (
-    WireField("internal_id", _optional_text),
-    WireField("name", _text, required=True),
-    WireField("country_code", _text, required=True),
-    WireField("currency_code", _text, required=True),
-    WireField("description", _optional_text),
-    WireField("disclaimer", _optional_text),
-    WireField("redemption_instructions", _optional_text),
-    WireField("terms", _optional_text),
-    WireField("logo_url", _optional_text),
-    WireField("modified_date", _optional_text),
-    WireField("products", PRODUCT),
-    WireField("categories", CATEGORY),
-))
+BRAND = Shape(
+    "Brand",
+    (
+        WireField("internal_id", _optional_text),
+        WireField("name", _text, required=True),
+        WireField("country_code", _text, required=True),
+        WireField("currency_code", _text, required=True),
+        WireField("description", _optional_text),
+        WireField("disclaimer", _optional_text),
+        WireField("redemption_instructions", _optional_text),
+        WireField("terms", _optional_text),
+        WireField("logo_url", _optional_text),
+        WireField("modified_date", _optional_text),
+        WireField("products", PRODUCT),
+        WireField("categories", CATEGORY),
+    ),
+)
 
-CATALOG_PAGE = Shape("CatalogPage", (
-    WireField("page_index", _integer, required=True),
-    WireField("page_size", _integer, required=True),
-    WireField("count", _integer, required=True),
-    WireField("items", BRAND, required=True),
-))
+CATALOG_PAGE = Shape(
+    "CatalogPage",
+    (
+        WireField("page_index", _integer, required=True),
+        WireField("page_size", _integer, required=True),
+        WireField("count", _integer, required=True),
+        WireField("items", BRAND, required=True),
+    ),
+)

@@ -44,8 +44,13 @@ def command(options: Options, as_csv: bool) -> None:
             emit_json({"accounts": [to_wire(account) for account in accounts]})
             return
         rows = [
-            [a.id, visible(a.currency), (exact_amount if as_csv else format_amount)(a.balance, a.currency),
-             "yes" if a.is_active else "no", a.environment(session.profile.environment)]
+            [
+                a.id,
+                visible(a.currency),
+                (exact_amount if as_csv else format_amount)(a.balance, a.currency),
+                "yes" if a.is_active else "no",
+                a.environment(session.profile.environment),
+            ]
             for a in accounts
         ]
         (print_csv if as_csv else print_table)(["ID", "CURRENCY", "BALANCE", "ACTIVE", "ENVIRONMENT"], rows)

@@ -33,8 +33,18 @@ from widgets.money import format_range
 MAX_PAGE_SIZE = 100  # DESIGN: the maximum is not published; cap at 100
 PAGE_FETCH_CONCURRENCY = 4  # --all: pages in flight at once, kind to the service
 
-V2_FILTERS = ("country", "currency", "name", "brand_id", "product_id", "modified_since", "target_currency",
-              "page", "page_size", "all_pages")
+V2_FILTERS = (
+    "country",
+    "currency",
+    "name",
+    "brand_id",
+    "product_id",
+    "modified_since",
+    "target_currency",
+    "page",
+    "page_size",
+    "all_pages",
+)
 
 
 def _wire_date(value: datetime | None) -> str | None:
@@ -56,21 +66,43 @@ def _letters(count: int, example: str):
 
 @click.group("catalog", invoke_without_command=True)
 @click.option("--country", metavar="CC", callback=_letters(2, "GB"), help="2-letter ISO country code (CountryCode).")
-@click.option("--currency", metavar="CUR", callback=_letters(3, "GBP"), help="3-letter ISO currency code (CurrencyCode).")
+@click.option(
+    "--currency", metavar="CUR", callback=_letters(3, "GBP"), help="3-letter ISO currency code (CurrencyCode)."
+)
 @click.option("--name", metavar="TEXT", help="Brand name filter (Name).")
 @click.option("--brand-id", type=int, metavar="ID", help="Brand filter (BrandId).")
 @click.option("--product-id", type=int, metavar="ID", help="Only this product, if it exists (ProductId).")
-@click.option("--modified-since", type=click.DateTime(["%Y-%m-%d", "%Y-%m-%dT%H:%M:%S"]), metavar="DATE",
-              help="Only products modified after this date, YYYY-MM-DD[THH:MM:SS] (ModifiedDate).")
-@click.option("--target-currency", metavar="CUR", callback=_letters(3, "EUR"), help="Show all prices in this currency (TargetCurrency).")
+@click.option(
+    "--modified-since",
+    type=click.DateTime(["%Y-%m-%d", "%Y-%m-%dT%H:%M:%S"]),
+    metavar="DATE",
+    help="Only products modified after this date, YYYY-MM-DD[THH:MM:SS] (ModifiedDate).",
+)
+@click.option(
+    "--target-currency",
+    metavar="CUR",
+    callback=_letters(3, "EUR"),
+    help="Show all prices in this currency (TargetCurrency).",
+)
 @click.option("--page", type=click.IntRange(min=0), metavar="N", help="Zero-based page index (PageIndex); default 0.")
-@click.option("--page-size", type=click.IntRange(1, MAX_PAGE_SIZE), metavar="N",
-              help=f"Brands per page (PageSize), at most {MAX_PAGE_SIZE}; the service's default is 100.")
-@click.option("--all", "all_pages", is_flag=True,
-              help="Fetch every page (several at a time) and print them as one list; "
-                   "with --json: {\"count\", \"items\"}.")
-@click.option("--v1", is_flag=True, help="Use catalog version 1: the flat brand list, no filters or paging "
-                                        "(kept locally for 30 minutes: the provider allows 2 requests an hour).")
+@click.option(
+    "--page-size",
+    type=click.IntRange(1, MAX_PAGE_SIZE),
+    metavar="N",
+    help=f"Brands per page (PageSize), at most {MAX_PAGE_SIZE}; the service's default is 100.",
+)
+@click.option(
+    "--all",
+    "all_pages",
+    is_flag=True,
+    help='Fetch every page (several at a time) and print them as one list; with --json: {"count", "items"}.',
+)
+@click.option(
+    "--v1",
+    is_flag=True,
+    help="Use catalog version 1: the flat brand list, no filters or paging "
+    "(kept locally for 30 minutes: the provider allows 2 requests an hour).",
+)
 @fresh_option
 @csv_option
 @service_options
@@ -99,7 +131,9 @@ def command(ctx: click.Context, options: Options, v1: bool, fresh: bool, as_csv:
     if v1 and any(filters[name] not in (None, False) for name in V2_FILTERS):
         raise click.UsageError("--v1 takes no filters or paging options (catalog version 1 has none)")
     if fresh and not v1:
-        raise click.UsageError("--fresh goes with --v1: version 2 pages are asked for each time (the mirror keeps them)")
+        raise click.UsageError(
+            "--fresh goes with --v1: version 2 pages are asked for each time (the mirror keeps them)"
+        )
     if filters["all_pages"] and filters["page"] is not None:
         raise click.UsageError("use either --all or --page, not both")
 
@@ -119,9 +153,14 @@ def command(ctx: click.Context, options: Options, v1: bool, fresh: bool, as_csv:
             brands, wire = page.items, to_wire(page)
             pages = math.ceil(page.count / page.page_size) if page.page_size else 1
             if page.count and page.page_index >= pages:  # nothing matching is an answer, not a mistake
-                fail(f"--page {page.page_index} is past the end: {counted(page.count, 'brand')} match, on {counted(pages, 'page')}",
-                     EXIT_BAD_INPUT, f"the last page is --page {pages - 1}")
-            say(f"page {page.page_index + 1} of {max(pages, 1)} (--page {page.page_index}), {counted(page.count, 'brand')} match")
+                fail(
+                    f"--page {page.page_index} is past the end: {counted(page.count, 'brand')} match, on {counted(pages, 'page')}",
+                    EXIT_BAD_INPUT,
+                    f"the last page is --page {pages - 1}",
+                )
+            say(
+                f"page {page.page_index + 1} of {max(pages, 1)} (--page {page.page_index}), {counted(page.count, 'brand')} match"
+            )
         if options.json:
             emit_json(wire)
         elif as_csv:
@@ -197,15 +236,38 @@ def _print_products_csv(brands) -> None:
     from widgets.money import exact_amount
 
     rows = [
-        [visible(brand.name), visible(brand.country_code), product.id, visible(product.name),
-         exact_amount(product.min_face_value, brand.currency_code), exact_amount(product.max_face_value, brand.currency_code),
-         visible(brand.currency_code), exact_amount(product.price.min, product.price.currency_code),
-         exact_amount(product.price.max, product.price.currency_code), visible(product.price.currency_code),
-         "unrestricted" if product.count is None else product.count]
-        for brand in brands for product in brand.products
+        [
+            visible(brand.name),
+            visible(brand.country_code),
+            product.id,
+            visible(product.name),
+            exact_amount(product.min_face_value, brand.currency_code),
+            exact_amount(product.max_face_value, brand.currency_code),
+            visible(brand.currency_code),
+            exact_amount(product.price.min, product.price.currency_code),
+            exact_amount(product.price.max, product.price.currency_code),
+            visible(product.price.currency_code),
+            "unrestricted" if product.count is None else product.count,
+        ]
+        for brand in brands
+        for product in brand.products
     ]
-    print_csv(["BRAND", "COUNTRY", "PRODUCT", "NAME", "FACE MIN", "FACE MAX", "FACE CURRENCY",
-               "PRICE MIN", "PRICE MAX", "PRICE CURRENCY", "STOCK"], rows)
+    print_csv(
+        [
+            "BRAND",
+            "COUNTRY",
+            "PRODUCT",
+            "NAME",
+            "FACE MIN",
+            "FACE MAX",
+            "FACE CURRENCY",
+            "PRICE MIN",
+            "PRICE MAX",
+            "PRICE CURRENCY",
+            "STOCK",
+        ],
+        rows,
+    )
 
 
 def _add_mirror_commands() -> None:

@@ -15,7 +15,17 @@ from typing import TYPE_CHECKING
 
 import click
 
-from tui.commands.common import EXIT_BAD_INPUT, Options, Session, emit_json, fail, print_table, run, say, service_options
+from tui.commands.common import (
+    EXIT_BAD_INPUT,
+    Options,
+    Session,
+    emit_json,
+    fail,
+    print_table,
+    run,
+    say,
+    service_options,
+)
 
 if TYPE_CHECKING:
     from tui.local.mirror import Mirror
@@ -32,7 +42,8 @@ def _identity(options: Options) -> tuple[str, str]:
 
             return "demo", next(c for c in DEMO_CREDENTIALS if c.name == DEMO_CREDENTIAL).environment
         profile = (profile_from_env() if options.profile is None else None) or choose_profile(
-            ProfileStore().load(), options.profile)
+            ProfileStore().load(), options.profile
+        )
     except ConfigError as error:
         fail(str(error), EXIT_BAD_INPUT)
     return profile.mirror_name, profile.environment
@@ -46,8 +57,11 @@ def _opened(name: str, environment: str, *, must_exist: bool) -> Iterator[Mirror
 
     path = mirror_path(name, environment)
     if must_exist and not path.exists():
-        fail(f"no catalog mirror yet for profile {name!r} ({environment})", EXIT_BAD_INPUT,
-             "run `giftdesk catalog sync` once (it needs the service); later searches work offline")
+        fail(
+            f"no catalog mirror yet for profile {name!r} ({environment})",
+            EXIT_BAD_INPUT,
+            "run `giftdesk catalog sync` once (it needs the service); later searches work offline",
+        )
     try:
         with Mirror(path) as mirror:
             yield mirror
@@ -81,18 +95,28 @@ def sync(options: Options, full: bool) -> None:
         from tui.local.mirror_sync import sync as sync_mirror
 
         session.client.on_wait = None  # the pages wait their turns at the catalog's limit: the bar's ETA tells it
-        with _opened(session.profile.mirror_name, session.profile.environment, must_exist=False) as mirror, \
-                progress("syncing the catalog") as advance:
+        with (
+            _opened(session.profile.mirror_name, session.profile.environment, must_exist=False) as mirror,
+            progress("syncing the catalog") as advance,
+        ):
             result = await sync_mirror(mirror, session.client, advance=advance, full=full)
         record = result.record
-        summary = {"kind": record.kind, "brands": record.brands, "products": record.products,
-                   "requests": record.requests, "changes": result.changes, "finished": record.finished}
+        summary = {
+            "kind": record.kind,
+            "brands": record.brands,
+            "products": record.products,
+            "requests": record.requests,
+            "changes": result.changes,
+            "finished": record.finished,
+        }
         if options.json:
             emit_json(summary)
         else:
-            click.echo(f"{record.kind} sync: {record.brands:,} brands, {record.products:,} products, "
-                       f"{record.requests:,} requests, {result.changes:,} changes "
-                       f"(`giftdesk catalog changes` lists them)")
+            click.echo(
+                f"{record.kind} sync: {record.brands:,} brands, {record.products:,} products, "
+                f"{record.requests:,} requests, {result.changes:,} changes "
+                f"(`giftdesk catalog changes` lists them)"
+            )
 
     run(options, work, concurrent=True)
 
@@ -101,8 +125,14 @@ def sync(options: Options, full: bool) -> None:
 @click.argument("text", metavar="TEXT")
 @click.option("--country", metavar="CC", help="Only brands of this 2-letter country code.")
 @click.option("--currency", metavar="CUR", help="Only brands of this 3-letter currency code.")
-@click.option("--limit", type=click.IntRange(1, 10_000), default=50, show_default=True, metavar="N",
-              help="At most this many products.")
+@click.option(
+    "--limit",
+    type=click.IntRange(1, 10_000),
+    default=50,
+    show_default=True,
+    metavar="N",
+    help="At most this many products.",
+)
 @service_options
 def search(options: Options, text: str, country: str | None, currency: str | None, limit: int) -> None:
     """Search the local mirror offline, ranked.
@@ -140,16 +170,22 @@ def _since(value: str | None) -> datetime | None:
     if value is None:
         return None
     try:
-        return datetime.fromisoformat(value) if "T" in value else datetime.combine(
-            parse_day(value, today=date.today()), time.min)
+        return (
+            datetime.fromisoformat(value)
+            if "T" in value
+            else datetime.combine(parse_day(value, today=date.today()), time.min)
+        )
     except (DateInvalid, ValueError) as error:
         raise click.BadParameter(str(error), param_hint="--since") from None
 
 
 @click.command("changes")
-@click.option("--since", metavar="DATE",
-              help="Changes recorded since this day (YYYY-MM-DD, today, yesterday, Nd) or time "
-                   "(YYYY-MM-DDTHH:MM:SS, UTC); default: those of the last sync.")
+@click.option(
+    "--since",
+    metavar="DATE",
+    help="Changes recorded since this day (YYYY-MM-DD, today, yesterday, Nd) or time "
+    "(YYYY-MM-DDTHH:MM:SS, UTC); default: those of the last sync.",
+)
 @service_options
 def changes(options: Options, since: str | None) -> None:
     """Price and stock changes the mirror's syncs recorded, offline.
@@ -178,14 +214,21 @@ def changes(options: Options, since: str | None) -> None:
     rows = []
     for change in found:
         difference = change.difference if change.kind in (PRICE_UP, PRICE_DOWN) else None
-        rows.append([
-            change.at, change.kind, change.product_id, visible(change.product), visible(change.brand), change.country,
-            "" if change.old_min is None else format_range(change.old_min, change.old_max or 0, change.currency),
-            "" if change.new_min is None else format_range(change.new_min, change.new_max or 0, change.currency),
-            ("+" if difference and difference > 0 else "") + money(difference, change.currency),
-            "" if change.new_count is None else change.new_count,
-        ])
+        rows.append(
+            [
+                change.at,
+                change.kind,
+                change.product_id,
+                visible(change.product),
+                visible(change.brand),
+                change.country,
+                "" if change.old_min is None else format_range(change.old_min, change.old_max or 0, change.currency),
+                "" if change.new_min is None else format_range(change.new_min, change.new_max or 0, change.currency),
+                ("+" if difference and difference > 0 else "") + money(difference, change.currency),
+                "" if change.new_count is None else change.new_count,
+            ]
+        )
     say(f"{len(found)} changes" + (f" since {after.isoformat()}" if after else " in the last sync"))
-    print_table(["AT", "CHANGE", "PRODUCT", "NAME", "BRAND", "COUNTRY", "OLD PRICE", "NEW PRICE", "DIFFERENCE",
-                 "STOCK"], rows)
-
+    print_table(
+        ["AT", "CHANGE", "PRODUCT", "NAME", "BRAND", "COUNTRY", "OLD PRICE", "NEW PRICE", "DIFFERENCE", "STOCK"], rows
+    )

@@ -111,12 +111,20 @@ def _debug_flag(ctx: click.Context, param: click.Parameter, value: bool) -> None
 
 
 debug_option = click.option(
-    "--debug", is_flag=True, expose_value=False, is_eager=True, callback=_debug_flag,
-    help="Log in detail (secrets stay masked); the log file's path goes to stderr.")
+    "--debug",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=_debug_flag,
+    help="Log in detail (secrets stay masked); the log file's path goes to stderr.",
+)
 profile_option = click.option(
-    "--profile", metavar="NAME", shell_complete=complete_profile_names,
+    "--profile",
+    metavar="NAME",
+    shell_complete=complete_profile_names,
     help=f"Use this stored profile (default: ${PROFILE_VARIABLE}, then the GIFTDESK_* variables, "
-         "then the current profile).")
+    "then the current profile).",
+)
 
 
 JSON_HELP = "Print the service's data as JSON (wire field names) on stdout."
@@ -140,10 +148,13 @@ def write_service_options(command: Callable[..., Any]) -> Callable[..., Any]:
     return _with_service_options(command, writes=True)
 
 
-def _with_service_options(command: Callable[..., Any], *, writes: bool, json_help: str = JSON_HELP) -> Callable[..., Any]:
+def _with_service_options(
+    command: Callable[..., Any], *, writes: bool, json_help: str = JSON_HELP
+) -> Callable[..., Any]:
     @functools.wraps(command)
-    def with_options(*args: Any, profile: str | None, demo: bool, json: bool, readonly: bool = False,
-                     **kwargs: Any) -> Any:
+    def with_options(
+        *args: Any, profile: str | None, demo: bool, json: bool, readonly: bool = False, **kwargs: Any
+    ) -> Any:
         root = click.get_current_context().find_root().params
         demo = demo or bool(root.get("demo"))
         options = Options(
@@ -158,21 +169,25 @@ def _with_service_options(command: Callable[..., Any], *, writes: bool, json_hel
 
     decorators = [
         profile_option,
-        click.option("--demo", is_flag=True,
-                     help="Use an embedded simulator with the acme sandbox demo credentials."),
+        click.option("--demo", is_flag=True, help="Use an embedded simulator with the acme sandbox demo credentials."),
         click.option("--json", is_flag=True, help=json_help),
         debug_option,
     ]
     if writes:
-        decorators.append(click.option("--readonly", is_flag=True,
-                                       help="Refuse anything that changes something on the service."))
+        decorators.append(
+            click.option("--readonly", is_flag=True, help="Refuse anything that changes something on the service.")
+        )
     for decorator in reversed(decorators):
         with_options = decorator(with_options)
     return with_options
 
 
-csv_option = click.option("--csv", "as_csv", is_flag=True,
-                          help="Print the rows as CSV on stdout (amounts exact, no grouping; spreadsheet-safe).")
+csv_option = click.option(
+    "--csv",
+    "as_csv",
+    is_flag=True,
+    help="Print the rows as CSV on stdout (amounts exact, no grouping; spreadsheet-safe).",
+)
 
 
 def check_one_format(options: Options, as_csv: bool) -> None:
@@ -181,8 +196,11 @@ def check_one_format(options: Options, as_csv: bool) -> None:
 
 
 yes_option = click.option("--yes", is_flag=True, help="Do not ask for confirmation in production.")
-fresh_option = click.option("--fresh", is_flag=True,
-                            help="Ask the service even when the local copy could answer (within the provider's limits).")
+fresh_option = click.option(
+    "--fresh",
+    is_flag=True,
+    help="Ask the service even when the local copy could answer (within the provider's limits).",
+)
 
 
 # --- failing with the contract's exit codes ----------------------------------------------
@@ -224,8 +242,20 @@ def exit_code_for(error: BaseException) -> int:
     from tui.local.database import DatabaseError
     from tui.money import AuditUnavailable, EnvironmentMismatch
 
-    if isinstance(error, (RecipientInvalid, RequestIdInvalid, WeblinkError, ConfigError, click.UsageError,
-                          EnvironmentMismatch, AuditUnavailable, BoundsSettingError, DatabaseError)):
+    if isinstance(
+        error,
+        (
+            RecipientInvalid,
+            RequestIdInvalid,
+            WeblinkError,
+            ConfigError,
+            click.UsageError,
+            EnvironmentMismatch,
+            AuditUnavailable,
+            BoundsSettingError,
+            DatabaseError,
+        ),
+    ):
         return EXIT_BAD_INPUT
     if isinstance(error, (errors.AuthenticationError, errors.ForbiddenError)):
         return EXIT_AUTH
@@ -244,8 +274,17 @@ def _handled_errors() -> tuple[type[BaseException], ...]:
     from tui.local.database import DatabaseError
     from tui.money import AuditUnavailable, EnvironmentMismatch
 
-    return (ServiceError, RecipientInvalid, RequestIdInvalid, WeblinkError, ConfigError, EnvironmentMismatch,
-            AuditUnavailable, BoundsSettingError, DatabaseError)
+    return (
+        ServiceError,
+        RecipientInvalid,
+        RequestIdInvalid,
+        WeblinkError,
+        ConfigError,
+        EnvironmentMismatch,
+        AuditUnavailable,
+        BoundsSettingError,
+        DatabaseError,
+    )
 
 
 # --- profile and session -----------------------------------------------------------------
@@ -265,8 +304,9 @@ def opened_profile(options: Options) -> Iterator[Profile]:
 
         credential = next(c for c in DEMO_CREDENTIALS if c.name == DEMO_CREDENTIAL)
         with SimulatorServer(SimulatorSettings(timing="fast", history=DEMO_HISTORY, place_limits=True)) as sim:
-            yield demo_profile("demo", credential.environment, sim.base_url,
-                               credential.client_id, credential.client_secret)
+            yield demo_profile(
+                "demo", credential.environment, sim.base_url, credential.client_id, credential.client_secret
+            )
         return
     # The environment's profile needs no config file: a broken file must not block it.
     env_profile = profile_from_env() if options.profile is None else None
@@ -324,8 +364,11 @@ class Session:
 
     def refuse_readonly(self, action: str) -> None:
         if self.readonly:
-            fail(f"read-only (profile {self.profile.name!r}): nothing was sent; would {action}",
-                 EXIT_BAD_INPUT, "drop --readonly, or use a profile that is not read-only")
+            fail(
+                f"read-only (profile {self.profile.name!r}): nothing was sent; would {action}",
+                EXIT_BAD_INPUT,
+                "drop --readonly, or use a profile that is not read-only",
+            )
 
     def confirm_production(self, action: str, yes: bool) -> None:
         """In production, a typed confirmation unless --yes."""
@@ -339,7 +382,6 @@ class Session:
         if answer.strip() != "production":
             fail("not confirmed; nothing was sent", EXIT_BAD_INPUT, "pass --yes to skip the question in scripts")
 
-
     @functools.cached_property
     def copies(self) -> ReportCopies:
         """The profile's local copies of the scarce reports (tui.local.report_copies)."""
@@ -347,7 +389,9 @@ class Session:
         from tui.local.limit_store import profile_database
         from tui.local.report_copies import ReportCopies
 
-        return ReportCopies(profile_database(self.profile.name, self.profile.environment), limits_table(self.profile.limits))
+        return ReportCopies(
+            profile_database(self.profile.name, self.profile.environment), limits_table(self.profile.limits)
+        )
 
     def money(self) -> MoneyWrites:
         """The money writes (place order, redeem) of this profile: checked, traced, told truly (tui.money)."""
@@ -369,8 +413,14 @@ class Session:
         from tui.local.storage import audit_log
 
         try:
-            audit_log().record(profile=self.profile.name, environment=self.profile.environment, action=action,
-                              subject=subject, outcome=outcome, **fields)
+            audit_log().record(
+                profile=self.profile.name,
+                environment=self.profile.environment,
+                action=action,
+                subject=subject,
+                outcome=outcome,
+                **fields,
+            )
         except OSError as error:  # the write itself happened; a full disk must not hide that
             say(f"warning: the audit log could not be written ({error.strerror or error})")
 
@@ -396,8 +446,9 @@ def _say_wait(endpoint: str, seconds: float, limit: Limit | None) -> None:
     say(f"waiting {seconds:.0f} s for a turn at {endpoint} ({rule})")
 
 
-def build_client(profile: Profile, *, concurrent: bool = False, ends_by: float | None = None,
-                 **client_options: Any) -> ServiceClient:
+def build_client(
+    profile: Profile, *, concurrent: bool = False, ends_by: float | None = None, **client_options: Any
+) -> ServiceClient:
     """The client for a profile; `client_options` (transport, sleep, retry) are for tests.
     Every request keeps the profile's limits, shared with its other processes (tui.local.limit_store).
 
@@ -420,12 +471,21 @@ def build_client(profile: Profile, *, concurrent: bool = False, ends_by: float |
         client_options.setdefault("transport", InlineTransport(verify=verify))
         client_options.setdefault("sleep", blocking_sleep)
     client_options.setdefault("limits", Bounds.from_environ())
-    return ServiceClient(profile.base_url, profile.client_id, resolve_secret(profile), on_retry=_say_retry,
-                         ends_by=ends_by, on_wait=_say_wait, environment=profile.environment, **client_options)
+    return ServiceClient(
+        profile.base_url,
+        profile.client_id,
+        resolve_secret(profile),
+        on_retry=_say_retry,
+        ends_by=ends_by,
+        on_wait=_say_wait,
+        environment=profile.environment,
+        **client_options,
+    )
 
 
-def run(options: Options, work: Callable[[Session], Awaitable[None]], *, concurrent: bool = False,
-        endless: bool = False) -> None:
+def run(
+    options: Options, work: Callable[[Session], Awaitable[None]], *, concurrent: bool = False, endless: bool = False
+) -> None:
     """Open the profile and a client, run `work`, and turn failures into the contract's exit codes.
 
     `concurrent`: the command runs requests side by side (or serves), so it gets an
@@ -438,7 +498,9 @@ def run(options: Options, work: Callable[[Session], Awaitable[None]], *, concurr
 
     async def session_main(profile: Profile, team: TeamMode | None) -> None:
         async with build_client(profile, concurrent=concurrent, ends_by=ends_by) as client:
-            await work(Session(profile, client, options, sleep=_loop_sleep() if concurrent else blocking_sleep, team=team))
+            await work(
+                Session(profile, client, options, sleep=_loop_sleep() if concurrent else blocking_sleep, team=team)
+            )
 
     from tui.core.signals import Terminated
 
@@ -514,7 +576,9 @@ def emit_json_line(data: Any) -> None:
     click.echo(json_visible(dumps(data, indent=None)))
 
 
-TABLE_CELL_LIMIT = 200  # characters of one cell in plain output (a card code URL fits); --json and --csv keep everything
+TABLE_CELL_LIMIT = (
+    200  # characters of one cell in plain output (a card code URL fits); --json and --csv keep everything
+)
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
@@ -524,7 +588,9 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     cells = [[visible(value, limit=TABLE_CELL_LIMIT) for value in row] for row in rows]
     widths = [max([len(header)] + [len(row[i]) for row in cells]) for i, header in enumerate(headers)]
     lines = [headers, ["-" * width for width in widths], *cells]
-    return "\n".join("  ".join(cell.ljust(width) for cell, width in zip(line, widths, strict=True)).rstrip() for line in lines)
+    return "\n".join(
+        "  ".join(cell.ljust(width) for cell, width in zip(line, widths, strict=True)).rstrip() for line in lines
+    )
 
 
 def print_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
@@ -553,8 +619,13 @@ def money(amount: Decimal | float | None, currency: str) -> str:
     return "" if amount is None else format_money(amount, currency)
 
 
-async def watch(fetch: Callable[[], Awaitable[Any]], is_final: Callable[[Any], bool],
-                describe: Callable[[Any], str], interval: float, sleep: Sleep) -> Any:
+async def watch(
+    fetch: Callable[[], Awaitable[Any]],
+    is_final: Callable[[Any], bool],
+    describe: Callable[[Any], str],
+    interval: float,
+    sleep: Sleep,
+) -> Any:
     """Poll until final, telling a person on stderr each time the state changes."""
     last = None
     while True:

@@ -6,7 +6,16 @@ from datetime import UTC, date, datetime, time
 
 import click
 
-from tui.commands.common import Options, emit_json_line, exit_code_for, fail, opened_profile, print_table, say, service_options
+from tui.commands.common import (
+    Options,
+    emit_json_line,
+    exit_code_for,
+    fail,
+    opened_profile,
+    print_table,
+    say,
+    service_options,
+)
 
 
 def _since(value: str | None) -> datetime | None:
@@ -15,17 +24,23 @@ def _since(value: str | None) -> datetime | None:
     if value is None:
         return None
     try:
-        moment = datetime.fromisoformat(value) if "T" in value else datetime.combine(
-            parse_day(value, today=date.today()), time.min)
+        moment = (
+            datetime.fromisoformat(value)
+            if "T" in value
+            else datetime.combine(parse_day(value, today=date.today()), time.min)
+        )
     except (DateInvalid, ValueError) as error:
         raise click.BadParameter(str(error), param_hint="--since") from None
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 @click.command("inbox")
-@click.option("--since", metavar="DATE",
-              help="Deliveries received since this day (YYYY-MM-DD, today, yesterday, Nd) or time "
-                   "(YYYY-MM-DDTHH:MM:SS, UTC); default: all.")
+@click.option(
+    "--since",
+    metavar="DATE",
+    help="Deliveries received since this day (YYYY-MM-DD, today, yesterday, Nd) or time "
+    "(YYYY-MM-DDTHH:MM:SS, UTC); default: all.",
+)
 @service_options
 def command(options: Options, since: str | None) -> None:
     """List the deliveries the receiver kept: callbacks and webhooks, accepted or refused.
@@ -51,16 +66,32 @@ def command(options: Options, since: str | None) -> None:
         fail(str(error), exit_code_for(error))
     if options.json:
         for delivery in deliveries:
-            emit_json_line({"eventId": delivery.event_id, "kind": delivery.kind, "verdict": delivery.verdict,
-                       "reason": delivery.reason or None, "at": delivery.received_at.isoformat(),
-                       "outcome": delivery.outcome,
-                       "processedAt": delivery.processed_at.isoformat() if delivery.processed_at else None})
+            emit_json_line(
+                {
+                    "eventId": delivery.event_id,
+                    "kind": delivery.kind,
+                    "verdict": delivery.verdict,
+                    "reason": delivery.reason or None,
+                    "at": delivery.received_at.isoformat(),
+                    "outcome": delivery.outcome,
+                    "processedAt": delivery.processed_at.isoformat() if delivery.processed_at else None,
+                }
+            )
         return
     say(f"{len(deliveries)} deliveries" + (f" since {after.isoformat()}" if after else ""))
-    print_table(("Received (UTC)", "Kind", "Event id", "Verdict", "Outcome"), [
-        (f"{d.received_at:%Y-%m-%d %H:%M:%S}", d.kind, d.event_id,
-         d.verdict + (f": {d.reason}" if d.reason else ""),
-         d.outcome or ("" if not d.accepted else "not processed yet")) for d in deliveries])
+    print_table(
+        ("Received (UTC)", "Kind", "Event id", "Verdict", "Outcome"),
+        [
+            (
+                f"{d.received_at:%Y-%m-%d %H:%M:%S}",
+                d.kind,
+                d.event_id,
+                d.verdict + (f": {d.reason}" if d.reason else ""),
+                d.outcome or ("" if not d.accepted else "not processed yet"),
+            )
+            for d in deliveries
+        ],
+    )
 
 
 def _deliveries(profile: str, environment: str, after):  # -> list[Delivery]

@@ -39,21 +39,52 @@ DEFAULT_PORT = 8787  # fixed, so the configured URLs stay valid from one run to 
 
 
 @click.command("listen")
-@click.option("--host", default="127.0.0.1", show_default=True, metavar="H",
-              help="Address to listen on. Anything but loopback is reachable from the network: put it behind "
-                   "a TLS-terminating proxy (docs/receiver.md).")
-@click.option("--port", type=click.IntRange(0, 65535), default=DEFAULT_PORT, show_default=True, metavar="N",
-              help="Port to listen on (0: any free port).")
-@click.option("--webhook-secret-env", "webhook_secret_envs", multiple=True, metavar="VAR",
-              help="Environment variable holding a webhook signing secret (whsec_...). Repeat it during a "
-                   "rotation: a webhook signed with any of them is accepted.")
-@click.option("--secret-env", metavar="VAR",
-              help="Expect the callback secret in this environment variable instead of the one stored at the service.")
-@click.option("--rate-limit", type=click.FloatRange(min=0.1), default=50.0, show_default=True, metavar="N",
-              help="Requests per second allowed from one address (bursts of 4 s worth); beyond it: 429.")
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    metavar="H",
+    help="Address to listen on. Anything but loopback is reachable from the network: put it behind "
+    "a TLS-terminating proxy (docs/receiver.md).",
+)
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=DEFAULT_PORT,
+    show_default=True,
+    metavar="N",
+    help="Port to listen on (0: any free port).",
+)
+@click.option(
+    "--webhook-secret-env",
+    "webhook_secret_envs",
+    multiple=True,
+    metavar="VAR",
+    help="Environment variable holding a webhook signing secret (whsec_...). Repeat it during a "
+    "rotation: a webhook signed with any of them is accepted.",
+)
+@click.option(
+    "--secret-env",
+    metavar="VAR",
+    help="Expect the callback secret in this environment variable instead of the one stored at the service.",
+)
+@click.option(
+    "--rate-limit",
+    type=click.FloatRange(min=0.1),
+    default=50.0,
+    show_default=True,
+    metavar="N",
+    help="Requests per second allowed from one address (bursts of 4 s worth); beyond it: 429.",
+)
 @service_options
-def command(options: Options, host: str, port: int, webhook_secret_envs: tuple[str, ...], secret_env: str | None,
-            rate_limit: float) -> None:
+def command(
+    options: Options,
+    host: str,
+    port: int,
+    webhook_secret_envs: tuple[str, ...],
+    secret_env: str | None,
+    rate_limit: float,
+) -> None:
     """Receive the service's callbacks (/callback) and signed webhooks (/webhooks).
 
     Every delivery is written to the profile's inbox before it is answered
@@ -83,18 +114,26 @@ def command(options: Options, host: str, port: int, webhook_secret_envs: tuple[s
             callback_secret = (await session.client.get_notifications()).secret_key
         for secret in (callback_secret, *webhook_secrets):
             register_secret(secret)
-        settings = ReceiverSettings(host=host, port=port, rate_per_second=rate_limit, rate_burst=max(1, int(rate_limit * 4)))
+        settings = ReceiverSettings(
+            host=host, port=port, rate_per_second=rate_limit, rate_burst=max(1, int(rate_limit * 4))
+        )
         profile, environment = session.profile.name, session.profile.environment
         team = session.team
         try:
-            receiver = Receiver(lambda: team.inbox(profile, environment) if team is not None else _open_inbox(profile),
-                                callback_secret=callback_secret,
-                                webhook_secrets=webhook_secrets, settings=settings)
+            receiver = Receiver(
+                lambda: team.inbox(profile, environment) if team is not None else _open_inbox(profile),
+                callback_secret=callback_secret,
+                webhook_secrets=webhook_secrets,
+                settings=settings,
+            )
         except DatabaseError as error:  # the inbox's file cannot be used; the message says which and what to do
             fail(str(error), EXIT_BAD_INPUT)
         except OSError as error:
-            fail(f"cannot listen on {host}:{port}: {error.strerror or error}", EXIT_BAD_INPUT,
-                 "choose another port with --port, or an address of this machine with --host")
+            fail(
+                f"cannot listen on {host}:{port}: {error.strerror or error}",
+                EXIT_BAD_INPUT,
+                "choose another port with --port, or an address of this machine with --host",
+            )
         if session.profile.is_demo:  # the demo's simulator sends its webhooks here, as its portal would be told
             from tui.demo import register_demo_webhooks
 
@@ -142,11 +181,13 @@ async def _serve(session: Session, receiver, team) -> None:
                 except OSError as error:
                     quiet_stdout()
                     stop(f"cannot write to standard output ({error.strerror or error})")
+
             return show_or_stop
 
         show_delivery, show_outcome = shown(_show_delivery), shown(_show_outcome)
-        work = InboxWork(inbox, client, watch, mirror_syncer(profile.mirror_name, profile.environment, client),
-                         on_done=show_outcome)
+        work = InboxWork(
+            inbox, client, watch, mirror_syncer(profile.mirror_name, profile.environment, client), on_done=show_outcome
+        )
 
         def kept(delivery) -> None:
             show_delivery(delivery)
@@ -154,8 +195,11 @@ async def _serve(session: Session, receiver, team) -> None:
 
         receiver.subscribe(kept)  # serve() runs in this loop: no thread hand-over
         # Not swallowed: deliveries would be kept and answered, and never acted on or shown.
-        worker = said_task(work.run(), "giftdesk-inbox-work",
-                           lambda error: stop(f"the work on the inbox stopped ({type(error).__name__}: {error})"))
+        worker = said_task(
+            work.run(),
+            "giftdesk-inbox-work",
+            lambda error: stop(f"the work on the inbox stopped ({type(error).__name__}: {error})"),
+        )
         try:
             await receiver.serve()
         finally:
@@ -163,8 +207,11 @@ async def _serve(session: Session, receiver, team) -> None:
             await asyncio.gather(worker, return_exceptions=True)
             watch.store.close()
     if stopped_because:
-        fail(f"{stopped_because[0]}: the receiver stopped", EXIT_BAD_INPUT,
-             "what it kept stays in the inbox (`giftdesk inbox`); start `giftdesk listen` again")
+        fail(
+            f"{stopped_because[0]}: the receiver stopped",
+            EXIT_BAD_INPUT,
+            "what it kept stays in the inbox (`giftdesk inbox`); start `giftdesk listen` again",
+        )
 
 
 def _variable(variable: str | None) -> str | None:
@@ -184,8 +231,11 @@ def _webhook_secret(variable: str) -> str:
     try:
         Webhook(value)
     except Exception:  # the library raises several kinds for a value that is not base64 or is empty
-        fail(f"{variable} does not hold a webhook signing secret", EXIT_BAD_INPUT,
-             "copy the endpoint's secret (whsec_...) from the provider's webhook portal")
+        fail(
+            f"{variable} does not hold a webhook signing secret",
+            EXIT_BAD_INPUT,
+            "copy the endpoint's secret (whsec_...) from the provider's webhook portal",
+        )
     return value
 
 
@@ -211,8 +261,10 @@ def _introduce(receiver, settings, verifies_webhooks: bool) -> None:
         say("!" * 72)
     say(f"Listening for order callbacks on {receiver.url} and webhooks on {receiver.webhook_url}")
     say(f"Health: {receiver.base_url}/health")
-    say("The service needs public HTTPS URLs: put a reverse proxy in front and set them with "
-        "`giftdesk notifications set` and in the provider's webhook portal (docs/receiver.md).")
+    say(
+        "The service needs public HTTPS URLs: put a reverse proxy in front and set them with "
+        "`giftdesk notifications set` and in the provider's webhook portal (docs/receiver.md)."
+    )
     if not receiver.verifies:
         say("warning: no callback secret is configured, so callbacks cannot be verified")
     if not verifies_webhooks:
@@ -222,8 +274,15 @@ def _introduce(receiver, settings, verifies_webhooks: bool) -> None:
 
 def _show_delivery(options: Options, delivery) -> None:
     if options.json:
-        emit_json_line({"eventId": delivery.event_id, "kind": delivery.kind, "verdict": delivery.verdict,
-                   "reason": delivery.reason or None, "at": delivery.received_at.isoformat()})
+        emit_json_line(
+            {
+                "eventId": delivery.event_id,
+                "kind": delivery.kind,
+                "verdict": delivery.verdict,
+                "reason": delivery.reason or None,
+                "at": delivery.received_at.isoformat(),
+            }
+        )
         return
     line = f"{delivery.received_at:%H:%M:%S} {delivery.kind} {delivery.event_id}: {delivery.verdict}"
     click.echo(visible(line + (f" ({delivery.reason})" if delivery.reason else "")))

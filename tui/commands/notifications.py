@@ -41,11 +41,13 @@ def _show(options: Options, config) -> None:
     if options.json:
         emit_json(to_wire(config))
         return
-    print_fields([
-        ("Production URL", config.notification_url or "(empty: callbacks disabled)"),
-        ("Sandbox URL", config.notification_url_sandbox or "(empty)"),
-        ("Secret key", mask_secret(config.secret_key) or "(none)"),
-    ])
+    print_fields(
+        [
+            ("Production URL", config.notification_url or "(empty: callbacks disabled)"),
+            ("Sandbox URL", config.notification_url_sandbox or "(empty)"),
+            ("Secret key", mask_secret(config.secret_key) or "(none)"),
+        ]
+    )
 
 
 @command.command("get")
@@ -77,11 +79,17 @@ def _check_url(url: str | None, option: str, https_only: bool) -> None:
 
 
 @command.command("set")
-@click.option("--url", metavar="URL",
-              help="Production callback URL (public https); an empty string disables callbacks. Kept when omitted.")
+@click.option(
+    "--url",
+    metavar="URL",
+    help="Production callback URL (public https); an empty string disables callbacks. Kept when omitted.",
+)
 @click.option("--sandbox-url", metavar="URL", help="Sandbox callback URL. Kept when omitted.")
-@click.option("--secret-env", metavar="VAR",
-              help="Read the callback secret key from this environment variable. Kept when omitted.")
+@click.option(
+    "--secret-env",
+    metavar="VAR",
+    help="Read the callback secret key from this environment variable. Kept when omitted.",
+)
 @yes_option
 @write_service_options
 def set_(options: Options, url: str | None, sandbox_url: str | None, secret_env: str | None, yes: bool) -> None:
@@ -115,13 +123,19 @@ def set_(options: Options, url: str | None, sandbox_url: str | None, secret_env:
             secret_key=current.secret_key if secret is None else secret,
         )
         session.confirm_write("set the order-callback configuration", yes)
-        with session.audited(NOTIFICATION_CHANGE, "notification configuration",
-                             detail=f"url={wanted.notification_url!r} sandbox={wanted.notification_url_sandbox!r}"):
+        with session.audited(
+            NOTIFICATION_CHANGE,
+            "notification configuration",
+            detail=f"url={wanted.notification_url!r} sandbox={wanted.notification_url_sandbox!r}",
+        ):
             await session.client.set_notifications(wanted)
         stored = await session.client.get_notifications()
         if _fields(stored) != _fields(wanted):
-            fail("the service stored a different configuration than was sent", EXIT_UNAVAILABLE,
-                 "run `giftdesk notifications get` and compare")
+            fail(
+                "the service stored a different configuration than was sent",
+                EXIT_UNAVAILABLE,
+                "run `giftdesk notifications get` and compare",
+            )
         _show(options, stored)
 
     run(options, work)

@@ -45,10 +45,20 @@ def command() -> None:
 
 @command.command("show")
 @click.argument("request_id", metavar="ID", shell_complete=complete_request_ids)
-@click.option("--watch", "watch_", is_flag=True, help="Poll until the order is final (Succeeded, Failed, PartialFailed).")
-@click.option("--interval", type=click.FloatRange(min=0.2), default=WATCH_INTERVAL, show_default=True,
-              metavar="N", help="Seconds between polls with --watch (at least 0.2).")
-@click.option("--reveal", is_flag=True, help="Show card codes and PINs of Sold cards in clear, also in --json (never others).")
+@click.option(
+    "--watch", "watch_", is_flag=True, help="Poll until the order is final (Succeeded, Failed, PartialFailed)."
+)
+@click.option(
+    "--interval",
+    type=click.FloatRange(min=0.2),
+    default=WATCH_INTERVAL,
+    show_default=True,
+    metavar="N",
+    help="Seconds between polls with --watch (at least 0.2).",
+)
+@click.option(
+    "--reveal", is_flag=True, help="Show card codes and PINs of Sold cards in clear, also in --json (never others)."
+)
 @exit_status_option
 @service_options
 def show(options: Options, request_id: str, watch_: bool, interval: float, reveal: bool, exit_status: bool) -> None:
@@ -105,8 +115,10 @@ def _released(wire: dict[str, Any], reveal: bool) -> dict[str, Any]:
             masked["pin"] = mask_pin(str(masked["pin"]))
         return masked
 
-    items = [{**item, "cards": [card(c) for c in item.get("cards") or []]} if isinstance(item, dict) else item
-             for item in wire.get("items") or []]
+    items = [
+        {**item, "cards": [card(c) for c in item.get("cards") or []]} if isinstance(item, dict) else item
+        for item in wire.get("items") or []
+    ]
     return {**wire, "items": items} if "items" in wire else wire
 
 
@@ -120,18 +132,27 @@ def _print_order(order, reveal: bool) -> None:
     from tui.api.statuses import is_order_final, order_status_meaning
 
     finality = "final" if is_order_final(order.status) else "not final"
-    print_fields([
-        ("Request ID", order.request_id),
-        ("Order ID", order.order_id),
-        ("Status", f"{order.status} ({finality}): {order_status_meaning(order.status)}"),
-        ("Created", order.created_date),
-        ("Total", money(order.total, order.currency)),
-        ("Type", order.order_type),
-        ("Error", order.error_message or "-"),
-    ])
+    print_fields(
+        [
+            ("Request ID", order.request_id),
+            ("Order ID", order.order_id),
+            ("Status", f"{order.status} ({finality}): {order_status_meaning(order.status)}"),
+            ("Created", order.created_date),
+            ("Total", money(order.total, order.currency)),
+            ("Type", order.order_type),
+            ("Error", order.error_message or "-"),
+        ]
+    )
     rows = [
-        [item.product_id, money(item.product_face_value, item.currency_code), card.id, card.serial_number,
-         card.status, *_code_and_pin(card, reveal), card.expiration_date]
+        [
+            item.product_id,
+            money(item.product_face_value, item.currency_code),
+            card.id,
+            card.serial_number,
+            card.status,
+            *_code_and_pin(card, reveal),
+            card.expiration_date,
+        ]
         for item in order.items
         for card in item.cards
     ]
@@ -182,19 +203,45 @@ class FaceValue(click.ParamType):
 
 
 @command.command("place")
-@click.option("--account", type=int, metavar="ID",
-              help="Account id to settle on (see `giftdesk accounts`); default: the profile's default account.")
+@click.option(
+    "--account",
+    type=int,
+    metavar="ID",
+    help="Account id to settle on (see `giftdesk accounts`); default: the profile's default account.",
+)
 @click.option("--product", type=int, required=True, metavar="ID", help="Product id (see `giftdesk catalog`).")
-@click.option("--value", type=FaceValue(), required=True, metavar="N",
-              help="Face value of each card, within the product's min and max face value (at most 2 decimals).")
-@click.option("--quantity", type=click.IntRange(1, 500), default=1, show_default=True, metavar="N",
-              help="Number of cards, 1 to 500.")
-@click.option("--request-id", metavar="ID", callback=lambda ctx, param, value: _guid(value),
-              help="Your RequestId for this order, a GUID (default: a new one). Placing again with the same one never makes a second order.")
+@click.option(
+    "--value",
+    type=FaceValue(),
+    required=True,
+    metavar="N",
+    help="Face value of each card, within the product's min and max face value (at most 2 decimals).",
+)
+@click.option(
+    "--quantity",
+    type=click.IntRange(1, 500),
+    default=1,
+    show_default=True,
+    metavar="N",
+    help="Number of cards, 1 to 500.",
+)
+@click.option(
+    "--request-id",
+    metavar="ID",
+    callback=lambda ctx, param, value: _guid(value),
+    help="Your RequestId for this order, a GUID (default: a new one). Placing again with the same one never makes a second order.",
+)
 @yes_option
 @write_service_options
-def place(options: Options, account: int | None, product: int, value: Decimal, quantity: int,
-          request_id: str | None, yes: bool) -> None:
+def place(
+    options: Options,
+    account: int | None,
+    product: int,
+    value: Decimal,
+    quantity: int,
+    request_id: str | None,
+    yes: bool,
+) -> None:
     """Place an order and print its RequestId.
 
     Follow it with `giftdesk order show ID`. Asks for a typed confirmation in
@@ -231,7 +278,11 @@ def place(options: Options, account: int | None, product: int, value: Decimal, q
 
         placed = await session.money().place_order(order, confirm=confirm)
         if not placed.is_ours:
-            fail("OrderAlreadyExists", EXIT_REFUSED, f"{placed.describe()} See it with: {order_check_command(request_id)}")
+            fail(
+                "OrderAlreadyExists",
+                EXIT_REFUSED,
+                f"{placed.describe()} See it with: {order_check_command(request_id)}",
+            )
         if placed.found != "placed":
             say(placed.describe())
         if placed.lookup_error is not None:

@@ -24,8 +24,21 @@ from tui.commands.common import (
 KNOWN_EXTRA_STATUSES = ("CheckingOut",)
 
 # The CSV's columns: the service's own field names, in the documented order.
-CSV_FIELDS = ("orderDate", "orderNumber", "clientReferenceNumber", "clientName", "channel", "productName",
-              "denomination", "quantity", "unitPrice", "subTotal", "total", "accountCurrency", "status")
+CSV_FIELDS = (
+    "orderDate",
+    "orderNumber",
+    "clientReferenceNumber",
+    "clientName",
+    "channel",
+    "productName",
+    "denomination",
+    "quantity",
+    "unitPrice",
+    "subTotal",
+    "total",
+    "accountCurrency",
+    "status",
+)
 
 
 @click.group("orders")
@@ -40,16 +53,27 @@ def command() -> None:
 
 
 @command.command("list")
-@click.option("--from", "start", metavar="DATE", required=True,
-              help="First day (YYYY-MM-DD, today, yesterday or Nd for N days ago).")
+@click.option(
+    "--from",
+    "start",
+    metavar="DATE",
+    required=True,
+    help="First day (YYYY-MM-DD, today, yesterday or Nd for N days ago).",
+)
 @click.option("--to", "end", metavar="DATE", default=None, help="Last day, included (default today).")
-@click.option("--status", "statuses", metavar="TEXT", multiple=True,
-              help="Keep only lines with this status (any case; repeat for several).")
+@click.option(
+    "--status",
+    "statuses",
+    metavar="TEXT",
+    multiple=True,
+    help="Keep only lines with this status (any case; repeat for several).",
+)
 @click.option("--csv", "as_csv", is_flag=True, help="Print CSV (the service's field names as columns) on stdout.")
 @fresh_option
 @service_options
-def list_orders(options: Options, start: str, end: str | None, statuses: tuple[str, ...], as_csv: bool,
-                fresh: bool) -> None:
+def list_orders(
+    options: Options, start: str, end: str | None, statuses: tuple[str, ...], as_csv: bool, fresh: bool
+) -> None:
     """List order lines of the days from --from to --to (both included).
 
     One line per order line: day, order number, RequestId (open it with
@@ -105,8 +129,7 @@ def _check_statuses(wanted: tuple[str, ...], seen: set[str]) -> None:
     names = {status.lower() for status in (*known, *seen)}
     for status in wanted:
         if status.lower() not in names:
-            fail(f"--status {status}: not an order status", EXIT_BAD_INPUT,
-                 f"use one of {', '.join(known)} (any case)")
+            fail(f"--status {status}: not an order status", EXIT_BAD_INPUT, f"use one of {', '.join(known)} (any case)")
 
 
 def _print_csv(lines) -> None:
@@ -135,10 +158,16 @@ def _print_lines(lines, day_range) -> None:
     print_table(
         ["DAY (UTC)", "ORDER", "REQUEST ID", "PRODUCT", "DENOMINATION", "QTY", "TOTAL", "STATUS"],
         [
-            [visible((line.order_date or "")[:10]), visible(line.order_number),
-             visible(line.client_reference_number), visible(line.product_name or ""),
-             visible(line.denomination or ""), line.quantity,
-             money(line.sub_total, visible(line.account_currency or "")), visible(line.status)]
+            [
+                visible((line.order_date or "")[:10]),
+                visible(line.order_number),
+                visible(line.client_reference_number),
+                visible(line.product_name or ""),
+                visible(line.denomination or ""),
+                line.quantity,
+                money(line.sub_total, visible(line.account_currency or "")),
+                visible(line.status),
+            ]
             for line in lines
         ],
     )

@@ -54,13 +54,18 @@ class WalletChoice(click.Choice):
 
 def recipient_options(command_function):
     """--wallet and the three recipient options, as the spec names them."""
-    for decorator in reversed([
-        click.option("--wallet", type=WalletChoice(), help="The wallet, spelled exactly so."),
-        click.option("--email", metavar="TEXT", help="Recipient email (PayPal or Venmo)."),
-        click.option("--phone", metavar="TEXT", help="Recipient phone, optional + then 7-15 digits (Venmo only)."),
-        click.option("--handle", metavar="TEXT",
-                     help="Recipient handle, optional @ then 5-30 of A-Z a-z 0-9 _ - (Venmo only)."),
-    ]):
+    for decorator in reversed(
+        [
+            click.option("--wallet", type=WalletChoice(), help="The wallet, spelled exactly so."),
+            click.option("--email", metavar="TEXT", help="Recipient email (PayPal or Venmo)."),
+            click.option("--phone", metavar="TEXT", help="Recipient phone, optional + then 7-15 digits (Venmo only)."),
+            click.option(
+                "--handle",
+                metavar="TEXT",
+                help="Recipient handle, optional @ then 5-30 of A-Z a-z 0-9 _ - (Venmo only).",
+            ),
+        ]
+    ):
         command_function = decorator(command_function)
     return command_function
 
@@ -94,8 +99,12 @@ def _weblink(argument: str) -> str:
 
 @command.command("check")
 @recipient_options
-@click.option("--json", "as_json", is_flag=True,
-              help='Print the verdict as JSON: {"valid", "wallet", "recipient" (masked)} or {"valid": false, "problem"}.')
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help='Print the verdict as JSON: {"valid", "wallet", "recipient" (masked)} or {"valid": false, "problem"}.',
+)
 @debug_option
 def check(wallet, email, phone, handle, as_json: bool) -> None:
     """Check a wallet and recipient locally, sending nothing.
@@ -113,8 +122,11 @@ def check(wallet, email, phone, handle, as_json: bool) -> None:
 
     request, problem = _checked_request(wallet, email, phone, handle)
     if as_json:
-        emit_json({"valid": False, "problem": problem} if problem else
-                  {"valid": True, "wallet": request.wallet, "recipient": mask_recipient(request.recipient)})
+        emit_json(
+            {"valid": False, "problem": problem}
+            if problem
+            else {"valid": True, "wallet": request.wallet, "recipient": mask_recipient(request.recipient)}
+        )
     if problem:
         fail(problem, EXIT_BAD_INPUT)
     if not as_json:
@@ -155,13 +167,18 @@ def redeem(options: Options, weblink_or_card_code: str, wallet, email, phone, ha
         if options.json:
             emit_json(to_wire(result))
             return
-        outcome = ("submitted, still processing: follow it with `giftdesk payout status --watch`"
-                   if result.is_processing else "completed")
-        print_fields([
-            ("Result", f"HTTP {result.http_status}: {outcome}"),
-            ("Transaction ID", result.transaction_id),
-            ("Payout batch ID", result.payout_batch_id),
-        ])
+        outcome = (
+            "submitted, still processing: follow it with `giftdesk payout status --watch`"
+            if result.is_processing
+            else "completed"
+        )
+        print_fields(
+            [
+                ("Result", f"HTTP {result.http_status}: {outcome}"),
+                ("Transaction ID", result.transaction_id),
+                ("Payout batch ID", result.payout_batch_id),
+            ]
+        )
 
     run(options, work)
 
@@ -169,8 +186,14 @@ def redeem(options: Options, weblink_or_card_code: str, wallet, email, phone, ha
 @command.command("status")
 @click.argument("weblink_or_card_code", metavar="URL")
 @click.option("--watch", "watch_", is_flag=True, help="Poll until the payout is no longer Pending.")
-@click.option("--interval", type=click.FloatRange(min=0.2), default=WATCH_INTERVAL, show_default=True,
-              metavar="N", help="Seconds between polls with --watch (at least 0.2).")
+@click.option(
+    "--interval",
+    type=click.FloatRange(min=0.2),
+    default=WATCH_INTERVAL,
+    show_default=True,
+    metavar="N",
+    help="Seconds between polls with --watch (at least 0.2).",
+)
 @exit_status_option
 @service_options
 def status(options: Options, weblink_or_card_code: str, watch_: bool, interval: float, exit_status: bool) -> None:
@@ -196,7 +219,9 @@ def status(options: Options, weblink_or_card_code: str, watch_: bool, interval: 
             return session.client.payout_status(token)
 
         if watch_:
-            payout = await watch(fetch, lambda p: is_payout_final(p.status), lambda p: p.status, interval, session.sleep)
+            payout = await watch(
+                fetch, lambda p: is_payout_final(p.status), lambda p: p.status, interval, session.sleep
+            )
         else:
             payout = await fetch()
         if options.json:

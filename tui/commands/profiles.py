@@ -108,8 +108,16 @@ def list_profiles(as_json: bool) -> None:
         print_table(
             ["", "NAME", "ENVIRONMENT", "BASE URL", "CLIENT ID", "SECRET", "ACCOUNT", "READ-ONLY"],
             [
-                ["*" if p.name == config.current else "", p.name, p.environment, p.base_url,
-                 p.client_id, p.secret.kind, p.default_account, "yes" if p.readonly else ""]
+                [
+                    "*" if p.name == config.current else "",
+                    p.name,
+                    p.environment,
+                    p.base_url,
+                    p.client_id,
+                    p.secret.kind,
+                    p.default_account,
+                    "yes" if p.readonly else "",
+                ]
                 for p in profiles
             ],
         )
@@ -155,8 +163,15 @@ def add_profile(
     """
     from tui.local.config import make_profile
 
-    chosen = [flag for flag, given in (("--secret-env", secret_env), ("--secret-command", secret_command),
-                                       ("--secret-keyring", secret_keyring)) if given]
+    chosen = [
+        flag
+        for flag, given in (
+            ("--secret-env", secret_env),
+            ("--secret-command", secret_command),
+            ("--secret-keyring", secret_keyring),
+        )
+        if given
+    ]
     if len(chosen) != 1:
         raise click.UsageError("give exactly one of --secret-env, --secret-command, --secret-keyring")
     # As fields to check: a ref that does not fit its kind is a ConfigError that says why, not a traceback.
@@ -166,8 +181,15 @@ def add_profile(
         secret = {"kind": "command", "ref": secret_command}
     else:
         secret = {"kind": "keyring", "ref": name}
-    profile = make_profile(name=name, environment=environment, base_url=base_url, client_id=client_id,
-                           secret=secret, default_account=default_account, readonly=readonly)
+    profile = make_profile(
+        name=name,
+        environment=environment,
+        base_url=base_url,
+        client_id=client_id,
+        secret=secret,
+        default_account=default_account,
+        readonly=readonly,
+    )
 
     store = _store()
     store.load().with_profile(profile)  # a taken name or a broken file fails before the prompt
@@ -261,15 +283,17 @@ def show_profile(name: str | None, as_json: bool) -> None:
     if as_json:
         emit_json(_as_json(profile, config))
         return
-    print_fields([
-        ("Name", profile.name + ("  (current)" if profile.name == config.current else "")),
-        ("Environment", profile.environment.upper() if profile.is_production else profile.environment),
-        ("Base URL", profile.base_url),
-        ("Client id", profile.client_id),
-        ("Secret from", _secret_source(profile)),
-        ("Default account", profile.default_account),
-        ("Read-only", "yes" if profile.readonly else "no"),
-    ])
+    print_fields(
+        [
+            ("Name", profile.name + ("  (current)" if profile.name == config.current else "")),
+            ("Environment", profile.environment.upper() if profile.is_production else profile.environment),
+            ("Base URL", profile.base_url),
+            ("Client id", profile.client_id),
+            ("Secret from", _secret_source(profile)),
+            ("Default account", profile.default_account),
+            ("Read-only", "yes" if profile.readonly else "no"),
+        ]
+    )
 
 
 @command.command(name="path")

@@ -48,14 +48,17 @@ def command(options: Options, base: str | None, currency: str | None, as_csv: bo
         from tui.api.models import to_wire
         from tui.core.safe_text import visible
 
-        answer = await session.copies.exchange_rates(session.client, base.upper() if base else None,
-                                                     currency.upper() if currency else None, fresh=fresh)
+        answer = await session.copies.exchange_rates(
+            session.client, base.upper() if base else None, currency.upper() if currency else None, fresh=fresh
+        )
         say_freshness(answer)
         rates = answer.value
         if options.json:
             emit_json(to_wire(rates))
             return
-        rows = [[visible(rates.base_currency_code), visible(rate.currency_code), str(rate.value)] for rate in rates.rates]
+        rows = [
+            [visible(rates.base_currency_code), visible(rate.currency_code), str(rate.value)] for rate in rates.rates
+        ]
         (print_csv if as_csv else print_table)(HEADERS, rows)
 
     run(options, work)

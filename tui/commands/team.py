@@ -12,8 +12,10 @@ import click
 
 from tui.commands.common import EXIT_AUTH, EXIT_BAD_INPUT, EXIT_REFUSED, EXIT_UNAVAILABLE, debug_option, fail
 
-NOT_SET_UP = ("team mode is not set up: add `[team] database_url = \"postgresql://USER@HOST/DB\"` to the config, "
-              "or set GIFTDESK_DATABASE_URL")
+NOT_SET_UP = (
+    'team mode is not set up: add `[team] database_url = "postgresql://USER@HOST/DB"` to the config, '
+    "or set GIFTDESK_DATABASE_URL"
+)
 
 
 def _database():  # -> TeamDatabase

@@ -27,11 +27,17 @@ HEADERS = ["DATE", "TYPE", "AMOUNT", "BALANCE AFTER", "CURRENCY", "ORDER", "REQU
 
 
 @click.command("transactions")
-@click.option("--from", "start", metavar="DATE", required=True,
-              help="First day: YYYY-MM-DD, today, yesterday or Nd (N days ago).")
+@click.option(
+    "--from", "start", metavar="DATE", required=True, help="First day: YYYY-MM-DD, today, yesterday or Nd (N days ago)."
+)
 @click.option("--to", "end", metavar="DATE", help="Last day, included (default today).")
-@click.option("--account", "account_id", type=int, metavar="ID",
-              help="Only this account's transactions (those in its currency), with a reconciliation.")
+@click.option(
+    "--account",
+    "account_id",
+    type=int,
+    metavar="ID",
+    help="Only this account's transactions (those in its currency), with a reconciliation.",
+)
 @csv_option
 @fresh_option
 @service_options
@@ -98,10 +104,20 @@ def _print(report, currencies: list[str], as_csv: bool) -> None:
             t = line.transaction
             amounts = (t.transaction_amount.value, t.available_balance.value)
             money = [str(value) if as_csv else format_money(value, t.currency) for value in amounts]
-            rows.append([visible(cell) for cell in (
-                (t.transaction_date or "").replace("T", " ")[:19], t.transaction_type or "", *money,
-                t.currency, t.order_number or "", t.request_id or "", t.reference,
-            )])
+            rows.append(
+                [
+                    visible(cell)
+                    for cell in (
+                        (t.transaction_date or "").replace("T", " ")[:19],
+                        t.transaction_type or "",
+                        *money,
+                        t.currency,
+                        t.order_number or "",
+                        t.request_id or "",
+                        t.reference,
+                    )
+                ]
+            )
     if as_csv:
         print_csv(HEADERS, rows)
     elif rows:

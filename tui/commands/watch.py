@@ -20,8 +20,10 @@ if TYPE_CHECKING:
 EXIT_ENDED_BADLY = 6  # DESIGN "Command line contract", only with --exit-status
 
 exit_status_option = click.option(
-    "--exit-status", is_flag=True,
-    help="Exit 6 when something watched ended Failed, PartialFailed, Unclaimed, Returned or Reversed.")
+    "--exit-status",
+    is_flag=True,
+    help="Exit 6 when something watched ended Failed, PartialFailed, Unclaimed, Returned or Reversed.",
+)
 
 
 def exit_for_status(exit_status: bool, status: str | None) -> None:
@@ -34,15 +36,28 @@ def exit_for_status(exit_status: bool, status: str | None) -> None:
 
 @click.command("watch")
 @click.argument("request_ids", nargs=-1, metavar="ID...")
-@click.option("--payout", "payouts", multiple=True, metavar="URL",
-              help="A payout to follow: its card code (payout URL) or weblink token. Repeat for more.")
-@click.option("--from-file", "from_file", type=click.File("r"), metavar="FILE",
-              help="Read RequestIds and card codes from FILE ('-' for stdin), one a line; each is classified.")
+@click.option(
+    "--payout",
+    "payouts",
+    multiple=True,
+    metavar="URL",
+    help="A payout to follow: its card code (payout URL) or weblink token. Repeat for more.",
+)
+@click.option(
+    "--from-file",
+    "from_file",
+    type=click.File("r"),
+    metavar="FILE",
+    help="Read RequestIds and card codes from FILE ('-' for stdin), one a line; each is classified.",
+)
 @exit_status_option
 @service_options_saying(
     'One JSON object per line (NDJSON), one per change: {"kind": "order"|"payout", "requestId" or "weblink" '
-    '(masked), "status", "final", "at"} and what else is known (card counts, payout ids).')
-def command(options: Options, request_ids: tuple[str, ...], payouts: tuple[str, ...], from_file: Any, exit_status: bool) -> None:
+    '(masked), "status", "final", "at"} and what else is known (card counts, payout ids).'
+)
+def command(
+    options: Options, request_ids: tuple[str, ...], payouts: tuple[str, ...], from_file: Any, exit_status: bool
+) -> None:
     """Follow orders and payouts until every one is final.
 
     One shared schedule asks the service at most 4 times a second, never
@@ -64,14 +79,19 @@ def command(options: Options, request_ids: tuple[str, ...], payouts: tuple[str, 
     try:
         wanted += [Pasted("payout", weblink_token(code)) for code in payouts]
         if from_file is not None:
-            wanted += [p if p.kind == "order" else Pasted("payout", weblink_token(p.reference))
-                       for p in classify_lines(from_file.read())]
+            wanted += [
+                p if p.kind == "order" else Pasted("payout", weblink_token(p.reference))
+                for p in classify_lines(from_file.read())
+            ]
     except WeblinkError as error:
         fail(str(error), EXIT_BAD_INPUT)
     wanted = list(dict.fromkeys(wanted))
     if not wanted:
-        fail("nothing to watch: give RequestIds, --payout URL or --from-file FILE", EXIT_BAD_INPUT,
-             "see `giftdesk watch --help`")
+        fail(
+            "nothing to watch: give RequestIds, --payout URL or --from-file FILE",
+            EXIT_BAD_INPUT,
+            "see `giftdesk watch --help`",
+        )
     outcome: dict[str, bool] = {}
 
     async def work(session: Session) -> None:
@@ -93,7 +113,9 @@ async def _watch_all(session: Session, wanted: list[Pasted], *, json_lines: bool
     async def client():
         return session.client
 
-    labels: dict[Hashable, str] = {index: (p.reference if p.kind == "order" else mask_weblink(p.reference)) for index, p in enumerate(wanted)}
+    labels: dict[Hashable, str] = {
+        index: (p.reference if p.kind == "order" else mask_weblink(p.reference)) for index, p in enumerate(wanted)
+    }
     view = _LiveTable(labels) if not json_lines and sys.stdout.isatty() else None
     outcome = {"bad": False, "refused": False}
 
@@ -115,8 +137,13 @@ async def _watch_all(session: Session, wanted: list[Pasted], *, json_lines: bool
             return
         say(f"{labels[item.key]}: {error} (will look again)")
 
-    scheduler = WatchScheduler(client_fetch(client), changed, on_error=failed, sleep=session.sleep,
-                               budget=budget_for(session.client.limiter.limits))
+    scheduler = WatchScheduler(
+        client_fetch(client),
+        changed,
+        on_error=failed,
+        sleep=session.sleep,
+        budget=budget_for(session.client.limiter.limits),
+    )
     for index, pasted in enumerate(wanted):
         scheduler.add(Watched(index, pasted.kind, pasted.reference, session.profile.name))
     if view is None:
@@ -131,9 +158,13 @@ def _change_record(item: Watched, observation: Observation, label: str) -> dict[
     """DESIGN: {"kind", "requestId" (orders) or "weblink" (masked, payouts), "status", "final", "at"} plus extras."""
     from tui.core.endings import REFUSED
 
-    record: dict[str, Any] = {"kind": item.kind, "requestId" if item.kind == "order" else "weblink": label,
-                              "status": observation.status, "final": observation.final,
-                              "at": datetime.now(UTC).isoformat(timespec="seconds")}
+    record: dict[str, Any] = {
+        "kind": item.kind,
+        "requestId" if item.kind == "order" else "weblink": label,
+        "status": observation.status,
+        "final": observation.final,
+        "at": datetime.now(UTC).isoformat(timespec="seconds"),
+    }
     record.update(observation.extra)
     if observation.status == REFUSED:
         record["error"] = observation.detail

@@ -16,10 +16,14 @@ _TAKES_ARGUMENT = {"order", "payout", "profiles", "catalog", "rates"}
 # Short forms a person types without thinking.
 _ALIASES = {
     "o": "order",
-    "p": "payout", "payouts": "payout",
+    "p": "payout",
+    "payouts": "payout",
     "profile": "profiles",
-    "account": "accounts", "acct": "accounts",
-    "cat": "catalog", "notif": "notifications", "?": "help",
+    "account": "accounts",
+    "acct": "accounts",
+    "cat": "catalog",
+    "notif": "notifications",
+    "?": "help",
 }
 
 

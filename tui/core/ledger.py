@@ -74,8 +74,10 @@ class Reconciliation:
         currency = last.transaction.currency
         moved = last.transaction.available_balance.value - first.before
         sign = "+" if moved >= 0 else "−"
-        head = (f"{counted(len(self.lines), 'transaction')}, balance {money(first.before, currency)} → "
-                f"{money(last.transaction.available_balance.value, currency)} ({sign}{money(abs(moved), currency)})")
+        head = (
+            f"{counted(len(self.lines), 'transaction')}, balance {money(first.before, currency)} → "
+            f"{money(last.transaction.available_balance.value, currency)} ({sign}{money(abs(moved), currency)})"
+        )
         if not self.failures:
             return f"{head}: every balance change matches its amount."
         named = "; ".join(f"{line.transaction.reference}: {', '.join(line.problems)}" for line in self.failures[:3])
@@ -107,4 +109,7 @@ def balance_series(reconciliation: Reconciliation) -> list[Decimal]:
     """The balance over time: before the first transaction, then after each."""
     if not reconciliation.lines:
         return []
-    return [reconciliation.lines[0].before, *(line.transaction.available_balance.value for line in reconciliation.lines)]
+    return [
+        reconciliation.lines[0].before,
+        *(line.transaction.available_balance.value for line in reconciliation.lines),
+    ]

@@ -77,7 +77,9 @@ def order_line(product: Product, value_text: str, quantity_text: str) -> OrderLi
     value = face_value(value_text)
     low, high = Decimal(str(product.min_face_value)), Decimal(str(product.max_face_value))
     if not low <= value <= high:
-        raise DraftInvalid(f"Face value must be between {plain_amount(low)} and {plain_amount(high)} for {product.name}.")
+        raise DraftInvalid(
+            f"Face value must be between {plain_amount(low)} and {plain_amount(high)} for {product.name}."
+        )
     quantity = _quantity(quantity_text)
     if product.count is not None and quantity > product.count:
         raise DraftInvalid(f"Only {product.count} in stock for {product.name}.")

@@ -27,7 +27,11 @@ WALLETS = (PAYPAL, VENMO)
 EMAIL, PHONE, HANDLE = "email", "phone", "handle"
 KIND_LABELS = {EMAIL: "Email", PHONE: "Phone", HANDLE: "Handle"}
 KIND_FIELDS = {EMAIL: "recipient_email", PHONE: "recipient_phone", HANDLE: "recipient_handle"}
-KIND_PLACEHOLDERS = {EMAIL: "name@example.com", PHONE: "+15551234567 (7 to 15 digits)", HANDLE: "@handle (5 to 30 letters, digits, _ or -)"}
+KIND_PLACEHOLDERS = {
+    EMAIL: "name@example.com",
+    PHONE: "+15551234567 (7 to 15 digits)",
+    HANDLE: "@handle (5 to 30 letters, digits, _ or -)",
+}
 
 # SPEC redeem rules 2 and 3. With no wallet chosen yet, email is the one kind both take.
 KINDS_BY_WALLET: dict[str | None, tuple[str, ...]] = {PAYPAL: (EMAIL,), VENMO: (EMAIL, PHONE, HANDLE), None: (EMAIL,)}
@@ -102,7 +106,9 @@ class Attempt:
         request = self.request
         if request.recipient_email:
             name = request.recipient_email.rpartition("@")[0] or request.recipient_email
-            return _last_four(name, "characters of the recipient's name before the @", "the recipient's name before the @")
+            return _last_four(
+                name, "characters of the recipient's name before the @", "the recipient's name before the @"
+            )
         if request.recipient_phone:
             digits = "".join(c for c in request.recipient_phone if c.isdigit())
             return _last_four(digits, "digits of the recipient's phone", "the recipient's phone digits")

@@ -71,8 +71,10 @@ def visible_in_place(text: str) -> str:
     """
     if text.isprintable():  # as in `visible`: no hidden character
         return text
-    return "".join((_stand_in(char) if ord(char) < 0x20 or char == "\x7f" else _REPLACEMENT) if _is_hidden(char) else char
-                   for char in text)
+    return "".join(
+        (_stand_in(char) if ord(char) < 0x20 or char == "\x7f" else _REPLACEMENT) if _is_hidden(char) else char
+        for char in text
+    )
 
 
 def is_safe(text: str, *, multiline: bool = False) -> bool:

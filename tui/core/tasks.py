@@ -7,7 +7,9 @@ from collections.abc import Callable, Coroutine
 from typing import Any
 
 
-def said_task(work: Coroutine[Any, Any, None], name: str, on_failure: Callable[[BaseException], None]) -> asyncio.Task[None]:
+def said_task(
+    work: Coroutine[Any, Any, None], name: str, on_failure: Callable[[BaseException], None]
+) -> asyncio.Task[None]:
     """`work` as a task of the running loop; if it ends with an error (not by being cancelled),
     `on_failure` hears it, so whoever shows things can say what stopped."""
     task = asyncio.get_running_loop().create_task(work, name=name)

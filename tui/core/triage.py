@@ -52,8 +52,13 @@ def order_time(text: str | None) -> datetime | None:
     return moment.astimezone(UTC).replace(tzinfo=None) if moment.tzinfo else moment
 
 
-def board_rows(lines: Iterable[OrderHistoryLine], *, now: datetime, stuck_after: timedelta,
-               created: Mapping[str, datetime] | None = None) -> list[BoardRow]:
+def board_rows(
+    lines: Iterable[OrderHistoryLine],
+    *,
+    now: datetime,
+    stuck_after: timedelta,
+    created: Mapping[str, datetime] | None = None,
+) -> list[BoardRow]:
     """`now` is naive UTC, like the service's dates; `created`: the orders' times known so far (by RequestId)."""
     created = created or {}
     rows = []
@@ -71,8 +76,14 @@ def board_rows(lines: Iterable[OrderHistoryLine], *, now: datetime, stuck_after:
                 stuck = False  # the day began too recently for anything of it to be stuck
             else:
                 time_unknown = True
-        fields = (line.order_number, line.client_reference_number, line.product_name, line.denomination, line.status,
-                  day.isoformat() if day else line.order_date)
+        fields = (
+            line.order_number,
+            line.client_reference_number,
+            line.product_name,
+            line.denomination,
+            line.status,
+            day.isoformat() if day else line.order_date,
+        )
         rows.append(BoardRow(line, day, placed, stuck, " ".join(f or "" for f in fields).lower(), time_unknown))
     return rows
 
@@ -172,11 +183,15 @@ class Narrowing:
 
 # Sort keys by column id; None sorts first.
 SORT_KEYS: dict[str, Callable[[BoardRow], Any]] = {
-    "time": lambda row: (row.day or date.min, row.placed or datetime.min, row.line.order_number),  # numbers grow with time
+    "time": lambda row: (
+        row.day or date.min,
+        row.placed or datetime.min,
+        row.line.order_number,
+    ),  # numbers grow with time
     "order": lambda row: row.line.order_number,
     "request": lambda row: row.request_id,
     "product": lambda row: (row.line.product_name or "").lower(),
-    "denomination": lambda row: (row.line.denomination or ""),
+    "denomination": lambda row: row.line.denomination or "",
     "quantity": lambda row: row.line.quantity or 0,
     "total": lambda row: row.line.sub_total or 0.0,
     "status": lambda row: (not row.stuck, row.line.status.lower()),

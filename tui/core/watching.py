@@ -211,7 +211,9 @@ class WatchScheduler:
 
     def settle(self, kind: Kind, reference: str, status: str, *, detail: str = "") -> Watched | None:
         """An authoritative final status from outside (an order callback): the item ends now."""
-        item = next((i for i in self._items.values() if i.kind == kind and i.reference == reference and not i.final), None)
+        item = next(
+            (i for i in self._items.values() if i.kind == kind and i.reference == reference and not i.final), None
+        )
         if item is None or not is_final(kind, status):
             return None
         self._observed(item, Observation(status, True, detail))
@@ -274,7 +276,8 @@ class WatchScheduler:
                 heapq.heappop(self._due)  # removed, ended, or rescheduled since
                 continue
             if (self.active_profile is not None and item.profile != self.active_profile) or (
-                    self.paused_by is not None and self.paused_by(item)):
+                self.paused_by is not None and self.paused_by(item)
+            ):
                 paused.append(heapq.heappop(self._due))
                 continue
             found = (item, due)
@@ -380,7 +383,11 @@ def client_fetch(client: Callable[[], Awaitable[ServiceClient]]) -> Fetch:
             order = await service.get_order(item.reference)
             return order_observation(order.status, [card.status for card in order.cards], order_id=order.order_id)
         payout = await service.payout_status(item.reference)
-        extra = {name: value for name, value in (("transactionId", payout.transaction_id), ("payoutBatchId", payout.payout_batch_id)) if value}
+        extra = {
+            name: value
+            for name, value in (("transactionId", payout.transaction_id), ("payoutBatchId", payout.payout_batch_id))
+            if value
+        }
         return Observation(payout.status, is_payout_final(payout.status), payout.transaction_id or "", extra)
 
     return fetch

@@ -175,9 +175,7 @@ class Config:
             return self.profiles[name]
         except KeyError:
             known = ", ".join(sorted(self.profiles)) or "none yet"
-            raise ConfigError(
-                f"no profile named {name!r} (profiles: {known}); see `giftdesk profiles list`"
-            ) from None
+            raise ConfigError(f"no profile named {name!r} (profiles: {known}); see `giftdesk profiles list`") from None
 
     def with_profile(self, profile: Profile, *, replace: bool = False) -> Config:
         """Adds (or with replace=True, replaces) a profile. The first profile becomes current."""
@@ -255,8 +253,17 @@ def _limits(value: Any) -> dict[str, str] | None:
     return table or None
 
 
-_PROFILE_FIELDS = ("name", "environment", "base_url", "client_id", "secret", "default_account", "readonly",
-                   "stuck_after_minutes", "limits")
+_PROFILE_FIELDS = (
+    "name",
+    "environment",
+    "base_url",
+    "client_id",
+    "secret",
+    "default_account",
+    "readonly",
+    "stuck_after_minutes",
+    "limits",
+)
 
 
 def _checked_profile(data: Mapping[str, Any]) -> Profile:
@@ -289,8 +296,10 @@ def _database_url(value: Any) -> str:
     if parts.scheme not in ("postgresql", "postgres") or not parts.hostname:
         raise Problem("must be a postgresql:// URL with a host, e.g. postgresql://giftdesk@db.example.com/giftdesk")
     if password is not None:
-        raise Problem("holds a password: remove it from the URL and name its source instead, "
-                      "e.g. password = { kind = \"env\", ref = \"GIFTDESK_DATABASE_PASSWORD\" }")
+        raise Problem(
+            "holds a password: remove it from the URL and name its source instead, "
+            'e.g. password = { kind = "env", ref = "GIFTDESK_DATABASE_PASSWORD" }'
+        )
     return url
 
 
@@ -364,9 +373,7 @@ def updated_profile(profile: Profile, /, **changes: Any) -> Profile:
     return make_profile(**{**current, **changes})
 
 
-def demo_profile(
-    name: str, environment: str, base_url: str, client_id: str, client_secret: str
-) -> Profile:
+def demo_profile(name: str, environment: str, base_url: str, client_id: str, client_secret: str) -> Profile:
     """A profile for --demo: the secret lives in memory only and can never be saved."""
     return make_profile(
         name=name,
@@ -412,9 +419,7 @@ def profile_from_env(environ: Mapping[str, str] = os.environ) -> Profile | None:
         raise ConfigError(f"from GIFTDESK_* variables: {exc}") from None
 
 
-def choose_profile(
-    config: Config, name: str | None = None, environ: Mapping[str, str] = os.environ
-) -> Profile:
+def choose_profile(config: Config, name: str | None = None, environ: Mapping[str, str] = os.environ) -> Profile:
     """The profile to use: --profile NAME, else the GIFTDESK_* variables, else the current profile."""
     if name is not None:
         if name == "env" and "env" not in config.profiles:
@@ -474,7 +479,9 @@ def team_settings(config: Config, environ: Mapping[str, str] = os.environ) -> Te
         return config.team
     # A URL in the environment may carry its password (as libpq's do): only the file may not.
     if not url.startswith(("postgresql://", "postgres://")):
-        raise ConfigError(f"{DATABASE_URL_VARIABLE} must be a postgresql:// URL, e.g. postgresql://giftdesk@db.example.com/giftdesk")
+        raise ConfigError(
+            f"{DATABASE_URL_VARIABLE} must be a postgresql:// URL, e.g. postgresql://giftdesk@db.example.com/giftdesk"
+        )
     return TeamSettings(database_url=url, password=config.team.password if config.team else None)
 
 
@@ -500,10 +507,7 @@ def team_user(config: Config) -> str:
 def _secret_from_env(whose: str, variable: str, environ: Mapping[str, str]) -> Secret:
     value = environ.get(variable, "")
     if not value:
-        raise ConfigError(
-            f"{whose}: environment variable {variable} is not set; "
-            f"export it with the client secret"
-        )
+        raise ConfigError(f"{whose}: environment variable {variable} is not set; export it with the client secret")
     return Secret(value)
 
 
@@ -521,18 +525,12 @@ def _secret_from_command(whose: str, command: str) -> Secret:
         )
     except subprocess.TimeoutExpired:
         raise ConfigError(
-            f"{whose}: the secret command did not finish within "
-            f"{SECRET_COMMAND_TIMEOUT:g} s; {hint}"
+            f"{whose}: the secret command did not finish within {SECRET_COMMAND_TIMEOUT:g} s; {hint}"
         ) from None
     except OSError as exc:
-        raise ConfigError(
-            f"{whose}: the secret command could not start ({exc.strerror}); {hint}"
-        ) from None
+        raise ConfigError(f"{whose}: the secret command could not start ({exc.strerror}); {hint}") from None
     if result.returncode != 0:
-        raise ConfigError(
-            f"{whose}: the secret command failed with exit status "
-            f"{result.returncode}; {hint}"
-        )
+        raise ConfigError(f"{whose}: the secret command failed with exit status {result.returncode}; {hint}")
     secret = result.stdout.strip()
     if not secret:
         raise ConfigError(f"{whose}: the secret command printed nothing; {hint}")
@@ -625,9 +623,7 @@ class ProfileStore:
 
     def update(self, name: str, /, **changes: Any) -> Config:
         return self._change(
-            lambda config: config.with_profile(
-                updated_profile(config.get(name), **changes), replace=True
-            )
+            lambda config: config.with_profile(updated_profile(config.get(name), **changes), replace=True)
         )
 
     def remove(self, name: str) -> Config:
@@ -650,9 +646,7 @@ class ProfileStore:
 
     def _refuse_overwriting_unreadable(self) -> None:
         if self._last_load_failed:
-            raise ConfigError(
-                f"{self.path}: not saved, because loading it failed; fix or move the file first"
-            )
+            raise ConfigError(f"{self.path}: not saved, because loading it failed; fix or move the file first")
         if self.path.exists():
             try:
                 self._read()
@@ -698,14 +692,14 @@ def _from_toml(data: dict[str, Any]) -> Config:
             raise ValueError(f"profiles.{name}: the name is the table's key, not a setting")
         secret = table.get("secret")
         if isinstance(secret, dict) and secret.get("kind") not in _FILE_SECRET_KINDS:
-            raise ValueError(
-                f"profiles.{name}.secret.kind must be one of {', '.join(_FILE_SECRET_KINDS)}"
-            )
+            raise ValueError(f"profiles.{name}.secret.kind must be one of {', '.join(_FILE_SECRET_KINDS)}")
         try:
             profiles[name] = _checked_profile({**table, "name": name})
         except Invalid as exc:
             raise ValueError(f"profiles.{name}: {exc}") from None
-    return _checked_config(profiles, {key: data[key] for key in ("current", *_LOOK_SETTINGS, "user", "team") if key in data})
+    return _checked_config(
+        profiles, {key: data[key] for key in ("current", *_LOOK_SETTINGS, "user", "team") if key in data}
+    )
 
 
 def _to_toml(config: Config, previous: str | None = None) -> bytes:
@@ -814,4 +808,3 @@ def _without_table(document: Any, name: str) -> str:
     body[:] = [entry for entry in body if entry[1] is not removed]
     text: str = document.as_string()
     return text
-

@@ -63,8 +63,13 @@ def use_wal(connection: sqlite3.Connection, wait_seconds: float = WAL_WAIT_SECON
 
 
 # SQLite's primary result codes (the low byte of an extended one) that giftdesk tells apart.
-_KINDS = {sqlite3.SQLITE_BUSY: "locked", sqlite3.SQLITE_LOCKED: "locked", sqlite3.SQLITE_FULL: "full",
-          sqlite3.SQLITE_READONLY: "readonly", sqlite3.SQLITE_PERM: "readonly"}
+_KINDS = {
+    sqlite3.SQLITE_BUSY: "locked",
+    sqlite3.SQLITE_LOCKED: "locked",
+    sqlite3.SQLITE_FULL: "full",
+    sqlite3.SQLITE_READONLY: "readonly",
+    sqlite3.SQLITE_PERM: "readonly",
+}
 # Only a file that is not a database (or a broken one) is worth moving aside: the others are good files.
 _OPEN_HINTS = {
     "locked": "Another giftdesk is writing it; try again when it is done.",
@@ -95,7 +100,9 @@ def _migrate(connection: sqlite3.Connection, migrations: Sequence[str], path: Pa
     version = connection.execute("PRAGMA user_version").fetchone()[0]
     if version > len(migrations):
         connection.close()
-        raise DatabaseError(f"{path} was written by a newer giftdesk (schema {version}, this one knows {len(migrations)}): upgrade giftdesk")
+        raise DatabaseError(
+            f"{path} was written by a newer giftdesk (schema {version}, this one knows {len(migrations)}): upgrade giftdesk"
+        )
     for number in range(version, len(migrations)):
         with transaction(connection):
             if connection.execute("PRAGMA user_version").fetchone()[0] > number:

@@ -22,7 +22,11 @@ from pathlib import Path
 
 DEMO_DIR_PREFIX = "giftdesk-demo-"
 # Where else giftdesk writes, each into the demo's folder (the audit log and the rest follow GIFTDESK_DATA_DIR).
-DEMO_SUBFOLDERS = {"GIFTDESK_LOG_DIR": "log", "GIFTDESK_EXPORT_DIR": "exports", "GIFTDESK_SCREENSHOT_DIR": "screenshots"}
+DEMO_SUBFOLDERS = {
+    "GIFTDESK_LOG_DIR": "log",
+    "GIFTDESK_EXPORT_DIR": "exports",
+    "GIFTDESK_SCREENSHOT_DIR": "screenshots",
+}
 
 
 def enter_demo_data_dir(environ: MutableMapping[str, str] = os.environ) -> Path:

@@ -60,8 +60,15 @@ def to_json(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     return json.dumps([dict(zip(headers, row, strict=True)) for row in rows], indent=2, ensure_ascii=False) + "\n"
 
 
-def write_export(name: str, headers: Sequence[str], rows: Sequence[Sequence[str]], fmt: ExportFormat,
-                 *, directory: Path | None = None, now: datetime | None = None) -> Path:
+def write_export(
+    name: str,
+    headers: Sequence[str],
+    rows: Sequence[Sequence[str]],
+    fmt: ExportFormat,
+    *,
+    directory: Path | None = None,
+    now: datetime | None = None,
+) -> Path:
     """Write the rows to a new file in the export folder and return its path."""
     if fmt not in FORMATS:
         raise ValueError(f"export format must be one of {', '.join(FORMATS)}, not {fmt!r}")

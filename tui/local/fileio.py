@@ -123,7 +123,9 @@ def append_line(path: Path, line: bytes) -> None:
 TAIL_BYTES = 64 * 1024  # more than any one record: the last line is within it
 
 
-def append_chained(path: Path, make_line: Callable[[list[bytes]], bytes], then: Callable[[], None] | None = None) -> None:
+def append_chained(
+    path: Path, make_line: Callable[[list[bytes]], bytes], then: Callable[[], None] | None = None
+) -> None:
     """`append_line` of `make_line(the file's last lines, oldest first)`, under an exclusive lock, so
     that two processes appending at once each see the other's line (the audit chain's previous hash);
     `then()` after it, still under the lock (the chain's head follows the line in the same order)."""
@@ -135,7 +137,7 @@ def append_chained(path: Path, make_line: Callable[[list[bytes]], bytes], then: 
         fcntl.flock(fd, fcntl.LOCK_EX)
         size = os.fstat(fd).st_size
         tail = os.pread(fd, min(size, TAIL_BYTES), max(0, size - TAIL_BYTES))
-        lines = tail.splitlines()[1 if size > TAIL_BYTES else 0:]  # the first may be cut by the tail's start
+        lines = tail.splitlines()[1 if size > TAIL_BYTES else 0 :]  # the first may be cut by the tail's start
         append_line(path, make_line(lines))
         if then is not None:
             then()

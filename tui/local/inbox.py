@@ -198,25 +198,31 @@ class SqliteInbox:
             for delivery in deliveries:
                 cursor = self._db.execute(
                     f"INSERT INTO deliveries ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (event_id) DO NOTHING",
-                    _row(delivery))
+                    _row(delivery),
+                )
                 kept.append(cursor.rowcount == 1)
         return kept
 
     def mark(self, event_id: str, outcome: str) -> None:
         with transaction(self._db):
-            self._db.execute("UPDATE deliveries SET outcome = ?, processed_at = ? WHERE event_id = ?",
-                             (outcome, _time(datetime.now(UTC)), event_id))
+            self._db.execute(
+                "UPDATE deliveries SET outcome = ?, processed_at = ? WHERE event_id = ?",
+                (outcome, _time(datetime.now(UTC)), event_id),
+            )
 
     def since(self, when: datetime | None = None) -> list[Delivery]:
         if when is None:
             rows = self._db.execute(f"SELECT {_COLUMNS} FROM deliveries ORDER BY seq")
         else:
-            rows = self._db.execute(f"SELECT {_COLUMNS} FROM deliveries WHERE received_at >= ? ORDER BY seq", (_time(when),))
+            rows = self._db.execute(
+                f"SELECT {_COLUMNS} FROM deliveries WHERE received_at >= ? ORDER BY seq", (_time(when),)
+            )
         return [_delivery(row) for row in rows]
 
     def unprocessed(self) -> list[Delivery]:
         rows = self._db.execute(
-            f"SELECT {_COLUMNS} FROM deliveries WHERE verdict = 'accepted' AND processed_at IS NULL ORDER BY seq")
+            f"SELECT {_COLUMNS} FROM deliveries WHERE verdict = 'accepted' AND processed_at IS NULL ORDER BY seq"
+        )
         return [_delivery(row) for row in rows]
 
 
@@ -228,12 +234,29 @@ def _time(moment: datetime) -> str:
 def _row(delivery: Delivery) -> tuple[object, ...]:
     payload = None if delivery.payload is None else json.dumps(delivery.payload, ensure_ascii=False, default=str)
     processed = None if delivery.processed_at is None else _time(delivery.processed_at)
-    return (delivery.event_id, delivery.kind, delivery.verdict, delivery.reason, _time(delivery.received_at),
-            delivery.source, payload, delivery.outcome, processed)
+    return (
+        delivery.event_id,
+        delivery.kind,
+        delivery.verdict,
+        delivery.reason,
+        _time(delivery.received_at),
+        delivery.source,
+        payload,
+        delivery.outcome,
+        processed,
+    )
 
 
 def _delivery(row: sqlite3.Row | tuple[Any, ...]) -> Delivery:
     event_id, kind, verdict, reason, received, source, payload, outcome, processed = row
-    return Delivery(event_id, kind, ACCEPTED if verdict == ACCEPTED else REFUSED, datetime.fromisoformat(received), source,
-                    None if payload is None else json.loads(payload), reason, outcome,
-                    None if processed is None else datetime.fromisoformat(processed))
+    return Delivery(
+        event_id,
+        kind,
+        ACCEPTED if verdict == ACCEPTED else REFUSED,
+        datetime.fromisoformat(received),
+        source,
+        None if payload is None else json.loads(payload),
+        reason,
+        outcome,
+        None if processed is None else datetime.fromisoformat(processed),
+    )

@@ -60,13 +60,20 @@ class SqliteLimitStore:
         with self._lock, self._db:
             self._db.execute("BEGIN IMMEDIATE")
             horizon = now - (limit.seconds if limit is not None else 0.0)
-            self._db.execute("DELETE FROM bookings WHERE key = ? AND at <= ? - (1 - answered) * ?",
-                             (key, horizon, IN_FLIGHT_FORGOTTEN))
+            self._db.execute(
+                "DELETE FROM bookings WHERE key = ? AND at <= ? - (1 - answered) * ?",
+                (key, horizon, IN_FLIGHT_FORGOTTEN),
+            )
             count = limit.requests if limit is not None else 0
             # A request still in flight counts as arriving now at the earliest (tui.api.limiter).
-            newest = [at for (at,) in self._db.execute(
-                "SELECT CASE WHEN answered THEN at ELSE max(at, ?) END AS counted FROM bookings WHERE key = ? "
-                "ORDER BY counted DESC LIMIT ?", (now, key, count))]
+            newest = [
+                at
+                for (at,) in self._db.execute(
+                    "SELECT CASE WHEN answered THEN at ELSE max(at, ?) END AS counted FROM bookings WHERE key = ? "
+                    "ORDER BY counted DESC LIMIT ?",
+                    (now, key, count),
+                )
+            ]
             held = self._db.execute("SELECT until FROM holds WHERE key = ?", (key,)).fetchone()
             at = earliest(newest, limit, now, held[0] if held else 0.0)
             if at > latest:
@@ -80,8 +87,11 @@ class SqliteLimitStore:
 
     def hold(self, key: str, until: float) -> None:
         with self._lock, self._db:
-            self._db.execute("INSERT INTO holds (key, until) VALUES (?, ?) "
-                             "ON CONFLICT (key) DO UPDATE SET until = max(until, excluded.until)", (key, until))
+            self._db.execute(
+                "INSERT INTO holds (key, until) VALUES (?, ?) "
+                "ON CONFLICT (key) DO UPDATE SET until = max(until, excluded.until)",
+                (key, until),
+            )
 
     def held_until(self, key: str) -> float:
         with self._lock:

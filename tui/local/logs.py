@@ -60,9 +60,7 @@ def setup_logging(debug: bool = False, log_dir: Path | str | None = None) -> Pat
     ensure_private_dir(directory)
     path = directory / LOG_FILE
 
-    handler = _PrivateRotatingFileHandler(
-        path, maxBytes=MAX_BYTES, backupCount=BACKUP_COUNT, encoding="utf-8"
-    )
+    handler = _PrivateRotatingFileHandler(path, maxBytes=MAX_BYTES, backupCount=BACKUP_COUNT, encoding="utf-8")
     handler.setFormatter(logging.Formatter(FORMAT))
     # On the handler, not a logger: it then sees records from every logger, httpx's included.
     handler.addFilter(RedactionFilter())

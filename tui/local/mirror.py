@@ -93,7 +93,9 @@ MIGRATIONS: tuple[str, ...] = (
         brand, products, categories, texts, tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3'
     );
     INSERT INTO search (search, rank) VALUES ('rank', 'bm25(10.0, 6.0, 3.0, 1.0)');
-    """ + SEARCH_ROWS + ";\n",
+    """
+    + SEARCH_ROWS
+    + ";\n",
     # 3: the history of price and stock changes.
     """
     CREATE TABLE changes (
@@ -108,8 +110,13 @@ MIGRATIONS: tuple[str, ...] = (
 
 # Change kinds, as `catalog changes` and the Changes view name them.
 NEW, REMOVED, PRICE_UP, PRICE_DOWN, OUT_OF_STOCK, BACK_IN_STOCK = (
-    "new", "removed", "price up", "price down", "out of stock", "back in stock")
-
+    "new",
+    "removed",
+    "price up",
+    "price down",
+    "out of stock",
+    "back in stock",
+)
 
 
 def now_utc() -> datetime:
@@ -258,13 +265,16 @@ class Mirror:
             sql, args = "SELECT * FROM changes WHERE at > ?", (since.isoformat(),)
         rows = self.db.execute(
             f"SELECT at, kind, product_id, product, brand, country, currency, old_min, old_max, new_min, new_max, "
-            f"old_count, new_count FROM ({sql}) ORDER BY id", args).fetchall()
+            f"old_count, new_count FROM ({sql}) ORDER BY id",
+            args,
+        ).fetchall()
         return [Change(*row[:7], *map(_money, row[7:11]), *row[11:]) for row in rows]
 
     # --- search -----------------------------------------------------------------------
 
-    def search(self, text: str, filters: SearchFilters = SearchFilters(), *,
-               offset: int = 0, limit: int = 50) -> BrandHits:
+    def search(
+        self, text: str, filters: SearchFilters = SearchFilters(), *, offset: int = 0, limit: int = 50
+    ) -> BrandHits:
         """Brands matching `text` with their matching products (every brand when empty), best match first.
 
         One letter matches the start of brand names (alphabetical); more is a full-text search of brand,
@@ -278,31 +288,52 @@ class Mirror:
             base, order = f"FROM brands b WHERE b.name LIKE ? {where}", "b.name COLLATE NOCASE, b.id"
             args = [f"{words[0]}%", *args]
         elif where:
-            base, order = f"FROM search JOIN brands b ON b.rowid = search.rowid WHERE search MATCH ? {where}", "rank, b.rowid"
+            base, order = (
+                f"FROM search JOIN brands b ON b.rowid = search.rowid WHERE search MATCH ? {where}",
+                "rank, b.rowid",
+            )
             args = [fts_query(words), *args]
         else:  # the index alone: no join to count or rank
             base, order = "FROM search b WHERE search MATCH ?", "rank, b.rowid"
             args = [fts_query(words)]
         count = self.db.execute(f"SELECT count(*) {base}", args).fetchone()[0]
-        rowids = [row[0] for row in self.db.execute(
-            f"SELECT b.rowid {base} ORDER BY {order} LIMIT ? OFFSET ?", [*args, limit, offset])]
+        rowids = [
+            row[0]
+            for row in self.db.execute(
+                f"SELECT b.rowid {base} ORDER BY {order} LIMIT ? OFFSET ?", [*args, limit, offset]
+            )
+        ]
         brands = self._brands_wire(rowids, filters)
         starts = [word_start(word) for word in words]
         for brand in brands.values():
             # The products shown: all when the brand's own texts hold every word, else those whose names hold the rest.
-            own = folded(" ".join(filter(None, (brand["name"], brand["description"], *(
-                f"{c['name']} {c['description'] or ''}" for c in brand["categories"])))))
+            own = folded(
+                " ".join(
+                    filter(
+                        None,
+                        (
+                            brand["name"],
+                            brand["description"],
+                            *(f"{c['name']} {c['description'] or ''}" for c in brand["categories"]),
+                        ),
+                    )
+                )
+            )
             rest = [start for start in starts if not start(own)]
             if rest:
                 brand["products"] = [p for p in brand["products"] if all(start(folded(p["name"])) for start in rest)]
         return BrandHits(count, [brands[rowid] for rowid in rowids if rowid in brands])
 
-    def search_products(self, text: str, filters: SearchFilters = SearchFilters(),
-                        limit: int = 200) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    def search_products(
+        self, text: str, filters: SearchFilters = SearchFilters(), limit: int = 200
+    ) -> list[tuple[dict[str, Any], dict[str, Any]]]:
         """Matching products, best first: (brand without products, product), wire-shaped."""
         hits = self.search(text, filters, limit=limit)
-        pairs = [({k: v for k, v in brand.items() if k != "products"}, product)
-                 for brand in hits.brands for product in brand["products"]]
+        pairs = [
+            ({k: v for k, v in brand.items() if k != "products"}, product)
+            for brand in hits.brands
+            for product in brand["products"]
+        ]
         return pairs[:limit]
 
     @staticmethod
@@ -345,23 +376,42 @@ class Mirror:
         by_id: dict[str, dict[str, Any]] = {}
         for rowid, *row in self.db.execute(f"SELECT rowid, * FROM brands WHERE rowid IN ({marks})", rowids):
             brands[rowid] = by_id[row[0]] = {
-                "internalId": row[0], "name": row[1], "countryCode": row[2], "currencyCode": row[3],
-                "description": row[4], "disclaimer": row[5], "redemptionInstructions": row[6], "terms": row[7],
-                "logoUrl": row[8], "modifiedDate": row[9], "products": [], "categories": [],
+                "internalId": row[0],
+                "name": row[1],
+                "countryCode": row[2],
+                "currencyCode": row[3],
+                "description": row[4],
+                "disclaimer": row[5],
+                "redemptionInstructions": row[6],
+                "terms": row[7],
+                "logoUrl": row[8],
+                "modifiedDate": row[9],
+                "products": [],
+                "categories": [],
             }
         brand_ids = list(by_id)
         marks = ",".join("?" * len(brand_ids))
         product_sql, product_args = self._product_filter_sql(filters)
-        for row in self.db.execute(f"SELECT * FROM products p WHERE p.brand_id IN ({marks}) {product_sql} "
-                                   f"ORDER BY p.id", [*brand_ids, *product_args]):
-            by_id[row[1]]["products"].append({
-                "id": row[0], "name": row[2], "minFaceValue": _money(row[3]), "maxFaceValue": _money(row[4]),
-                "count": row[5], "price": {"min": _money(row[6]), "max": _money(row[7]), "currencyCode": row[8]},
-                "modifiedDate": row[9],
-            })
         for row in self.db.execute(
-                f"SELECT bc.brand_id, c.id, c.name, c.description FROM brand_categories bc "
-                f"JOIN categories c ON c.id = bc.category_id WHERE bc.brand_id IN ({marks}) ORDER BY c.id", brand_ids):
+            f"SELECT * FROM products p WHERE p.brand_id IN ({marks}) {product_sql} ORDER BY p.id",
+            [*brand_ids, *product_args],
+        ):
+            by_id[row[1]]["products"].append(
+                {
+                    "id": row[0],
+                    "name": row[2],
+                    "minFaceValue": _money(row[3]),
+                    "maxFaceValue": _money(row[4]),
+                    "count": row[5],
+                    "price": {"min": _money(row[6]), "max": _money(row[7]), "currencyCode": row[8]},
+                    "modifiedDate": row[9],
+                }
+            )
+        for row in self.db.execute(
+            f"SELECT bc.brand_id, c.id, c.name, c.description FROM brand_categories bc "
+            f"JOIN categories c ON c.id = bc.category_id WHERE bc.brand_id IN ({marks}) ORDER BY c.id",
+            brand_ids,
+        ):
             by_id[row[0]]["categories"].append({"id": row[1], "name": row[2], "description": row[3]})
         return brands
 
@@ -376,6 +426,7 @@ def has_mirror(profile_name: str, environment: str) -> bool:
 
 
 # --- sync -----------------------------------------------------------------------------------
+
 
 def store_rows(mirror: Mirror, at: str) -> PageStore:
     """What stores this sync's pages (at `at`), inside the sync's transaction; changes are recorded
@@ -402,15 +453,29 @@ class PageStore:
         marks = ",".join("?" * len(ids))
         new = self.empty and self.seen_brands.isdisjoint(ids)  # none of them stored yet (a brand may come twice)
         self.seen_brands.update(ids)
-        old: dict[int, tuple[Any, ...]] = {} if new else {row[0]: _exact(row) for row in db.execute(
-            f"SELECT id, price_min, price_max, count, brand_id FROM products WHERE brand_id IN ({marks})", ids)}
-        self.insert("INSERT INTO brands", rows.brands,
-                    "ON CONFLICT(id) DO UPDATE SET name=excluded.name, country=excluded.country, "
-                    "currency=excluded.currency, description=excluded.description, disclaimer=excluded.disclaimer, "
-                    "redemption=excluded.redemption, terms=excluded.terms, logo_url=excluded.logo_url, "
-                    "modified=excluded.modified")
-        self.insert("INSERT INTO categories", list(rows.categories.values()),
-                    "ON CONFLICT(id) DO UPDATE SET name=excluded.name, description=excluded.description")
+        old: dict[int, tuple[Any, ...]] = (
+            {}
+            if new
+            else {
+                row[0]: _exact(row)
+                for row in db.execute(
+                    f"SELECT id, price_min, price_max, count, brand_id FROM products WHERE brand_id IN ({marks})", ids
+                )
+            }
+        )
+        self.insert(
+            "INSERT INTO brands",
+            rows.brands,
+            "ON CONFLICT(id) DO UPDATE SET name=excluded.name, country=excluded.country, "
+            "currency=excluded.currency, description=excluded.description, disclaimer=excluded.disclaimer, "
+            "redemption=excluded.redemption, terms=excluded.terms, logo_url=excluded.logo_url, "
+            "modified=excluded.modified",
+        )
+        self.insert(
+            "INSERT INTO categories",
+            list(rows.categories.values()),
+            "ON CONFLICT(id) DO UPDATE SET name=excluded.name, description=excluded.description",
+        )
         if not new:
             db.execute(f"DELETE FROM brand_categories WHERE brand_id IN ({marks})", ids)
             db.execute(f"DELETE FROM search WHERE rowid IN (SELECT rowid FROM brands WHERE id IN ({marks}))", ids)
@@ -438,8 +503,9 @@ class PageStore:
         row_marks = f"({','.join('?' * width)})"
         for start in range(0, len(rows), per_statement):
             chunk = rows[start : start + per_statement]
-            self.db.execute(f"{statement} VALUES {','.join([row_marks] * len(chunk))} {conflict}",
-                            list(chain.from_iterable(chunk)))
+            self.db.execute(
+                f"{statement} VALUES {','.join([row_marks] * len(chunk))} {conflict}", list(chain.from_iterable(chunk))
+            )
 
     def _compare(self, brand: BrandRow, product: ProductRow, old: tuple[Any, ...] | None) -> None:
         product_id, _, name, _, _, new_count, new_min, new_max, currency, _ = product
@@ -456,20 +522,42 @@ class PageStore:
         elif before[2] == 0 and new_count != 0:
             self._record(BACK_IN_STOCK, product_id, name, brand[1], brand[2], currency, before, new)
 
-    def _record(self, kind: str, product_id: int, name: str, brand: str, country: str, currency: str,
-                old: Sequence[Any] | None, new: Sequence[Any] | None) -> None:
+    def _record(
+        self,
+        kind: str,
+        product_id: int,
+        name: str,
+        brand: str,
+        country: str,
+        currency: str,
+        old: Sequence[Any] | None,
+        new: Sequence[Any] | None,
+    ) -> None:
         self.changes += 1
         self.db.execute(
             "INSERT INTO changes (sync_id, at, kind, product_id, product, brand, country, currency, old_min, "
             "old_max, old_count, new_min, new_max, new_count) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            (self.sync_id, self.at, kind, product_id, name, brand, country, currency,
-             *(old or (None, None, None)), *(new or (None, None, None))))
+            (
+                self.sync_id,
+                self.at,
+                kind,
+                product_id,
+                name,
+                brand,
+                country,
+                currency,
+                *(old or (None, None, None)),
+                *(new or (None, None, None)),
+            ),
+        )
 
     def remove_products(self, product_ids: Iterable[int]) -> None:
         for product_id in product_ids:
             row = self.db.execute(
                 "SELECT p.name, p.price_min, p.price_max, p.count, p.price_currency, b.name, b.country "
-                "FROM products p JOIN brands b ON b.id = p.brand_id WHERE p.id = ?", (product_id,)).fetchone()
+                "FROM products p JOIN brands b ON b.id = p.brand_id WHERE p.id = ?",
+                (product_id,),
+            ).fetchone()
             if row is None:
                 continue
             if self.record_changes:
@@ -480,15 +568,19 @@ class PageStore:
         """After a full walk: brands the service no longer lists are gone, with their products."""
         for (brand_id,) in self.db.execute("SELECT id FROM brands").fetchall():
             if brand_id not in self.seen_brands:
-                self.remove_products(row[0] for row in self.db.execute(
-                    "SELECT id FROM products WHERE brand_id = ?", (brand_id,)).fetchall())
+                self.remove_products(
+                    row[0]
+                    for row in self.db.execute("SELECT id FROM products WHERE brand_id = ?", (brand_id,)).fetchall()
+                )
                 self.db.execute("DELETE FROM search WHERE rowid = (SELECT rowid FROM brands WHERE id = ?)", (brand_id,))
                 self.db.execute("DELETE FROM brands WHERE id = ?", (brand_id,))
 
     def record(self, kind: str, requests: int, finished: str, brands: int, products: int) -> None:
         """The sync itself, as `Mirror.last_sync` reads it once committed."""
-        self.db.execute("INSERT INTO syncs VALUES (?,?,?,?,?,?,?)",
-                        (self.sync_id, self.at, finished, kind, requests, brands, products))
+        self.db.execute(
+            "INSERT INTO syncs VALUES (?,?,?,?,?,?,?)",
+            (self.sync_id, self.at, finished, kind, requests, brands, products),
+        )
 
 
 def _money(text: str | None) -> Decimal | None:

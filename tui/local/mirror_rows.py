@@ -62,8 +62,13 @@ class CatalogRows:
 
     def joined(self, more: CatalogRows) -> CatalogRows:
         """These rows and those of a later page, as one page."""
-        return CatalogRows(more.count, self.brands + more.brands, self.products + more.products,
-                           {**self.categories, **more.categories}, self.brand_categories + more.brand_categories)
+        return CatalogRows(
+            more.count,
+            self.brands + more.brands,
+            self.products + more.products,
+            {**self.categories, **more.categories},
+            self.brand_categories + more.brand_categories,
+        )
 
     def moved_brands(self) -> list[str]:
         """Brands whose own modifiedDate is newer than every product they came with (a product may have gone)."""
@@ -171,26 +176,47 @@ def _brand_rows(brand: Any, index: int, rows: CatalogRows) -> None:
     where = f"items.{index}"
     try:
         brand_id = _text(brand["internalId"])
-        rows.brands.append((
-            brand_id, _text(brand["name"]), _text(brand["countryCode"]), _text(brand["currencyCode"]),
-            _optional_text(brand.get("description")), _optional_text(brand.get("disclaimer")),
-            _optional_text(brand.get("redemptionInstructions")), _optional_text(brand.get("terms")),
-            _optional_text(brand.get("logoUrl")), wire_time(_optional_text(brand.get("modifiedDate")))))
+        rows.brands.append(
+            (
+                brand_id,
+                _text(brand["name"]),
+                _text(brand["countryCode"]),
+                _text(brand["currencyCode"]),
+                _optional_text(brand.get("description")),
+                _optional_text(brand.get("disclaimer")),
+                _optional_text(brand.get("redemptionInstructions")),
+                _optional_text(brand.get("terms")),
+                _optional_text(brand.get("logoUrl")),
+                wire_time(_optional_text(brand.get("modifiedDate"))),
+            )
+        )
         where = f"items.{index}.categories"
         for category in brand.get("categories") or ():
             category_id = _whole(category["id"])
-            rows.categories[category_id] = (category_id, _text(category["name"]),
-                                            _optional_text(category.get("description")))
+            rows.categories[category_id] = (
+                category_id,
+                _text(category["name"]),
+                _optional_text(category.get("description")),
+            )
             rows.brand_categories.append((brand_id, category_id))
         where = f"items.{index}.products"
         for product in brand.get("products") or ():
             price = product["price"]
             count = product.get("count")
-            rows.products.append((
-                _whole(product["id"]), brand_id, _text(product["name"]), _amount(product["minFaceValue"]),
-                _amount(product["maxFaceValue"]), None if count is None else _whole(count),
-                _amount(price["min"]), _amount(price["max"]), _text(price["currencyCode"]),
-                wire_time(_optional_text(product.get("modifiedDate")))))
+            rows.products.append(
+                (
+                    _whole(product["id"]),
+                    brand_id,
+                    _text(product["name"]),
+                    _amount(product["minFaceValue"]),
+                    _amount(product["maxFaceValue"]),
+                    None if count is None else _whole(count),
+                    _amount(price["min"]),
+                    _amount(price["max"]),
+                    _text(price["currencyCode"]),
+                    wire_time(_optional_text(product.get("modifiedDate"))),
+                )
+            )
     except (KeyError, TypeError, ValueError, AttributeError, ArithmeticError) as problem:
         raise MalformedResponseError(
             f"catalog v2: response does not match CatalogPage ({where}: {type(problem).__name__} {problem})"

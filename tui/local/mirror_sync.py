@@ -46,14 +46,19 @@ _ERRORS: dict[str, Callable[[str], Exception]] = {
     "malformed": MalformedResponseError,
     "locked": lambda said: DatabaseError(
         f"the catalog mirror is being written by another sync ({said}); this sync stored nothing. "
-        "Sync again once the other is done."),
+        "Sync again once the other is done."
+    ),
     "full": lambda said: DatabaseError(
         f"the catalog mirror could not be written: the disk is full ({said}); the mirror is as it was. "
-        "Free some space in giftdesk's data folder and sync again."),
+        "Free some space in giftdesk's data folder and sync again."
+    ),
     "readonly": lambda said: DatabaseError(
         f"the catalog mirror cannot be written ({said}); the mirror is as it was. "
-        "Make giftdesk's data folder and its catalog files writable and sync again."),
-    "database": lambda said: DatabaseError(f"the catalog mirror could not be written ({said}); the mirror is as it was."),
+        "Make giftdesk's data folder and its catalog files writable and sync again."
+    ),
+    "database": lambda said: DatabaseError(
+        f"the catalog mirror could not be written ({said}); the mirror is as it was."
+    ),
 }
 
 
@@ -77,8 +82,15 @@ class MirrorWriter:
         unless `finish` was answered."""
         process = await asyncio.create_subprocess_exec(
             # -P: the current directory is not put on the path, so no folder there can pass for tui.
-            sys.executable, "-P", "-m", "tui.local.mirror_writer", str(path), at,
-            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+            sys.executable,
+            "-P",
+            "-m",
+            "tui.local.mirror_writer",
+            str(path),
+            at,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
             start_new_session=True,  # the terminal's Ctrl-C reaches the sync, which stops its writer
         )
         assert process.stdin is not None
@@ -193,8 +205,9 @@ class _Walker:
         pages = page_count(catalog_rows(first).count, PAGE_SIZE)  # an absurd count is refused, not scheduled
         await on_page(first)
         self.advance(0, total=pages)
-        tasks = [asyncio.ensure_future(self.page(replace(query, page_index=i, page_size=PAGE_SIZE)))
-                 for i in range(1, pages)]
+        tasks = [
+            asyncio.ensure_future(self.page(replace(query, page_index=i, page_size=PAGE_SIZE))) for i in range(1, pages)
+        ]
         try:
             for task in tasks:
                 await on_page(await task)
@@ -210,8 +223,14 @@ def _page_of_the_whole_catalog(query: CatalogQuery) -> bool:
     return replace(query, page_index=None) == CatalogQuery(page_size=PAGE_SIZE)
 
 
-async def sync(mirror: Mirror, client: ServiceClient, *, advance: Progress = _no_progress,
-               concurrency: int = SYNC_CONCURRENCY, full: bool = False) -> SyncResult:
+async def sync(
+    mirror: Mirror,
+    client: ServiceClient,
+    *,
+    advance: Progress = _no_progress,
+    concurrency: int = SYNC_CONCURRENCY,
+    full: bool = False,
+) -> SyncResult:
     """Bring the mirror up to the service: a full walk the first time (or when `full`), else the changes."""
 
     started = now_utc().isoformat(timespec="seconds")
@@ -224,7 +243,9 @@ async def sync(mirror: Mirror, client: ServiceClient, *, advance: Progress = _no
         if stash is not None:
             started = stash.begin(started)
         try:
-            result = await _sync(mirror, _Walker(client, advance, concurrency, stash), advance, started, watermark, kind)
+            result = await _sync(
+                mirror, _Walker(client, advance, concurrency, stash), advance, started, watermark, kind
+            )
         except WriterStopped as stopped:
             raise DatabaseError(_after_stop(mirror, started, str(stopped))) from None
         if stash is not None:
@@ -243,11 +264,13 @@ def _after_stop(mirror: Mirror, started: str, stopped: str) -> str:
     return f"{stopped} before storing the sync: the mirror is as it was; sync again"
 
 
-async def _sync(mirror: Mirror, walker: _Walker, advance: Progress, started: str, watermark: str | None,
-                kind: str) -> SyncResult:
+async def _sync(
+    mirror: Mirror, walker: _Walker, advance: Progress, started: str, watermark: str | None, kind: str
+) -> SyncResult:
     from tui.api.models import CatalogQuery
 
     async with MirrorWriter.started(mirror.path, started, advance) as writer:
+
         async def store_whole(body: bytes) -> None:
             await writer.page(body, whole=True)
 
@@ -268,8 +291,11 @@ async def _sync(mirror: Mirror, walker: _Walker, advance: Progress, started: str
             await walker.walk(CatalogQuery(modified_date=watermark), changed_page)
             for brand_id in suspects:
                 if brand_id.isdigit():
-                    await writer.page(await walker.page(CatalogQuery(brand_id=int(brand_id), page_size=PAGE_SIZE)),
-                                      whole=True, counted=False)
+                    await writer.page(
+                        await walker.page(CatalogQuery(brand_id=int(brand_id), page_size=PAGE_SIZE)),
+                        whole=True,
+                        counted=False,
+                    )
             total = catalog_rows(await walker.page(CatalogQuery(page_size=1, page_index=0))).count
             if total != (await writer.ask("counts"))[1]:
                 kind = "full"  # brands came or went without a change we could see

@@ -118,7 +118,12 @@ class _Requests:
                 message = self.incoming.get_nowait()
             except queue.Empty:
                 break
-            if message is None or message[0] != "page" or message[2] != whole or not seen.isdisjoint(message[1].brand_ids):
+            if (
+                message is None
+                or message[0] != "page"
+                or message[2] != whole
+                or not seen.isdisjoint(message[1].brand_ids)
+            ):
                 self.held.append(message)
                 break
             rows = rows.joined(message[1])

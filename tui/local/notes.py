@@ -75,7 +75,9 @@ _PIN = re.compile(r"(\bpin\b\W{0,3})(\d{3,8})\b", re.IGNORECASE)
 def mask_note(text: str) -> str:
     text = mask_text(text)
     text = _PHONE.sub(lambda match: mask_phone(match.group()), text)
-    text = _CODE_LIKE.sub(lambda match: match.group() if _GUID.fullmatch(match.group()) else mask_card_code(match.group()), text)
+    text = _CODE_LIKE.sub(
+        lambda match: match.group() if _GUID.fullmatch(match.group()) else mask_card_code(match.group()), text
+    )
     return _PIN.sub(lambda match: match.group(1) + MASK, text)
 
 
@@ -111,16 +113,22 @@ class SqliteNotes:
     def add(self, profile: str, request_id: str, body: str) -> Note:
         text = checked_body(body)
         with transaction(self._db):
-            cursor = self._db.execute("INSERT INTO notes (profile, request_id, author, written_at, body) VALUES (?, ?, ?, ?, ?)",
-                                      (profile, request_id.strip(), self.author, now_iso(), text))
+            cursor = self._db.execute(
+                "INSERT INTO notes (profile, request_id, author, written_at, body) VALUES (?, ?, ?, ?, ?)",
+                (profile, request_id.strip(), self.author, now_iso(), text),
+            )
             row = self._db.execute(f"SELECT {COLUMNS} FROM notes WHERE id = ?", (cursor.lastrowid,)).fetchone()
         return note_from(row)
 
     def for_order(self, profile: str, request_id: str) -> list[Note]:
-        rows = self._db.execute(f"SELECT {COLUMNS} FROM notes WHERE profile = ? AND request_id = ? ORDER BY id",
-                                (profile, request_id.strip()))
+        rows = self._db.execute(
+            f"SELECT {COLUMNS} FROM notes WHERE profile = ? AND request_id = ? ORDER BY id",
+            (profile, request_id.strip()),
+        )
         return [note_from(row) for row in rows]
 
     def noted_orders(self, profile: str) -> dict[str, int]:
-        rows = self._db.execute("SELECT request_id, COUNT(*) FROM notes WHERE profile = ? GROUP BY request_id", (profile,))
+        rows = self._db.execute(
+            "SELECT request_id, COUNT(*) FROM notes WHERE profile = ? GROUP BY request_id", (profile,)
+        )
         return {request_id: int(count) for request_id, count in rows}

@@ -67,7 +67,7 @@ class Answer(Generic[T]):
 
 
 def as_of(fetched: float, now: float | None = None) -> str:
-    """"as of 12:04 (3 min ago)": when a screen's data came from the service."""
+    """ "as of 12:04 (3 min ago)": when a screen's data came from the service."""
     seconds = max(0.0, (time.time() if now is None else now) - fetched)
     return f"as of {time.strftime('%H:%M', time.localtime(fetched))} ({ago(seconds)})"
 
@@ -89,8 +89,14 @@ def service_today() -> date:
 
 
 class ReportCopies:
-    def __init__(self, path: Path, limits: Mapping[str, Limit] = DEFAULT_LIMITS, *,
-                 clock: Callable[[], float] = time.time, today: Callable[[], date] = service_today) -> None:
+    def __init__(
+        self,
+        path: Path,
+        limits: Mapping[str, Limit] = DEFAULT_LIMITS,
+        *,
+        clock: Callable[[], float] = time.time,
+        today: Callable[[], date] = service_today,
+    ) -> None:
         self._db = open_database(path)
         self._db.executescript(SCHEMA)
         self.limits = limits
@@ -102,8 +108,9 @@ class ReportCopies:
 
     # --- the reports -------------------------------------------------------------------
 
-    async def transactions(self, client: ServiceClient, start: date, end: date, *,
-                           fresh: bool = False) -> Answer[TransactionsReport]:
+    async def transactions(
+        self, client: ServiceClient, start: date, end: date, *, fresh: bool = False
+    ) -> Answer[TransactionsReport]:
         from tui.api.models import to_wire
         from tui.api.money_models import TransactionsReport
 
@@ -118,12 +125,16 @@ class ReportCopies:
         for day in _days(start, end):
             for part in days[day]["clients"]:
                 clients.setdefault(part.get("clientName"), []).extend(part.get("transactions") or [])
-        wire = {"startDate": start.isoformat(), "endDate": end.isoformat(),
-                "clients": [{"clientName": name, "transactions": rows} for name, rows in clients.items()]}
+        wire = {
+            "startDate": start.isoformat(),
+            "endDate": end.isoformat(),
+            "clients": [{"clientName": name, "transactions": rows} for name, rows in clients.items()],
+        }
         return _with(answer, TransactionsReport.model_validate(wire))
 
-    async def order_history(self, client: ServiceClient, day_range: Any, *,
-                            fresh: bool = False) -> Answer[list[OrderHistoryLine]]:
+    async def order_history(
+        self, client: ServiceClient, day_range: Any, *, fresh: bool = False
+    ) -> Answer[list[OrderHistoryLine]]:
         """`day_range`: a tui.core.dates.DayRange (.start, .end, both included)."""
         from tui.api.models import OrderHistoryLine, to_wire
 
@@ -132,11 +143,16 @@ class ReportCopies:
             return wire, _lines_by_day(wire, first, last)
 
         days, answer = await self._by_day(ORDER_HISTORY, day_range.start, day_range.end, fresh, fetch)
-        lines = answer.value if days is None else [line for day in _days(day_range.start, day_range.end) for line in days[day]]
+        lines = (
+            answer.value
+            if days is None
+            else [line for day in _days(day_range.start, day_range.end) for line in days[day]]
+        )
         return _with(answer, [OrderHistoryLine.model_validate(line) for line in lines])
 
-    async def exchange_rates(self, client: ServiceClient, base: str | None = None, currency: str | None = None, *,
-                             fresh: bool = False) -> Answer[ExchangeRates]:
+    async def exchange_rates(
+        self, client: ServiceClient, base: str | None = None, currency: str | None = None, *, fresh: bool = False
+    ) -> Answer[ExchangeRates]:
         from tui.api.models import to_wire
         from tui.api.money_models import ExchangeRates
 
@@ -161,8 +177,9 @@ class ReportCopies:
         limit = self.limits.get(endpoint)
         return limit.interval if limit is not None else UNLIMITED_KEPT_FOR
 
-    async def _kept(self, kind: str, key: str, kept_for: float, fresh: bool,
-                    fetch: Callable[[], Awaitable[Any]]) -> Answer[Any]:
+    async def _kept(
+        self, kind: str, key: str, kept_for: float, fresh: bool, fetch: Callable[[], Awaitable[Any]]
+    ) -> Answer[Any]:
         stored = self._read(kind, [key]).get(key)
         if stored is not None and not fresh and self.clock() - stored[1] < kept_for:
             return Answer(stored[0], stored[1], from_copy=True, renew_at=stored[1] + kept_for)
@@ -171,22 +188,35 @@ class ReportCopies:
         except RateLimitedError as refused:
             if stored is None:
                 raise
-            return Answer(stored[0], stored[1], from_copy=True, refused=refused,
-                          renew_at=_after_refusal(refused, self.clock(), kept_for))
+            return Answer(
+                stored[0],
+                stored[1],
+                from_copy=True,
+                refused=refused,
+                renew_at=_after_refusal(refused, self.clock(), kept_for),
+            )
         now = self.clock()
         self._write(kind, {key: wire}, now)
         return Answer(wire, now, from_copy=False, renew_at=now + kept_for)
 
-    async def _by_day(self, kind: str, start: date, end: date, fresh: bool,
-                      fetch: Callable[[date, date], Awaitable[tuple[Any, dict[date, Any] | None]]],
-                      ) -> tuple[dict[date, Any] | None, Answer[Any]]:
+    async def _by_day(
+        self,
+        kind: str,
+        start: date,
+        end: date,
+        fresh: bool,
+        fetch: Callable[[date, date], Awaitable[tuple[Any, dict[date, Any] | None]]],
+    ) -> tuple[dict[date, Any] | None, Answer[Any]]:
         """Each day's wire part, from the copy where it can answer; the days it cannot, from one request.
         None (and the whole answer as the Answer's value) when the service's answer cannot be split by day."""
         days = _days(start, end)
-        stored = {date.fromisoformat(key): value for key, value in self._read(kind, [d.isoformat() for d in days]).items()}
+        stored = {
+            date.fromisoformat(key): value for key, value in self._read(kind, [d.isoformat() for d in days]).items()
+        }
         now, today, kept_for = self.clock(), self.today(), self.kept_for(kind)
-        missing = [day for day in days if fresh or day not in stored
-                   or (day >= today and now - stored[day][1] >= kept_for)]
+        missing = [
+            day for day in days if fresh or day not in stored or (day >= today and now - stored[day][1] >= kept_for)
+        ]
         parts = {day: body for day, (body, _) in stored.items()}
         fetched = {day: stored[day][1] for day in days if day in stored and day not in missing}
         refused = None
@@ -218,14 +248,18 @@ class ReportCopies:
 
     def _read(self, kind: str, keys: list[str]) -> dict[str, tuple[Any, float]]:
         marks = ",".join("?" * len(keys))
-        rows = self._db.execute(f"SELECT key, body, fetched FROM copies WHERE kind = ? AND key IN ({marks})", (kind, *keys))
+        rows = self._db.execute(
+            f"SELECT key, body, fetched FROM copies WHERE kind = ? AND key IN ({marks})", (kind, *keys)
+        )
         return {key: (wire_json.loads(body), fetched) for key, body, fetched in rows}
 
     def _write(self, kind: str, bodies: Mapping[str, Any], fetched: float) -> None:
         with self._db:
             self._db.execute("BEGIN IMMEDIATE")
-            self._db.executemany("INSERT OR REPLACE INTO copies (kind, key, body, fetched) VALUES (?, ?, ?, ?)",
-                                 [(kind, key, wire_json.dumps(body).encode(), fetched) for key, body in bodies.items()])
+            self._db.executemany(
+                "INSERT OR REPLACE INTO copies (kind, key, body, fetched) VALUES (?, ?, ?, ?)",
+                [(kind, key, wire_json.dumps(body).encode(), fetched) for key, body in bodies.items()],
+            )
 
 
 @dataclass(frozen=True)

@@ -73,5 +73,7 @@ def _keyring_fernet() -> Fernet | None:
             keyring.set_password(KEYRING_SERVICE, KEYRING_KEY_NAME, key)
         return Fernet(key.encode("ascii"))
     except Exception as error:  # no backend, a locked or broken one: secrets are then not kept, and that is said
-        log.warning("no system keyring for the local seal key (%s): weblinks are kept for this run only", type(error).__name__)
+        log.warning(
+            "no system keyring for the local seal key (%s): weblinks are kept for this run only", type(error).__name__
+        )
         return None

@@ -24,9 +24,25 @@ from tui.local.fileio import append_chained, atomic_write, data_dir
 from tui.local.state_files import ChosenAccounts, RecentOrder, RecentOrders, now_iso
 
 __all__ = [
-    "ATTEMPT", "AUDIT_ACTIONS", "CARD_COPY", "CARD_REVEAL", "NOTIFICATION_CHANGE", "REDEEM", "TEST_ORDER",
-    "AuditEntry", "AuditLog", "AuditStore", "ChosenAccounts", "RecentOrder", "RecentOrders",
-    "audit_log", "chain_hash", "first_break", "mark_unsettled", "new_entry", "use_audit_store",
+    "ATTEMPT",
+    "AUDIT_ACTIONS",
+    "CARD_COPY",
+    "CARD_REVEAL",
+    "NOTIFICATION_CHANGE",
+    "REDEEM",
+    "TEST_ORDER",
+    "AuditEntry",
+    "AuditLog",
+    "AuditStore",
+    "ChosenAccounts",
+    "RecentOrder",
+    "RecentOrders",
+    "audit_log",
+    "chain_hash",
+    "first_break",
+    "mark_unsettled",
+    "new_entry",
+    "use_audit_store",
 ]
 
 log = logging.getLogger(__name__)
@@ -68,19 +84,12 @@ class AuditEntry(BaseModel):
 
     def matches(self, text: str) -> bool:
         needle = text.casefold()
-        return any(
-            needle in value.casefold()
-            for value in self.model_dump().values()
-            if isinstance(value, str)
-        )
+        return any(needle in value.casefold() for value in self.model_dump().values() if isinstance(value, str))
 
 
 def _redacted(entry: AuditEntry) -> AuditEntry:
     """Masks again whatever the caller should have masked already: never a secret on disk."""
-    values = {
-        key: mask_text(value) if isinstance(value, str) else value
-        for key, value in entry.model_dump().items()
-    }
+    values = {key: mask_text(value) if isinstance(value, str) else value for key, value in entry.model_dump().items()}
     recipient = values.get("recipient")
     if recipient and MASK not in recipient:  # a phone or handle in clear has no shape mask_text knows
         values["recipient"] = mask_recipient(recipient)
@@ -148,8 +157,18 @@ class AuditStore(Protocol):
     def unwritable_hint(self) -> str:
         """What to do when an entry cannot be written (and the money action it was for was not sent)."""
 
-    def record(self, *, profile: str, environment: str, action: str, subject: str, outcome: str,
-               wallet: str | None = None, recipient: str | None = None, detail: str | None = None) -> AuditEntry: ...
+    def record(
+        self,
+        *,
+        profile: str,
+        environment: str,
+        action: str,
+        subject: str,
+        outcome: str,
+        wallet: str | None = None,
+        recipient: str | None = None,
+        detail: str | None = None,
+    ) -> AuditEntry: ...
 
     def entries(self, filter_text: str | None = None, action: str | None = None) -> list[AuditEntry]: ...
 
@@ -195,8 +214,16 @@ class AuditLog:
         detail: str | None = None,
     ) -> AuditEntry:
         """Appends one event (time = now, UTC), chained to the last line, and returns it as stored."""
-        entry = new_entry(profile=profile, environment=environment, action=action, subject=subject, outcome=outcome,
-                          wallet=wallet, recipient=recipient, detail=detail)
+        entry = new_entry(
+            profile=profile,
+            environment=environment,
+            action=action,
+            subject=subject,
+            outcome=outcome,
+            wallet=wallet,
+            recipient=recipient,
+            detail=detail,
+        )
         text = entry_json(entry)
 
         hashed: dict[str, str] = {}  # the new entry's hash: the line's field, then the head
@@ -249,8 +276,7 @@ class AuditLog:
         found = [
             entry
             for entry in mark_unsettled(self._read())
-            if (action is None or entry.action == action)
-            and (not filter_text or entry.matches(filter_text))
+            if (action is None or entry.action == action) and (not filter_text or entry.matches(filter_text))
         ]
         found.reverse()
         return found
@@ -321,4 +347,3 @@ def mark_unsettled(entries: list[AuditEntry]) -> list[AuditEntry]:
     for index in open_attempts.values():
         marked[index] = marked[index].model_copy(update={"outcome": UNSETTLED})
     return marked
-

@@ -55,7 +55,9 @@ MIGRATIONS: tuple[str, ...] = (
 
 NOT_KEPT = "weblink not kept (no system keyring, or final): paste it again to watch it"
 
-_COLUMNS = "id, profile, kind, reference, label, status, final, detail, added_at, updated_at, changed_at, removed_at, sealed"
+_COLUMNS = (
+    "id, profile, kind, reference, label, status, final, detail, added_at, updated_at, changed_at, removed_at, sealed"
+)
 
 
 class NotWatched(ValueError):
@@ -122,8 +124,10 @@ class WatchList:
             return
         with transaction(self._db):
             for item_id, token in clear:
-                self._db.execute("UPDATE items SET reference = ?, sealed = ? WHERE id = ?",
-                                 (digest(token), self._sealer.seal(token), item_id))
+                self._db.execute(
+                    "UPDATE items SET reference = ?, sealed = ? WHERE id = ?",
+                    (digest(token), self._sealer.seal(token), item_id),
+                )
                 self._tokens[item_id] = token
         self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
@@ -143,8 +147,10 @@ class WatchList:
                 " added_at = CASE WHEN removed_at IS NULL THEN added_at ELSE excluded.added_at END",
                 (profile, kind, reference, label, sealed, now, now),
             )
-            row = self._db.execute(f"SELECT {_COLUMNS} FROM items WHERE profile = ? AND kind = ? AND reference = ?",
-                                   (profile, kind, reference)).fetchone()
+            row = self._db.execute(
+                f"SELECT {_COLUMNS} FROM items WHERE profile = ? AND kind = ? AND reference = ?",
+                (profile, kind, reference),
+            ).fetchone()
         item = self._item(row)
         if kind == "payout" and not item.final:
             self._tokens[item.id] = token
@@ -153,7 +159,11 @@ class WatchList:
 
     def items(self, profile: str | None = None) -> list[WatchedItem]:
         """Items not removed, oldest first; one profile's, or every profile's."""
-        where, args = ("WHERE removed_at IS NULL AND profile = ?", (profile,)) if profile is not None else ("WHERE removed_at IS NULL", ())
+        where, args = (
+            ("WHERE removed_at IS NULL AND profile = ?", (profile,))
+            if profile is not None
+            else ("WHERE removed_at IS NULL", ())
+        )
         return [self._item(row) for row in self._db.execute(f"SELECT {_COLUMNS} FROM items {where} ORDER BY id", args)]
 
     def counts(self, profile: str, bad_statuses: frozenset[str]) -> tuple[int, int]:
@@ -161,7 +171,9 @@ class WatchList:
         marks = ", ".join("?" * len(bad_statuses))
         row = self._db.execute(
             f"SELECT COALESCE(SUM(final = 0), 0), COALESCE(SUM(final = 1 AND lower(status) IN ({marks})), 0)"
-            " FROM items WHERE removed_at IS NULL AND profile = ?", (*sorted(bad_statuses), profile)).fetchone()
+            " FROM items WHERE removed_at IS NULL AND profile = ?",
+            (*sorted(bad_statuses), profile),
+        ).fetchone()
         return int(row[0]), int(row[1])
 
     def get(self, item_id: int) -> WatchedItem | None:
@@ -184,20 +196,28 @@ class WatchList:
         item = self.get(item_id)
         return item if item is not None and item.removed_at is None else None
 
-    def settle_order(self, profile: str, request_id: str, status: str, detail: str = "from the callback") -> WatchedItem | None:
+    def settle_order(
+        self, profile: str, request_id: str, status: str, detail: str = "from the callback"
+    ) -> WatchedItem | None:
         """An order's final status from outside (the receiver's callback): recorded on its item, if watched."""
-        row = self._db.execute("SELECT id FROM items WHERE profile = ? AND kind = 'order' AND reference = ? AND removed_at IS NULL",
-                               (profile, request_id.strip())).fetchone()
+        row = self._db.execute(
+            "SELECT id FROM items WHERE profile = ? AND kind = 'order' AND reference = ? AND removed_at IS NULL",
+            (profile, request_id.strip()),
+        ).fetchone()
         return self.record(row[0], status, True, detail) if row else None
 
     def remove(self, item_id: int) -> None:
         """Stop watching it; a payout's token is dropped (adding it again takes the weblink again)."""
         with transaction(self._db):
-            self._db.execute("UPDATE items SET removed_at = ?, sealed = NULL WHERE id = ? AND removed_at IS NULL", (_now(), item_id))
+            self._db.execute(
+                "UPDATE items SET removed_at = ?, sealed = NULL WHERE id = ? AND removed_at IS NULL", (_now(), item_id)
+            )
         self._tokens.pop(item_id, None)
 
     def _item(self, row: Any) -> WatchedItem:
-        (item_id, profile, kind, reference, label, status, final, detail, added, updated, changed, removed, sealed) = row
+        (item_id, profile, kind, reference, label, status, final, detail, added, updated, changed, removed, sealed) = (
+            row
+        )
         if kind == "payout":  # the token, when this run has it or can open its seal; else "" (not kept)
             token = self._tokens.get(item_id) or self._sealer.open(sealed)
             if token is not None:
@@ -205,4 +225,6 @@ class WatchList:
             reference = token or ""
             if not reference and not final and not detail:
                 detail = NOT_KEPT
-        return WatchedItem(item_id, profile, kind, reference, label, status, bool(final), detail, added, updated, changed, removed)
+        return WatchedItem(
+            item_id, profile, kind, reference, label, status, bool(final), detail, added, updated, changed, removed
+        )

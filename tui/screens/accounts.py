@@ -170,8 +170,10 @@ class AccountsScreen(FreshnessMixin, DateRangeKeys, BaseScreen):
         self.table.move_cursor(row=chosen)
         usable = sum(1 for a in accounts if why_not_choosable(a, session.environment) is None)
         self.query_one("#accounts-note", Static).update(
-            safe(f"{counted(len(accounts), 'account')}, {usable} usable on {session.profile.name} ({session.environment}). "
-                 "enter: settle orders on it")
+            safe(
+                f"{counted(len(accounts), 'account')}, {usable} usable on {session.profile.name} ({session.environment}). "
+                "enter: settle orders on it"
+            )
         )
 
     @staticmethod
@@ -206,7 +208,9 @@ class AccountsScreen(FreshnessMixin, DateRangeKeys, BaseScreen):
             return
         problem = why_not_choosable(account, self.app.session.environment)
         if problem is not None:
-            self.notify(refusal(account, self.app.session.environment, problem), title="Cannot choose", severity="error")
+            self.notify(
+                refusal(account, self.app.session.environment, problem), title="Cannot choose", severity="error"
+            )
             return
         self.app.choose_account(account.id, account_label(account))
         self.notify(f"Orders will settle on account {account_label(account)}.")

@@ -27,9 +27,14 @@ from widgets.safe_text import safe, safe_row
 # Widths chosen so that what matters in an incident (when, where, what, how it ended) fits 80 columns;
 # a wider terminal gives its room to the outcome first, then to what it was about.
 COLUMNS = (
-    RowColumn("time", "Time (UTC)", 16), RowColumn("env", "Env", 7), RowColumn("action", "Action", 11),
-    RowColumn("outcome", "Outcome", 24, grow=3), RowColumn("subject", "Subject", 12, grow=1),
-    RowColumn("recipient", "Recipient", 12, grow=1), RowColumn("wallet", "Wallet", 6), RowColumn("profile", "Profile", 16),
+    RowColumn("time", "Time (UTC)", 16),
+    RowColumn("env", "Env", 7),
+    RowColumn("action", "Action", 11),
+    RowColumn("outcome", "Outcome", 24, grow=3),
+    RowColumn("subject", "Subject", 12, grow=1),
+    RowColumn("recipient", "Recipient", 12, grow=1),
+    RowColumn("wallet", "Wallet", 6),
+    RowColumn("profile", "Profile", 16),
 )
 SCROLLBAR = 2  # the table's vertical scroll bar, kept whether it shows or not
 
@@ -53,8 +58,14 @@ def _short_subject(subject: str) -> str:
 
 def _row(entry: AuditEntry) -> tuple[Text, ...]:
     return safe_row(
-        _time(entry, seconds=False), _environment(entry), entry.action, entry.outcome,
-        _short_subject(entry.subject), entry.recipient or "", entry.wallet or "", entry.profile,
+        _time(entry, seconds=False),
+        _environment(entry),
+        entry.action,
+        entry.outcome,
+        _short_subject(entry.subject),
+        entry.recipient or "",
+        entry.wallet or "",
+        entry.profile,
     )
 
 

@@ -73,10 +73,12 @@ class BaseScreen(Screen):
         Textual sets them on the first Resize, after the children mounted, and a changed class
         restyles every widget of the screen; set now, the Resize finds nothing to change.
         """
-        horizontal = (self.app.HORIZONTAL_BREAKPOINTS if self.HORIZONTAL_BREAKPOINTS is None
-                      else self.HORIZONTAL_BREAKPOINTS) or []
-        vertical = (self.app.VERTICAL_BREAKPOINTS if self.VERTICAL_BREAKPOINTS is None
-                    else self.VERTICAL_BREAKPOINTS) or []
+        horizontal = (
+            self.app.HORIZONTAL_BREAKPOINTS if self.HORIZONTAL_BREAKPOINTS is None else self.HORIZONTAL_BREAKPOINTS
+        ) or []
+        vertical = (
+            self.app.VERTICAL_BREAKPOINTS if self.VERTICAL_BREAKPOINTS is None else self.VERTICAL_BREAKPOINTS
+        ) or []
         if horizontal or vertical:
             width, height = self.app.size
             chosen = self._get_breakpoint_classes(width, horizontal) | self._get_breakpoint_classes(height, vertical)
@@ -103,7 +105,9 @@ class BaseScreen(Screen):
         # TextArea's module is not imported for this (it costs the start ~12 ms): before a screen
         # that has one imported it, no TextArea can have focus.
         text_area = sys.modules.get("textual.widgets._text_area")
-        return isinstance(self.focused, Input) or (text_area is not None and isinstance(self.focused, text_area.TextArea))
+        return isinstance(self.focused, Input) or (
+            text_area is not None and isinstance(self.focused, text_area.TextArea)
+        )
 
     async def action_leave_field_or_back(self) -> None:
         if self._in_text_field():
@@ -131,8 +135,11 @@ class BaseScreen(Screen):
             try:
                 path = write_export(self.EXPORT_NAME, headers, rows, fmt)
             except OSError as error:
-                self.notify(f"Export failed: {error}. Check that the export folder is writable (GIFTDESK_EXPORT_DIR).",
-                            severity="error", title="Export")
+                self.notify(
+                    f"Export failed: {error}. Check that the export folder is writable (GIFTDESK_EXPORT_DIR).",
+                    severity="error",
+                    title="Export",
+                )
                 return
             self.notify(f"{counted(len(rows), 'row')} written to {path}", title="Exported")
 

@@ -58,7 +58,9 @@ CATALOG_FILTERS = (
 # (a whole-screen reflow); the detail pane holds the full name.
 # The brand's name takes what room there is: every column shows whole in 80 columns and in the wide layout's 78.
 BRAND_COLUMNS = (("Brand", 17), ("Ctry", 4), ("Cur", 3), ("Prods", 5), ("Price", 18), ("Stock", 17))
-BRAND_TABLE_COLUMNS = tuple(RowColumn(label.lower(), label, width, grow=int(label == "Brand")) for label, width in BRAND_COLUMNS)
+BRAND_TABLE_COLUMNS = tuple(
+    RowColumn(label.lower(), label, width, grow=int(label == "Brand")) for label, width in BRAND_COLUMNS
+)
 PRODUCT_COLUMNS = ("Id", "Product", "Face value", "Client price", "Stock", "Modified")
 PAYOUT_MARK = " PAYOUT"  # after a payout product's name; kept when the name is cut
 SHRINKS, SHRINK_LEAST = 1, 16  # the product's name gives way first, to a readable width (whole at wider sizes)
@@ -130,7 +132,12 @@ def brand_row(brand: Brand) -> tuple[Text, ...]:
 
 def detail_title(brand: Brand) -> Text:
     title = safe(brand.name, style="bold")  # the whole line's style: the dim part is bold too
-    title.append_text(safe(f"  id {brand.internal_id or '(none: v1)'} · {brand.country_code} · face values in {brand.currency_code}", style="dim"))
+    title.append_text(
+        safe(
+            f"  id {brand.internal_id or '(none: v1)'} · {brand.country_code} · face values in {brand.currency_code}",
+            style="dim",
+        )
+    )
     if not brand.products:
         title.append(" · no products", style="italic")
     return title
@@ -219,8 +226,9 @@ def refill(table: DataTable, columns: tuple[str, ...], rows: Iterable[tuple[Text
     table.clear(columns=True)
     for index in keep:
         table.add_column(columns[index], width=widths[index])
-    table.add_rows([tuple(_cut(row[index], widths[index]) if index == SHRINKS else row[index] for index in keep)
-                    for row in rows])
+    table.add_rows(
+        [tuple(_cut(row[index], widths[index]) if index == SHRINKS else row[index] for index in keep) for row in rows]
+    )
 
 
 def _cut(cell: Text, width: int) -> Text:
@@ -228,14 +236,18 @@ def _cut(cell: Text, width: int) -> Text:
     if cell.cell_len <= width:
         return cell
     mark = len(PAYOUT_MARK) if cell.plain.endswith(PAYOUT_MARK) else 0
-    name = cell[:len(cell.plain) - mark]
+    name = cell[: len(cell.plain) - mark]
     name.truncate(width - mark, overflow="ellipsis")
-    return name + cell[len(cell.plain) - mark:] if mark else name
+    return name + cell[len(cell.plain) - mark :] if mark else name
 
 
 def brand_detail(brand: Brand) -> Detail:
     """The detail pane's parts for `brand`: title, product rows, texts."""
-    return detail_title(brand), [product_row(product, brand.currency_code) for product in brand.products], brand_sections(brand)
+    return (
+        detail_title(brand),
+        [product_row(product, brand.currency_code) for product in brand.products],
+        brand_sections(brand),
+    )
 
 
 def brand_cells(brand: Brand | KeptBrand) -> tuple[Text, ...]:
@@ -301,7 +313,8 @@ class CatalogScreen(FreshnessMixin, MirrorSource):
     def export_rows(self) -> tuple[list[str], list[list[str]]]:
         """The page's brands as the table shows them (it draws only the rows in view)."""
         return [column.title for column in BRAND_TABLE_COLUMNS], [
-            [cell.plain for cell in brand_row(brand)] for brand in self.shown]
+            [cell.plain for cell in brand_row(brand)] for brand in self.shown
+        ]
 
     def on_mount(self) -> None:
         self.query_one("#brands", RowTable).focus()
@@ -380,7 +393,9 @@ class CatalogScreen(FreshnessMixin, MirrorSource):
             self.pager.busy = False
             if self.kept is not None:
                 self.pager.note = self.kept.label
-            self.query_one("#detail-title", Static).update(Text("The catalog could not be loaded: r tries again.", style="italic"))
+            self.query_one("#detail-title", Static).update(
+                Text("The catalog could not be loaded: r tries again.", style="italic")
+            )
 
     # --- showing a page ---------------------------------------------------------------
 
@@ -416,8 +431,14 @@ class CatalogScreen(FreshnessMixin, MirrorSource):
 
     def keeps_first_page(self) -> bool:
         """Whether this page is the first page as a start draws it: live, v2, unfiltered."""
-        return (self.page.index == 0 and self.version == 2 and not self.from_mirror and not self.filters
-                and not self.query_one(RowFilter).value and bool(self.brands))
+        return (
+            self.page.index == 0
+            and self.version == 2
+            and not self.from_mirror
+            and not self.filters
+            and not self.query_one(RowFilter).value
+            and bool(self.brands)
+        )
 
     def keep_first_page(self) -> None:
         if not self.keeps_first_page():
@@ -425,8 +446,12 @@ class CatalogScreen(FreshnessMixin, MirrorSource):
         page = kept_page_json(self.page, [(brand_row(brand), brand_detail(brand)) for brand in self.brands])
         if worth_keeping(self.kept_json, page):
             self.kept_json = page
-            self.run_worker(partial(write_first_page, self.first_page_path, page), thread=True,
-                            group="keep-first-page", exit_on_error=False)
+            self.run_worker(
+                partial(write_first_page, self.first_page_path, page),
+                thread=True,
+                group="keep-first-page",
+                exit_on_error=False,
+            )
 
     def show_v1_page(self, page: PageState) -> None:
         assert self.v1_brands is not None
@@ -472,9 +497,14 @@ class CatalogScreen(FreshnessMixin, MirrorSource):
     def show_detail(self, brand: Brand | None) -> None:
         self.detail = brand
         if brand is None:
-            self._show_detail_parts(Text(
-                "No brands match these filters." if not self.brands else "No rows on this page match the / filter.",
-                style="italic"), [], {})
+            self._show_detail_parts(
+                Text(
+                    "No brands match these filters." if not self.brands else "No rows on this page match the / filter.",
+                    style="italic",
+                ),
+                [],
+                {},
+            )
         else:
             self._show_detail_parts(*brand_detail(brand))
 
@@ -512,8 +542,11 @@ class CatalogScreen(FreshnessMixin, MirrorSource):
     def _show_sections(self, texts: dict[str, str]) -> None:
         """Categories and the brand's texts, a blank line apart, in one widget; a section with no text is left out."""
         titles = {"categories": "Categories", **dict(TEXT_SECTIONS)}
-        parts = [Text.assemble((f"{title}\n", "bold"), safe(text, multiline=True))
-                 for attribute, title in titles.items() if (text := (texts.get(attribute) or "").strip())]
+        parts = [
+            Text.assemble((f"{title}\n", "bold"), safe(text, multiline=True))
+            for attribute, title in titles.items()
+            if (text := (texts.get(attribute) or "").strip())
+        ]
         sections = self.query_one("#detail-sections", Static)
         sections.display = bool(parts)
         shown = Text("\n\n").join(parts)
@@ -588,8 +621,11 @@ class CatalogScreen(FreshnessMixin, MirrorSource):
 
     def action_filter_rows(self) -> None:
         row_filter = self.query_one(RowFilter)
-        row_filter.placeholder = ("search the mirror: brands, products, categories, every country (esc closes)"
-                                  if self.from_mirror else "filter the rows on screen (esc closes)")
+        row_filter.placeholder = (
+            "search the mirror: brands, products, categories, every country (esc closes)"
+            if self.from_mirror
+            else "filter the rows on screen (esc closes)"
+        )
         row_filter.open()
 
     @on(RowFilter.Changed, "#row-filter")
@@ -626,8 +662,10 @@ class CatalogScreen(FreshnessMixin, MirrorSource):
             what, value = f"brand {self.detail.name}", self.detail.internal_id
         else:
             if not self._say_if_still_loading():
-                self.notify("A v1 brand has no id to copy." if self.detail is not None else "No brand to copy yet.",
-                            severity="warning")
+                self.notify(
+                    "A v1 brand has no id to copy." if self.detail is not None else "No brand to copy yet.",
+                    severity="warning",
+                )
             return
         self.app.copy_to_clipboard(value)
         self.notify(f"Copied the id of {what}: {value}")

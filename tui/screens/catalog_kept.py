@@ -36,9 +36,11 @@ class KeptBrand:
     def detail(self) -> Detail:
         """Title, product rows and texts; a detail that cannot be read shows as none."""
         try:
-            return (text_from_json(self._detail["title"]),
-                    [tuple(text_from_json(cell) for cell in product) for product in self._detail["products"]],
-                    {name: str(text) for name, text in self._detail["sections"].items()})
+            return (
+                text_from_json(self._detail["title"]),
+                [tuple(text_from_json(cell) for cell in product) for product in self._detail["products"]],
+                {name: str(text) for name, text in self._detail["sections"].items()},
+            )
         except (KeyError, TypeError, ValueError, AttributeError):
             return Text("(this brand's detail was not kept)", style="italic"), [], {}
 
@@ -68,10 +70,20 @@ def text_from_json(kept: list[Any]) -> Text:
 
 def kept_page_json(page: PageState, drawn: list[tuple[tuple[Text, ...], Detail]]) -> dict[str, Any]:
     """The page as drawn: each brand's row and detail pane."""
-    return {"version": KEPT_PAGE_VERSION, "kept_at": time.time(), "page": [page.index, page.size, page.count],
-            "brands": [{"row": [text_json(cell) for cell in row], "title": text_json(title),
-                        "products": [[text_json(cell) for cell in product] for product in products], "sections": sections}
-                       for row, (title, products, sections) in drawn]}
+    return {
+        "version": KEPT_PAGE_VERSION,
+        "kept_at": time.time(),
+        "page": [page.index, page.size, page.count],
+        "brands": [
+            {
+                "row": [text_json(cell) for cell in row],
+                "title": text_json(title),
+                "products": [[text_json(cell) for cell in product] for product in products],
+                "sections": sections,
+            }
+            for row, (title, products, sections) in drawn
+        ],
+    }
 
 
 def worth_keeping(kept: dict[str, Any] | None, page: dict[str, Any]) -> bool:

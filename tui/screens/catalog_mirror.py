@@ -49,10 +49,14 @@ def mirror_filters(filters: dict[str, str]) -> SearchFilters:
     from tui.local.mirror import SearchFilters
 
     product_id = filters.get("product_id")
-    return SearchFilters(country=filters.get("country") or None, currency=filters.get("currency") or None,
-                         name=filters.get("name") or None, brand_id=filters.get("brand_id") or None,
-                         product_id=int(product_id) if product_id else None,
-                         modified_since=filters.get("modified_since") or None)
+    return SearchFilters(
+        country=filters.get("country") or None,
+        currency=filters.get("currency") or None,
+        name=filters.get("name") or None,
+        brand_id=filters.get("brand_id") or None,
+        product_id=int(product_id) if product_id else None,
+        modified_since=filters.get("modified_since") or None,
+    )
 
 
 class MirrorSource(BaseScreen):
@@ -84,8 +88,9 @@ class MirrorSource(BaseScreen):
     @property
     def from_mirror(self) -> bool:
         """Whether the rows come from the mirror: one exists, `l` did not ask for live, nothing live-only is asked."""
-        return (self.mirror is not None and not self.live and self.version == 2
-                and not self.filters.get("target_currency"))
+        return (
+            self.mirror is not None and not self.live and self.version == 2 and not self.filters.get("target_currency")
+        )
 
     def source_note(self) -> str:
         if self.mirror is None:
@@ -105,13 +110,13 @@ class MirrorSource(BaseScreen):
 
         assert self.mirror is not None
         page: PageState = self.page
-        hits = self.mirror.search(search, mirror_filters(self.filters),
-                                  offset=page.index * page.size, limit=page.size)
+        hits = self.mirror.search(search, mirror_filters(self.filters), offset=page.index * page.size, limit=page.size)
         last, self.last_page = self.last_page, {}
         for wire in hits.brands:
             kept = last.get(wire["internalId"])
-            self.last_page[wire["internalId"]] = kept if kept is not None and kept[0] == wire else (
-                wire, Brand.model_validate(wire))
+            self.last_page[wire["internalId"]] = (
+                kept if kept is not None and kept[0] == wire else (wire, Brand.model_validate(wire))
+            )
         return PageState(page.index, page.size, hits.count), [self.last_page[b["internalId"]][1] for b in hits.brands]
 
     # --- keys -----------------------------------------------------------------------------
@@ -148,13 +153,20 @@ class MirrorSource(BaseScreen):
             client = await session.client()
             # Its own connection: the screen keeps reading the previous mirror until the sync commits.
             with Mirror(mirror_path(session.profile.mirror_name, session.environment)) as writer:
-                result = await sync(writer, client, advance=lambda steps=1, total=None: bar.update(
-                    total=total if total is not None else bar.total, advance=steps))
+                result = await sync(
+                    writer,
+                    client,
+                    advance=lambda steps=1, total=None: bar.update(
+                        total=total if total is not None else bar.total, advance=steps
+                    ),
+                )
         finally:
             bar.display = False
             bar.update(total=IDLE_TOTAL, progress=0)  # no indeterminate animation while hidden
-        self.notify(f"Catalog mirror synced ({result.record.kind}): {counted(result.record.products, 'product')}, "
-                    f"{counted(result.changes, 'change')} (H shows them).")
+        self.notify(
+            f"Catalog mirror synced ({result.record.kind}): {counted(result.record.products, 'product')}, "
+            f"{counted(result.changes, 'change')} (H shows them)."
+        )
         self.open_mirror()
         self.refresh_bindings()
         self.reload()
@@ -195,10 +207,20 @@ def change_row(change: Change) -> tuple[str | Text, ...]:
 
     difference = change.difference if change.kind in (PRICE_UP, PRICE_DOWN) else None
     shown = "" if difference is None else ("+" if difference > 0 else "") + format_money(difference, change.currency)
-    style = {"out of stock": "bold red", "removed": "red", "back in stock": "green", "new": "green"}.get(change.kind, "")
-    return (change.at.replace("T", " "), Text(change.kind, style=style), str(change.product_id), safe(change.product),
-            safe(change.brand), safe(change.country), price_text(change.old_min, change.old_max, change.currency),
-            price_text(change.new_min, change.new_max, change.currency), shown)
+    style = {"out of stock": "bold red", "removed": "red", "back in stock": "green", "new": "green"}.get(
+        change.kind, ""
+    )
+    return (
+        change.at.replace("T", " "),
+        Text(change.kind, style=style),
+        str(change.product_id),
+        safe(change.product),
+        safe(change.brand),
+        safe(change.country),
+        price_text(change.old_min, change.old_max, change.currency),
+        price_text(change.new_min, change.new_max, change.currency),
+        shown,
+    )
 
 
 class ChangesScreen(ModalScreen[None]):
@@ -240,7 +262,8 @@ class ChangesScreen(ModalScreen[None]):
         table.add_rows(change_row(change) for change in reversed(found))  # newest first
         what = "every change recorded" if self.all else "changes found by the last sync"
         self.query_one("#changes-title", Static).update(
-            Text(f"Catalog mirror: {what} ({len(found)}). a: {'last sync' if self.all else 'all'}", style="bold"))
+            Text(f"Catalog mirror: {what} ({len(found)}). a: {'last sync' if self.all else 'all'}", style="bold")
+        )
         table.focus()
 
     def action_toggle_all(self) -> None:

@@ -80,7 +80,9 @@ class FreshnessMixin:
 
     def _loading(self) -> bool:
         workers = self.workers  # type: ignore[attr-defined]
-        return any(worker.node is self and worker.group == self.LOAD_GROUP and not worker.is_finished for worker in workers)
+        return any(
+            worker.node is self and worker.group == self.LOAD_GROUP and not worker.is_finished for worker in workers
+        )
 
     def draw_freshness(self, text: str) -> None:
         raise NotImplementedError

@@ -45,7 +45,9 @@ def screen_keys_markdown(screen: Screen) -> str:
         binding = active.binding
         # Our bindings all carry an id; Textual's built-in ones (tab, copy) do not.
         if active.node is screen and binding.id and screen.check_action(binding.action, ()) is not False:
-            rows.append(f"| `{binding.key_display or _KEY_NAMES.get(binding.key, binding.key)}` | {binding.description} |")
+            rows.append(
+                f"| `{binding.key_display or _KEY_NAMES.get(binding.key, binding.key)}` | {binding.description} |"
+            )
     if not rows:
         return ""
     title = getattr(screen, "destination", "") or "this screen"

@@ -61,14 +61,26 @@ class GiftdeskHost(App[None]):
             raise NoSession("no profile is active yet")
         return self.current_session
 
-    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
-               timeout: float | None = None, markup: bool = False) -> None:
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = False,
+    ) -> None:
         """Every notification is literal (DESIGN rule 8): its text often holds the service's.
 
         Never parsed as markup, whatever `markup` says; control characters are shown, not emitted.
         """
-        super().notify(visible(message, multiline=True, limit=NOTIFY_LIMIT), title=visible(title, limit=NOTIFY_LIMIT),
-                       severity=severity, timeout=timeout, markup=False)
+        super().notify(
+            visible(message, multiline=True, limit=NOTIFY_LIMIT),
+            title=visible(title, limit=NOTIFY_LIMIT),
+            severity=severity,
+            timeout=timeout,
+            markup=False,
+        )
 
     # --- privacy (DESIGN rule 6) ------------------------------------------------------------
 
@@ -85,8 +97,9 @@ class GiftdeskHost(App[None]):
         if self.clipboard == value:
             self.copy_to_clipboard("")
 
-    def deliver_screenshot(self, filename: str | None = None, path: str | None = None,
-                           time_format: str | None = None) -> str | None:
+    def deliver_screenshot(
+        self, filename: str | None = None, path: str | None = None, time_format: str | None = None
+    ) -> str | None:
         """Textual's screenshot (palette → Screenshot), masked as rule 6 says, into giftdesk's private folder."""
         restore = masked_for_screenshot(self.screen_stack)
         self.call_after_refresh(self._save_screenshot, restore)
@@ -102,8 +115,13 @@ class GiftdeskHost(App[None]):
         try:
             saved = write_screenshot(svg)
         except OSError as error:
-            self.notify(f"Screenshot not saved: {error.strerror or error}. Check that {screenshot_dir()} can be written "
-                        "(GIFTDESK_SCREENSHOT_DIR).", title="Screenshot", severity="error", timeout=10)
+            self.notify(
+                f"Screenshot not saved: {error.strerror or error}. Check that {screenshot_dir()} can be written "
+                "(GIFTDESK_SCREENSHOT_DIR).",
+                title="Screenshot",
+                severity="error",
+                timeout=10,
+            )
             return
         self.notify(f"Saved, private values masked: {saved}", title="Screenshot")
 

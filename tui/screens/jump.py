@@ -23,8 +23,11 @@ class JumpScreen(ModalScreen[Jump | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Input(placeholder="order ID · payout TOKEN · profile NAME · a screen", id="jump-input",
-                        highlighter=VisibleControls())  # a paste may hold anything
+            yield Input(
+                placeholder="order ID · payout TOKEN · profile NAME · a screen",
+                id="jump-input",
+                highlighter=VisibleControls(),
+            )  # a paste may hold anything
             yield Label(usage(), id="jump-error")
 
     @on(Input.Submitted)

@@ -52,7 +52,9 @@ class LedgerPanel(Vertical):
         return self.query_one("#ledger", DataTable)
 
     def on_mount(self) -> None:
-        self.table.add_columns(*(Text(name, justify="right") if name in MONEY_COLUMNS else name for name in LEDGER_COLUMNS))
+        self.table.add_columns(
+            *(Text(name, justify="right") if name in MONEY_COLUMNS else name for name in LEDGER_COLUMNS)
+        )
 
     def show_title(self, label: str | None, day_range: DayRange, freshness: str = "") -> None:
         who = safe(f"Ledger of {label}") if label else Text("Ledger: no account")
@@ -69,7 +71,8 @@ class LedgerPanel(Vertical):
         self.query_one("#ledger-chart", Sparkline).data = [float(value) for value in balance_series(reconciliation)]
         failed = bool(reconciliation.failures)
         self.query_one("#ledger-reconciliation", Static).update(
-            safe(reconciliation.summary(format_money), style="bold red" if failed else "green"))
+            safe(reconciliation.summary(format_money), style="bold red" if failed else "green")
+        )
         self.set_class(failed, "-does-not-add-up")
         self.show_detail(self.table.cursor_row if self.lines else None)
 
@@ -85,9 +88,19 @@ class LedgerPanel(Vertical):
         rows = []
         for line in self.lines:
             t = line.transaction
-            rows.append([(t.transaction_date or "").replace("T", " ")[:19], t.transaction_type or "",
-                         str(t.transaction_amount.value), str(t.available_balance.value), t.currency,
-                         t.order_number or "", t.request_id or "", t.reference, "yes" if line.adds_up else "no"])
+            rows.append(
+                [
+                    (t.transaction_date or "").replace("T", " ")[:19],
+                    t.transaction_type or "",
+                    str(t.transaction_amount.value),
+                    str(t.available_balance.value),
+                    t.currency,
+                    t.order_number or "",
+                    t.request_id or "",
+                    t.reference,
+                    "yes" if line.adds_up else "no",
+                ]
+            )
         return list(EXPORT_COLUMNS), rows
 
     def selected(self) -> Transaction | None:

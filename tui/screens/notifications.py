@@ -51,10 +51,15 @@ if TYPE_CHECKING:
 PRODUCTION_PHRASE = "change production callbacks"
 LISTENER_CACHE_KEY = "callback-listener"
 SECRET_BYTES = 32
-CALLBACKS_OFF = ("Callbacks are OFF: the production URL is empty, so the service sends no callbacks at all, "
-                 "sandbox included (SPEC Events rule 2).")
-FIELD_LABELS = {"notification_url": "production URL", "notification_url_sandbox": "sandbox URL",
-                "secret_key": "secret key"}
+CALLBACKS_OFF = (
+    "Callbacks are OFF: the production URL is empty, so the service sends no callbacks at all, "
+    "sandbox included (SPEC Events rule 2)."
+)
+FIELD_LABELS = {
+    "notification_url": "production URL",
+    "notification_url_sandbox": "sandbox URL",
+    "secret_key": "secret key",
+}
 
 
 # --- rules, no widgets ---------------------------------------------------------------------
@@ -74,8 +79,9 @@ def url_problem(url: str, *, production: bool) -> str | None:
 
 
 def config_problem(config: NotificationConfig) -> str | None:
-    return (url_problem(config.notification_url, production=True)
-            or url_problem(config.notification_url_sandbox, production=False))
+    return url_problem(config.notification_url, production=True) or url_problem(
+        config.notification_url_sandbox, production=False
+    )
 
 
 def differing_fields(sent: NotificationConfig, stored: NotificationConfig) -> list[str]:
@@ -152,15 +158,22 @@ class ListenerHub:
         self._loop = asyncio.get_running_loop()
         profile = self.session.profile
         # Kept before it starts: a cancelled start must still leave it to stop.
-        self.listener = Receiver(lambda: SqliteInbox(profile.name, check_same_thread=False), callback_secret=secret,
-                                 webhook_secrets=webhook_secrets_from_env())
+        self.listener = Receiver(
+            lambda: SqliteInbox(profile.name, check_same_thread=False),
+            callback_secret=secret,
+            webhook_secrets=webhook_secrets_from_env(),
+        )
         self.listener.subscribe(self._from_listener_thread)
         await asyncio.to_thread(self.listener.start)
         if profile.is_demo:  # the demo's simulator is told where to send its webhooks, as its portal would be
             self.listener.webhook_secrets = tuple(await register_demo_webhooks(profile, self.listener.webhook_url))
-        self._work = InboxWork(self.inbox, self.session.client, self.app.watch_list,
-                               mirror_syncer(profile.mirror_name, profile.environment, self.session.client),
-                               on_done=lambda _event_id, _outcome: self._changed())
+        self._work = InboxWork(
+            self.inbox,
+            self.session.client,
+            self.app.watch_list,
+            mirror_syncer(profile.mirror_name, profile.environment, self.session.client),
+            on_done=lambda _event_id, _outcome: self._changed(),
+        )
         self._work_task = said_task(self._work.run(), "giftdesk-inbox-work", self._work_stopped)
         self._changed()
 
@@ -204,14 +217,21 @@ class ListenerHub:
             if is_order_event(delivery.kind):  # product events come by the dozen: the table shows them
                 self.app.notify(f"Order event {delivery.event_id} kept; settling its order.", title="Delivery")
         else:
-            self.app.notify(f"A {delivery.kind} delivery was refused: {delivery.reason}. Nothing in it was used.",
-                            title="Delivery refused", severity="warning")
+            self.app.notify(
+                f"A {delivery.kind} delivery was refused: {delivery.reason}. Nothing in it was used.",
+                title="Delivery refused",
+                severity="warning",
+            )
         self._changed()
 
     def _work_stopped(self, error: BaseException) -> None:
-        self.app.notify(f"The work on the inbox stopped ({type(error).__name__}: {error}). Deliveries are still kept "
-                        "and answered; stop and start the listener (or giftdesk) to act on them.",
-                        title="Listener", severity="error", timeout=10)
+        self.app.notify(
+            f"The work on the inbox stopped ({type(error).__name__}: {error}). Deliveries are still kept "
+            "and answered; stop and start the listener (or giftdesk) to act on them.",
+            title="Listener",
+            severity="error",
+            timeout=10,
+        )
 
     def _changed(self) -> None:
         if self.on_change is not None:
@@ -225,7 +245,11 @@ def row_cells(delivery: Delivery) -> tuple[Text, ...]:
     received = f"{delivery.received_at.astimezone():%H:%M:%S}"
     if not delivery.accepted:
         verdict = Text.assemble(("✗ refused: ", "bold yellow"), safe(delivery.reason, style="yellow"))
-        return (*safe_row(received, delivery.kind, delivery.event_id), verdict, Text("nothing in it was used", style="dim"))
+        return (
+            *safe_row(received, delivery.kind, delivery.event_id),
+            verdict,
+            Text("nothing in it was used", style="dim"),
+        )
     outcome = safe(delivery.outcome) if delivery.outcome else Text("processing…", style="dim")
     return (*safe_row(received, delivery.kind, delivery.event_id), Text("✓ accepted", style="green"), outcome)
 
@@ -260,10 +284,21 @@ class NotificationsScreen(BaseScreen):
         with TabbedContent(id="notifications-tabs"):
             with TabPane("Configuration", id="config-tab"), Vertical(id="config-form"):
                 yield Static("Reading the configuration…", id="config-state")
-                yield from _field("Production URL", Input(id="production-url", disabled=readonly, highlighter=VisibleControls(),
-                                                          placeholder="https://… (empty: callbacks off)"))
-                yield from _field("Sandbox URL", Input(id="sandbox-url", disabled=readonly, highlighter=VisibleControls(),
-                                                       placeholder="http(s)://…"))
+                yield from _field(
+                    "Production URL",
+                    Input(
+                        id="production-url",
+                        disabled=readonly,
+                        highlighter=VisibleControls(),
+                        placeholder="https://… (empty: callbacks off)",
+                    ),
+                )
+                yield from _field(
+                    "Sandbox URL",
+                    Input(
+                        id="sandbox-url", disabled=readonly, highlighter=VisibleControls(), placeholder="http(s)://…"
+                    ),
+                )
                 with Horizontal(classes="field"):
                     yield Label("Secret key", classes="field-label")
                     yield Input(id="secret", password=True, disabled=readonly, placeholder="(none)", classes=PRIVATE)
@@ -364,8 +399,13 @@ class NotificationsScreen(BaseScreen):
             self.notify(problem, title="Not saved", severity="error")
             return
         phrase = PRODUCTION_PHRASE if self.app.is_production else None
-        confirm = ConfirmScreen("Save the callback configuration?", save_summary(wanted, self.stored, self.app.session),
-                                typed_phrase=phrase, confirm_label="Save")
+        confirm = ConfirmScreen(
+            "Save the callback configuration?",
+            save_summary(wanted, self.stored, self.app.session),
+            typed_phrase=phrase,
+            confirm_label="Save",
+        )
+
         def save_if_confirmed(confirmed: bool | None) -> None:
             if confirmed:
                 self.save(wanted)
@@ -393,8 +433,12 @@ class NotificationsScreen(BaseScreen):
         self._fill(self.stored)
         if differs:
             self._audit(wanted, previous, "read-back differs: " + ", ".join(differs))
-            self._say_state(f"Saved, but the read-back differs in: {', '.join(differs)}. Check the service.", "bold red")
-            self.notify("The stored configuration differs from what was sent.", title="Read-back mismatch", severity="error")
+            self._say_state(
+                f"Saved, but the read-back differs in: {', '.join(differs)}. Check the service.", "bold red"
+            )
+            self.notify(
+                "The stored configuration differs from what was sent.", title="Read-back mismatch", severity="error"
+            )
             return
         self._audit(wanted, previous, "saved; read-back matches")
         self.hub.expect_secret(self.stored.secret_key)
@@ -403,10 +447,15 @@ class NotificationsScreen(BaseScreen):
     def _audit(self, wanted: NotificationConfig, previous: NotificationConfig | None, outcome: str) -> None:
         session = self.app.session
         audit_log().record(
-            profile=session.profile.name, environment=session.environment, action=NOTIFICATION_CHANGE,
-            subject="notification configuration", outcome=outcome,
-            detail=(f"production URL {wanted.notification_url or '(empty: callbacks off)'}; "
-                    f"sandbox URL {wanted.notification_url_sandbox or '(empty)'}; secret {secret_change(wanted, previous)}"),
+            profile=session.profile.name,
+            environment=session.environment,
+            action=NOTIFICATION_CHANGE,
+            subject="notification configuration",
+            outcome=outcome,
+            detail=(
+                f"production URL {wanted.notification_url or '(empty: callbacks off)'}; "
+                f"sandbox URL {wanted.notification_url_sandbox or '(empty)'}; secret {secret_change(wanted, previous)}"
+            ),
         )
 
     # --- listener ------------------------------------------------------------------------
@@ -439,17 +488,21 @@ class NotificationsScreen(BaseScreen):
         listener = hub.listener
         state = self.query_one("#listener-state", Static)
         if listener is not None:
-            lines = [f"Callbacks: {listener.url}   Webhooks: {listener.webhook_url}",
-                     "Set the callback URL as the sandbox URL. For the service to reach it from outside, run "
-                     "`giftdesk listen` behind an HTTPS reverse proxy (docs/receiver.md)."]
+            lines = [
+                f"Callbacks: {listener.url}   Webhooks: {listener.webhook_url}",
+                "Set the callback URL as the sandbox URL. For the service to reach it from outside, run "
+                "`giftdesk listen` behind an HTTPS reverse proxy (docs/receiver.md).",
+            ]
             if not listener.verifies:
                 lines.append("No callback secret is configured: callbacks cannot be verified.")
             if not listener.webhook_secrets:
                 lines.append("No webhook secret (GIFTDESK_WEBHOOK_SECRET): webhooks are refused.")
             state.update(safe("\n".join(lines), multiline=True))
         else:
-            state.update("The receiver is stopped. Start it to receive callbacks and webhooks on 127.0.0.1. "
-                         "The inbox below shows what was kept.")
+            state.update(
+                "The receiver is stopped. Start it to receive callbacks and webhooks on 127.0.0.1. "
+                "The inbox below shows what was kept."
+            )
         self.query_one("#listener-toggle", Button).label = "Stop listener" if hub.running else "Start listener"
         self.show_inbox()
 
@@ -467,8 +520,13 @@ class NotificationsScreen(BaseScreen):
 
     @on(Button.Pressed)
     async def button_pressed(self, event: Button.Pressed) -> None:
-        actions = {"reveal": "toggle_secret", "generate": "generate_secret", "save": "save",
-                   "listener-toggle": "toggle_listener", "use-url": "use_listener_url"}
+        actions = {
+            "reveal": "toggle_secret",
+            "generate": "generate_secret",
+            "save": "save",
+            "listener-toggle": "toggle_listener",
+            "use-url": "use_listener_url",
+        }
         if event.button.id in actions:
             await self.run_action(actions[event.button.id])
 

@@ -91,7 +91,12 @@ class OrderScreen(BaseScreen):
     def compose_body(self) -> ComposeResult:
         with Horizontal(id="order-lookup"):
             yield Label("RequestId ")
-            yield Input(placeholder="press i, paste a RequestId, then enter", id="request-id", compact=True, highlighter=VisibleControls())
+            yield Input(
+                placeholder="press i, paste a RequestId, then enter",
+                id="request-id",
+                compact=True,
+                highlighter=VisibleControls(),
+            )
         yield Static(id="order-message")
         with ContentSwitcher(initial="recent-orders", id="order-views"):
             with VerticalScroll(id="order-view"):
@@ -176,8 +181,10 @@ class OrderScreen(BaseScreen):
         """Say what went wrong in words; keep looking only when trying again can help."""
         profile = self.app.session.profile
         if isinstance(error, OrderNotFoundError):  # 404, or the provider's 400 OrderNotFound
-            message = (f"No order with RequestId {request_id} for profile {profile.name} ({profile.environment}). "
-                       "Check the id, and that it was placed in this environment.")
+            message = (
+                f"No order with RequestId {request_id} for profile {profile.name} ({profile.environment}). "
+                "Check the id, and that it was placed in this environment."
+            )
         elif isinstance(error, AuthenticationError):
             message = f"Authentication failed (401): check profile {profile.name}'s client id and secret."
         elif isinstance(error, ForbiddenError):
@@ -257,8 +264,16 @@ class OrderScreen(BaseScreen):
         table.add_columns(*ITEM_COLUMNS)
         for number, item in enumerate(order.items if order else [], start=1):
             currency = item.currency_code or ""
-            table.add_row(*safe_row(number, item.product_id, format_amount(item.product_face_value, currency or "USD"),
-                                    item.quantity, item.country_code or "—", currency or "—"))
+            table.add_row(
+                *safe_row(
+                    number,
+                    item.product_id,
+                    format_amount(item.product_face_value, currency or "USD"),
+                    item.quantity,
+                    item.country_code or "—",
+                    currency or "—",
+                )
+            )
 
     def _fill_cards(self, order: Order | None) -> None:
         table = self.query_one("#order-cards", DataTable)
@@ -281,7 +296,9 @@ class OrderScreen(BaseScreen):
         if card.card_code and is_payout_url(card.card_code):
             with contextlib.suppress(WeblinkError):
                 currency = item.currency_code or "USD"
-                face_values(self.app.session.cache)[weblink_token(card.card_code)] = format_money(item.product_face_value, currency)
+                face_values(self.app.session.cache)[weblink_token(card.card_code)] = format_money(
+                    item.product_face_value, currency
+                )
 
     # --- the selected card ------------------------------------------------------------------
 
@@ -323,8 +340,10 @@ class OrderScreen(BaseScreen):
         if card is None:
             self.notify("No card selected: open an order and pick a card.", severity="warning")
         elif not card_code_releasable(card.status):
-            self.notify(f"Card {card.serial_number} is {card.status}: codes and PINs are released only for Sold cards.",
-                        severity="warning")
+            self.notify(
+                f"Card {card.serial_number} is {card.status}: codes and PINs are released only for Sold cards.",
+                severity="warning",
+            )
             card = None
         return card
 
@@ -357,8 +376,14 @@ class OrderScreen(BaseScreen):
         """Who saw which card's secret; the secret itself is never written."""
         session = self.app.session
         subject = self.order.request_id if self.order is not None else ""  # a card is only shown with its order
-        audit_log().record(profile=session.profile.name, environment=session.environment, action=action,
-                          subject=subject, outcome=outcome, detail=f"card {card.serial_number}")
+        audit_log().record(
+            profile=session.profile.name,
+            environment=session.environment,
+            action=action,
+            subject=subject,
+            outcome=outcome,
+            detail=f"card {card.serial_number}",
+        )
 
     async def action_payout(self) -> None:
         card = self._releasable_card()
@@ -375,7 +400,10 @@ class OrderScreen(BaseScreen):
         table = self.query_one("#recent-orders", DataTable)
         table.clear()
         for recent in self._recent.entries(self.app.session.profile.name):
-            table.add_row(*safe_row(recent.request_id, status_text(recent.status), readable_time(recent.time)), key=recent.request_id)
+            table.add_row(
+                *safe_row(recent.request_id, status_text(recent.status), readable_time(recent.time)),
+                key=recent.request_id,
+            )
         self._say_set_aside()
 
     def _say_set_aside(self) -> None:
@@ -383,8 +411,12 @@ class OrderScreen(BaseScreen):
         aside = self._recent.set_aside
         if aside is not None and not self._set_aside_said:
             self._set_aside_said = True
-            self.notify(f"The recent orders file could not be read: it is kept as {aside} and the Recent list starts afresh.",
-                        title="Recent orders", severity="warning", timeout=15)
+            self.notify(
+                f"The recent orders file could not be read: it is kept as {aside} and the Recent list starts afresh.",
+                title="Recent orders",
+                severity="warning",
+                timeout=15,
+            )
 
     def action_pin(self) -> None:
         """Pin the order shown to the watch list: followed until final, also after a restart."""
@@ -420,9 +452,13 @@ class OrderScreen(BaseScreen):
     def _show_notes(self) -> None:
         """The order's notes, oldest first, each with its author and time; the text as it was typed (rule 8)."""
         notes = self.app.notes.for_order(self.app.session.profile.name, self.request_id or "")
-        lines = [safe_assemble((f"{note.written_at[11:16]} {note.author}: ", "bold"), safe(note.body)) for note in notes]
+        lines = [
+            safe_assemble((f"{note.written_at[11:16]} {note.author}: ", "bold"), safe(note.body)) for note in notes
+        ]
         panel = self.query_one("#order-notes", Static)
-        panel.update(Text("\n").join([Text(f"Notes ({len(notes)}, m adds one)", style="underline"), *lines]) if notes else "")
+        panel.update(
+            Text("\n").join([Text(f"Notes ({len(notes)}, m adds one)", style="underline"), *lines]) if notes else ""
+        )
         panel.display = bool(notes)
 
     def action_toggle_recent(self) -> None:
@@ -456,7 +492,9 @@ class OrderScreen(BaseScreen):
 def _order_head(order: Order) -> Text:
     final = is_order_final(order.status)
     head = safe_assemble(
-        "Status ", status_text(order.status), (" final" if final else " not final", "bold" if final else "italic"),
+        "Status ",
+        status_text(order.status),
+        (" final" if final else " not final", "bold" if final else "italic"),
         f" — {order_status_meaning(order.status)}\n",
         f"Created {readable_time(order.created_date)} · Total ",
         (f"{format_amount(order.total, order.currency or 'USD')} {order.currency or ''}".strip(), "bold"),
@@ -478,5 +516,12 @@ def _card_cells(card: Card, product_id: int) -> tuple[Text, ...]:
     else:
         code = mask_card_code(card.card_code) or "—"
     marker = Text("!", style="bold reverse red") if needs_attention(card.status) else ""
-    return safe_row(marker, card.serial_number or card.id, status_text(card.status), code,
-                    "yes" if card.pin else "no", readable_time(card.expiration_date), product_id)
+    return safe_row(
+        marker,
+        card.serial_number or card.id,
+        status_text(card.status),
+        code,
+        "yes" if card.pin else "no",
+        readable_time(card.expiration_date),
+        product_id,
+    )

@@ -99,8 +99,16 @@ def row_cells(row: BoardRow, noted: bool = False) -> tuple[Text, ...]:
     else:  # the history dates an order; its time is known only from Get order
         when = f"{row.day:%m-%d}" + (" --:--" if row.time_unknown else "") if row.day else (line.order_date or "")
     quantity = Text("" if line.quantity is None else str(line.quantity), justify="right")
-    return (safe(when), _status_cell(row, noted), safe(line.order_number), _total_cell(line), quantity,
-            safe(line.product_name or ""), safe(line.denomination or ""), safe(line.client_reference_number))
+    return (
+        safe(when),
+        _status_cell(row, noted),
+        safe(line.order_number),
+        _total_cell(line),
+        quantity,
+        safe(line.product_name or ""),
+        safe(line.denomination or ""),
+        safe(line.client_reference_number),
+    )
 
 
 class OrdersScreen(FreshnessMixin, DateRangeKeys, BaseScreen):
@@ -203,8 +211,9 @@ class OrdersScreen(FreshnessMixin, DateRangeKeys, BaseScreen):
     def show_lines(self, lines: list[OrderHistoryLine]) -> None:
         """Rows from the service's lines; which are stuck is decided now, with the times known so far."""
         self.lines = lines
-        rows = board_rows(lines, now=datetime.now(UTC).replace(tzinfo=None), stuck_after=self.stuck_after,
-                          created=self._created)
+        rows = board_rows(
+            lines, now=datetime.now(UTC).replace(tzinfo=None), stuck_after=self.stuck_after, created=self._created
+        )
         self.noted = self.app.notes.noted_orders(self.app.session.profile.name)
         self._cells = {}
         self._sort(rows)
@@ -373,13 +382,20 @@ class OrdersScreen(FreshnessMixin, DateRangeKeys, BaseScreen):
                 placed = f"{row.day} (UTC): time not yet known, asking the order"
             else:
                 placed = f"{row.day} (UTC)" if row.day else "date unknown"
-            parts = [line.order_number, f"RequestId {line.client_reference_number}", placed,
-                     line.client_name or "", line.channel or "",
-                     "" if line.total is None else f"order total {format_money(line.total, line.account_currency or '')}"]
+            parts = [
+                line.order_number,
+                f"RequestId {line.client_reference_number}",
+                placed,
+                line.client_name or "",
+                line.channel or "",
+                "" if line.total is None else f"order total {format_money(line.total, line.account_currency or '')}",
+            ]
             detail = safe(" · ".join(part for part in parts if part))
             if row.stuck:
-                detail.append(f"\nnot final after {int(self.stuck_after.total_seconds() // 60)} minutes: "
-                              "enter opens the order", style="bold red")
+                detail.append(
+                    f"\nnot final after {int(self.stuck_after.total_seconds() // 60)} minutes: enter opens the order",
+                    style="bold red",
+                )
         self.query_one("#orders-detail", Static).update(detail, layout=False)
 
     @on(RowTable.RowSelected, "#orders-table")

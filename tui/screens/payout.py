@@ -89,7 +89,13 @@ class PayoutScreen(BaseScreen):
         with VerticalScroll(id="payout-body"):
             with Horizontal(classes="field"):
                 yield Label("Weblink", classes="field-label")
-                weblink = Input(id="weblink", password=True, compact=True, classes=PRIVATE, placeholder="payout card code URL or weblink token; enter looks up its status")
+                weblink = Input(
+                    id="weblink",
+                    password=True,
+                    compact=True,
+                    classes=PRIVATE,
+                    placeholder="payout card code URL or weblink token; enter looks up its status",
+                )
                 # Pasted, not typed, and often left focused while a payout is watched:
                 # a blinking cursor there would redraw the screen twice a second.
                 weblink.cursor_blink = False
@@ -105,7 +111,13 @@ class PayoutScreen(BaseScreen):
                 yield _kind_set(None, EMAIL)
             with Horizontal(classes="field"):
                 yield Label("", classes="field-label")
-                yield Input(id="recipient", compact=True, placeholder=KIND_PLACEHOLDERS[EMAIL], highlighter=VisibleControls(), classes=PRIVATE)
+                yield Input(
+                    id="recipient",
+                    compact=True,
+                    placeholder=KIND_PLACEHOLDERS[EMAIL],
+                    highlighter=VisibleControls(),
+                    classes=PRIVATE,
+                )
             with Horizontal(classes="field"):
                 yield Label("", classes="field-label")
                 yield Static(id="problem")
@@ -161,7 +173,9 @@ class PayoutScreen(BaseScreen):
             self.query_one(selector).disabled = locked
         weblink_problem = self.form.weblink_problem()
         shown = self.query_one("#weblink-shown", Static)
-        shown.update(safe(weblink_problem, style="italic") if weblink_problem else safe(mask_weblink(self.form.weblink.strip())))
+        shown.update(
+            safe(weblink_problem, style="italic") if weblink_problem else safe(mask_weblink(self.form.weblink.strip()))
+        )
         self.query_one("#recipient", Input).placeholder = KIND_PLACEHOLDERS[self.form.kind]
         self._show_problem()
         redeem = self.query_one("#redeem", Button)
@@ -256,7 +270,9 @@ class PayoutScreen(BaseScreen):
         if self.flow.phase is Phase.RETRY_OFFERED:
             lines.append("A retry of the earlier attempt: same weblink, wallet and recipient.")
         phrase, prompt = attempt.confirmation_phrase() if session.is_production else (None, None)
-        confirm = ConfirmScreen("Redeem this payout?", lines, typed_phrase=phrase, phrase_prompt=prompt, confirm_label="Redeem")
+        confirm = ConfirmScreen(
+            "Redeem this payout?", lines, typed_phrase=phrase, phrase_prompt=prompt, confirm_label="Redeem"
+        )
         self.app.push_screen(confirm, lambda confirmed: self._start_submit(attempt) if confirmed else None)
 
     def _start_submit(self, attempt: Attempt) -> None:
@@ -266,7 +282,10 @@ class PayoutScreen(BaseScreen):
         self._stop_watching()
         self.panel_token = attempt.token
         self.watch_since = self.clock.monotonic()
-        self._show(Text("Submitting…", style="bold"), advice="The wallet provider is being asked; this screen locks until it answers.")
+        self._show(
+            Text("Submitting…", style="bold"),
+            advice="The wallet provider is being asked; this screen locks until it answers.",
+        )
         self._refresh_form()
         self._submit(attempt)
 
@@ -278,7 +297,9 @@ class PayoutScreen(BaseScreen):
         session = self.app.session
         try:
             writes = MoneyWrites(await session.client(), session.profile, warn=self._audit_not_written)
-            result = await writes.redeem(attempt.token, attempt.request, seen_before=self.flow.known_transactions.__contains__)
+            result = await writes.redeem(
+                attempt.token, attempt.request, seen_before=self.flow.known_transactions.__contains__
+            )
         except (EnvironmentMismatch, AuditUnavailable, NotSent) as refused:
             self.flow.answered()
             self.payout = None
@@ -288,7 +309,10 @@ class PayoutScreen(BaseScreen):
             self._show_refusal(error)
         except ServiceError as error:
             self.flow.lost()
-            self._show(Text("Outcome unknown", style="bold yellow"), advice=f"{error.message}. Checking the payout status before anything else; no re-submit.")
+            self._show(
+                Text("Outcome unknown", style="bold yellow"),
+                advice=f"{error.message}. Checking the payout status before anything else; no re-submit.",
+            )
             self._watch(attempt.token, wait_first=False)
         else:
             repeat = self.flow.answered(result.transaction_id)
@@ -346,9 +370,17 @@ class PayoutScreen(BaseScreen):
             self.last_check = self.clock.wall()
             if in_doubt:
                 self.flow.checked(payout_exists=False)
-                self._show(Text("No payout recorded", style="bold"), advice="The earlier submit made no payout. Retry with the same recipient: ctrl+r.", detail=error.message)
+                self._show(
+                    Text("No payout recorded", style="bold"),
+                    advice="The earlier submit made no payout. Retry with the same recipient: ctrl+r.",
+                    detail=error.message,
+                )
             else:
-                self._show(Text("No payout found", style="bold"), advice="Nothing redeemed yet for this weblink, or it belongs to another client or environment.", detail=error.message)
+                self._show(
+                    Text("No payout found", style="bold"),
+                    advice="Nothing redeemed yet for this weblink, or it belongs to another client or environment.",
+                    detail=error.message,
+                )
             self._refresh_form()
             return False
         except AuthenticationError as error:
@@ -358,9 +390,15 @@ class PayoutScreen(BaseScreen):
             if in_doubt:
                 self.flow.checked(payout_exists=None)
                 self._refresh_form()
-                self._show(Text("Outcome unknown", style="bold yellow"), advice="The status could not be checked either; giftdesk keeps checking (s checks now). No retry until a check answers.", detail=error.message)
+                self._show(
+                    Text("Outcome unknown", style="bold yellow"),
+                    advice="The status could not be checked either; giftdesk keeps checking (s checks now). No retry until a check answers.",
+                    detail=error.message,
+                )
             else:
-                self.query_one("#payout-advice", Static).update(safe(f"Last check failed: {error.message}. Checking again."))
+                self.query_one("#payout-advice", Static).update(
+                    safe(f"Last check failed: {error.message}. Checking again.")
+                )
             return True
         self.last_check = self.clock.wall()
         if in_doubt:
@@ -415,14 +453,21 @@ class PayoutScreen(BaseScreen):
 
     def _show_result(self, result: RedeemResult, repeat: bool) -> None:
         note = "This weblink was redeemed before: the existing payout is shown, no new one was made." if repeat else ""
-        status = PayoutStatus(status="Pending" if result.is_processing else "Completed", transaction_id=result.transaction_id, payout_batch_id=result.payout_batch_id)
+        status = PayoutStatus(
+            status="Pending" if result.is_processing else "Completed",
+            transaction_id=result.transaction_id,
+            payout_batch_id=result.payout_batch_id,
+        )
         self._show_status(status, note=note)
 
     def _show_refusal(self, error: ServiceError | RecipientInvalid) -> None:
         self.payout = None
         if isinstance(error, AuthenticationError):
             profile = self.app.session.profile.name
-            self._show(Text("Authentication failed (401)", style="bold red"), advice=f"Check profile {profile}'s client id and secret, and that they are for {self.app.session.environment}.")
+            self._show(
+                Text("Authentication failed (401)", style="bold red"),
+                advice=f"Check profile {profile}'s client id and secret, and that they are for {self.app.session.environment}.",
+            )
             return
         message = error.message if isinstance(error, RefusedError) else str(error)
         heading = safe_assemble(("Refused: ", "bold red"), message)  # the service's text, as it is
@@ -466,7 +511,11 @@ def _kind_set(wallet: str | None, pressed: str | None) -> RadioSet:
     """The recipient kinds the wallet takes (SPEC redeem rules 2-3), keeping the pressed one if offered."""
     offered = KINDS_BY_WALLET[wallet]
     pressed = pressed if pressed in offered else EMAIL
-    return RadioSet(*(RadioButton(KIND_LABELS[kind], id=f"kind-{kind}", value=kind == pressed) for kind in offered), id="kind", compact=True)
+    return RadioSet(
+        *(RadioButton(KIND_LABELS[kind], id=f"kind-{kind}", value=kind == pressed) for kind in offered),
+        id="kind",
+        compact=True,
+    )
 
 
 def _status_text(status: str | None) -> Text:

@@ -42,7 +42,12 @@ class ProfileForm(ModalScreen[Profile | None]):
             yield Label("Name")
             yield Input(p.name if p else "", id="name", disabled=p is not None)
             yield Label("Environment")
-            yield Select([("sandbox", "sandbox"), ("production", "production")], value=p.environment if p else "sandbox", allow_blank=False, id="environment")
+            yield Select(
+                [("sandbox", "sandbox"), ("production", "production")],
+                value=p.environment if p else "sandbox",
+                allow_blank=False,
+                id="environment",
+            )
             yield Label("Base URL")
             yield Input(p.base_url if p else "", placeholder="https://api.example.com", id="base_url")
             yield Label("Client id")
@@ -50,10 +55,24 @@ class ProfileForm(ModalScreen[Profile | None]):
             yield Label("Secret comes from")
             kind = p.secret.kind if p and p.secret.kind != "inline-demo" else "env"
             yield Select(_SECRET_KINDS, value=kind, allow_blank=False, id="secret_kind")
-            yield Input(p.secret.ref if p and kind != "keyring" else "", placeholder="GIFTDESK_SECRET, or: pass show giftdesk/prod", id="secret_ref")
-            yield Input("", password=True, placeholder="secret to store in the keyring (kept there, never in the config)", id="secret_value", classes=PRIVATE)
+            yield Input(
+                p.secret.ref if p and kind != "keyring" else "",
+                placeholder="GIFTDESK_SECRET, or: pass show giftdesk/prod",
+                id="secret_ref",
+            )
+            yield Input(
+                "",
+                password=True,
+                placeholder="secret to store in the keyring (kept there, never in the config)",
+                id="secret_value",
+                classes=PRIVATE,
+            )
             yield Label("Default account id (optional)")
-            yield Input(str(p.default_account) if p and p.default_account is not None else "", type="integer", id="default_account")
+            yield Input(
+                str(p.default_account) if p and p.default_account is not None else "",
+                type="integer",
+                id="default_account",
+            )
             yield Checkbox("Read-only", p.readonly if p else False, id="readonly")
             yield Label("", id="form-error")
             with Horizontal(id="form-buttons"):

@@ -45,9 +45,18 @@ class ProfilesScreen(BaseScreen):
         for profile in self.app.profiles.values():
             environment = profile.environment.upper() if profile.environment == "production" else profile.environment
             # From the config file: outside text too.
-            table.add_row(*safe_row("●" if profile.name == current else "", profile.name, environment, profile.secret.kind,
-                                    "yes" if profile.readonly else "", profile.base_url, profile.client_id),
-                          key=profile.name)
+            table.add_row(
+                *safe_row(
+                    "●" if profile.name == current else "",
+                    profile.name,
+                    environment,
+                    profile.secret.kind,
+                    "yes" if profile.readonly else "",
+                    profile.base_url,
+                    profile.client_id,
+                ),
+                key=profile.name,
+            )
 
     def _selected(self) -> Profile | None:
         table = self.query_one(DataTable)
@@ -103,7 +112,17 @@ class ProfilesScreen(BaseScreen):
                 del self.app.profiles[profile.name]
                 self.refresh_table()
 
-        self.app.push_screen(ConfirmScreen(f"Remove profile {profile.name}?", [f"{profile.environment} · {profile.base_url}", "Its secret stays where it is (keyring, variable or command)."], confirm_label="Remove"), remove)
+        self.app.push_screen(
+            ConfirmScreen(
+                f"Remove profile {profile.name}?",
+                [
+                    f"{profile.environment} · {profile.base_url}",
+                    "Its secret stays where it is (keyring, variable or command).",
+                ],
+                confirm_label="Remove",
+            ),
+            remove,
+        )
 
     def _save(self, change) -> bool:
         """Apply `change` to the stored config; the demo keeps its profiles in memory."""

@@ -140,7 +140,10 @@ class RatesScreen(FreshnessMixin, BaseScreen):
         self.show_note()
         self.table.clear()
         self.table.add_rows(
-            (safe(row.currency), Text(str(row.rate), justify="right"),
-             Text(format_money(row.amount, row.currency), justify="right"))
+            (
+                safe(row.currency),
+                Text(str(row.rate), justify="right"),
+                Text(format_money(row.amount, row.currency), justify="right"),
+            )
             for row in convert_all(self.amount, self.rates)
         )

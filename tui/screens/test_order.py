@@ -37,7 +37,6 @@ if TYPE_CHECKING:
     from tui.screens.host import GiftdeskHost
 
 
-
 def production_phrase(value: Decimal | float, quantity: int, currency: str) -> str:
     """What a production order's confirmation asks to be typed: the total face value, e.g. "50.00"."""
     return exact_amount(Decimal(str(value)) * quantity, currency)
@@ -54,7 +53,9 @@ class TestOrderScreen(ModalScreen[None]):
     CSS_PATH = STYLES / "order.tcss"
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="test-order.cancel")]
 
-    def __init__(self, product: Product | None = None, *, request_id: str | None = None, currency: str | None = None) -> None:
+    def __init__(
+        self, product: Product | None = None, *, request_id: str | None = None, currency: str | None = None
+    ) -> None:
         super().__init__()
         self.product = product
         self.currency = currency  # the product's face values' (its brand's): None until known
@@ -69,17 +70,30 @@ class TestOrderScreen(ModalScreen[None]):
         product = self.product
         with Vertical(id="test-order"):
             yield Label("New production order" if session.is_production else "New test order", classes="title")
-            yield Static(safe(f"Environment {session.environment.upper()} · profile {session.profile.name}"), id="test-order-environment")
+            yield Static(
+                safe(f"Environment {session.environment.upper()} · profile {session.profile.name}"),
+                id="test-order-environment",
+            )
             with Grid(id="test-order-fields"):
                 yield Label("Account")
                 yield Select([], id="account", prompt="loading accounts…", compact=True)
                 yield Label("Product id")
-                yield Input(str(product.id) if product else "", id="product-id", type="integer", placeholder="e.g. 102", compact=True)
+                yield Input(
+                    str(product.id) if product else "",
+                    id="product-id",
+                    type="integer",
+                    placeholder="e.g. 102",
+                    compact=True,
+                )
                 yield Label("")
                 yield Static(self._product_text(), id="product-info")
                 yield Label("Face value")
-                yield Input(plain_amount(product.min_face_value) if product and product.is_fixed_value else "",
-                            id="face-value", placeholder="e.g. 25.00", compact=True)
+                yield Input(
+                    plain_amount(product.min_face_value) if product and product.is_fixed_value else "",
+                    id="face-value",
+                    placeholder="e.g. 25.00",
+                    compact=True,
+                )
                 yield Label("Quantity")
                 yield Input("1", id="quantity", type="integer", compact=True)
                 yield Label("RequestId")
@@ -118,9 +132,13 @@ class TestOrderScreen(ModalScreen[None]):
             self._problem(f"Accounts could not be loaded: {error}")
             return
         # Only what Place order accepts: active, and of this environment (SPEC accounts; none said: the profile's).
-        self.accounts = {a.id: a for a in accounts if a.is_active and a.environment(session.environment) == session.environment}
+        self.accounts = {
+            a.id: a for a in accounts if a.is_active and a.environment(session.environment) == session.environment
+        }
         select = self.query_one("#account", Select)
-        select.set_options((safe(f"{a.id} · {format_money(a.balance, a.currency)}"), a.id) for a in self.accounts.values())
+        select.set_options(
+            (safe(f"{a.id} · {format_money(a.balance, a.currency)}"), a.id) for a in self.accounts.values()
+        )
         if session.account_id in self.accounts:
             select.value = session.account_id
         elif self.accounts:
@@ -147,7 +165,9 @@ class TestOrderScreen(ModalScreen[None]):
         try:
             account = self._chosen_account()
             product = await self._chosen_product()
-            line = order_line(product, self.query_one("#face-value", Input).value, self.query_one("#quantity", Input).value)
+            line = order_line(
+                product, self.query_one("#face-value", Input).value, self.query_one("#quantity", Input).value
+            )
         except (DraftInvalid, ServiceError) as problem:
             self._problem(str(problem))
             return
@@ -189,8 +209,13 @@ class TestOrderScreen(ModalScreen[None]):
             f"RequestId:   {order.request_id}",
         ]
         if session.is_production:  # the total, typed: proof that the amount was read
-            return ConfirmScreen("Place this production order?", summary, typed_phrase=total,
-                                 phrase_prompt="the total face value (the number only)", confirm_label="Place order")
+            return ConfirmScreen(
+                "Place this production order?",
+                summary,
+                typed_phrase=total,
+                phrase_prompt="the total face value (the number only)",
+                confirm_label="Place order",
+            )
         return ConfirmScreen("Place this test order?", summary, confirm_label="Place order")
 
     async def _place(self, order: PlaceOrder) -> None:
@@ -210,13 +235,19 @@ class TestOrderScreen(ModalScreen[None]):
         except ServiceError as error:
             # The client already retried with this same body; the order may or may not exist.
             self._sent_in_doubt = True
-            self._problem(f"Not confirmed: {error.hint} Press Place again: it re-sends RequestId "
-                          f"{order.request_id}, so no second order can result.")
+            self._problem(
+                f"Not confirmed: {error.hint} Press Place again: it re-sends RequestId "
+                f"{order.request_id}, so no second order can result."
+            )
             return
         finally:
             button.loading = False
         if placed.found != "placed":
-            self.notify(f"{placed.describe()} Opening that order.", severity="information" if placed.is_ours else "warning", timeout=10)
+            self.notify(
+                f"{placed.describe()} Opening that order.",
+                severity="information" if placed.is_ours else "warning",
+                timeout=10,
+            )
         self._settled_on(self.accounts[order.account_id])
         self.dismiss()
         self.app.call_later(self.app.navigate, "order", order.request_id)

@@ -41,7 +41,11 @@ def _when(stamp: str | None) -> str:
     if not stamp:
         return "—"
     moment = datetime.fromisoformat(stamp).astimezone()
-    return moment.strftime("%H:%M:%S") if moment.date() == datetime.now().astimezone().date() else moment.strftime("%Y-%m-%d %H:%M")
+    return (
+        moment.strftime("%H:%M:%S")
+        if moment.date() == datetime.now().astimezone().date()
+        else moment.strftime("%Y-%m-%d %H:%M")
+    )
 
 
 def _final(item: WatchedItem) -> Text:
@@ -52,7 +56,14 @@ def _final(item: WatchedItem) -> Text:
 
 def row_cells(item: WatchedItem) -> tuple[Text, ...]:
     status = status_text(visible(item.status)) if item.status else Text("…", style="dim")
-    return (Text(item.kind), safe(item.label), status, _final(item), Text(_when(item.changed_at or item.added_at)), safe(item.detail, limit=60))
+    return (
+        Text(item.kind),
+        safe(item.label),
+        status,
+        _final(item),
+        Text(_when(item.changed_at or item.added_at)),
+        safe(item.detail, limit=60),
+    )
 
 
 class WatchScreen(BaseScreen):
@@ -109,16 +120,21 @@ class WatchScreen(BaseScreen):
         selected = self._selected_id()
         table.clear()
         for item in items:
-            table.add_row(*row_cells(item)[:len(self.columns)], key=str(item.id))
+            table.add_row(*row_cells(item)[: len(self.columns)], key=str(item.id))
         if selected is not None and str(selected) in {str(i.id) for i in items}:
             table.move_cursor(row=table.get_row_index(str(selected)))
         watching = sum(not i.final for i in items)
         attention = sum(i.final and ended_badly(i.status) for i in items)
-        summary = Text(f"{len(items)} pinned: {watching} watching, {attention} need attention, {len(items) - watching - attention} ended well."
-                       if items else "Nothing watched yet: press a to paste RequestIds and card codes, or w on an order or a payout.")
+        summary = Text(
+            f"{len(items)} pinned: {watching} watching, {attention} need attention, {len(items) - watching - attention} ended well."
+            if items
+            else "Nothing watched yet: press a to paste RequestIds and card codes, or w on an order or a payout."
+        )
         within = self.app.watch_list.looked_again_within()
         if within is not None:  # the freshness line: it refreshes by itself, as often as the limits allow
-            summary.append(f" Each looked at again within {wait_words(within)}, as the provider's limits allow.", style="dim")
+            summary.append(
+                f" Each looked at again within {wait_words(within)}, as the provider's limits allow.", style="dim"
+            )
         self.query_one("#watch-summary", Static).update(summary)
         self.show_detail()
 

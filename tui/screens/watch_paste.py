@@ -24,10 +24,12 @@ PREVIEW_LINES = 6
 
 
 def preview(pasted: list[Pasted]) -> Text:
-    """"3 orders, 1 payout" and the first few, as they will be watched (payouts masked)."""
+    """ "3 orders, 1 payout" and the first few, as they will be watched (payouts masked)."""
     orders = sum(p.kind == "order" for p in pasted)
     payouts = len(pasted) - orders
-    text = Text(f"{orders} order{'s' if orders != 1 else ''}, {payouts} payout{'s' if payouts != 1 else ''}", style="bold")
+    text = Text(
+        f"{orders} order{'s' if orders != 1 else ''}, {payouts} payout{'s' if payouts != 1 else ''}", style="bold"
+    )
     for item in pasted[:PREVIEW_LINES]:
         shown = item.reference if item.kind == "order" else mask_weblink(item.reference)
         text.append(f"\n{item.kind:<7}", style="dim")

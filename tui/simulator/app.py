@@ -81,7 +81,7 @@ def authenticate(state: SimulatorState, request: Request) -> DemoCredential | No
 def raw_token(request: Request, prefix: str) -> str | None:
     """The weblink exactly as sent: matched on the raw path, never the decoded one."""
     raw = request.scope.get("raw_path", b"").decode("latin-1")
-    return raw[len(prefix):] if raw.startswith(prefix) else None
+    return raw[len(prefix) :] if raw.startswith(prefix) else None
 
 
 async def json_body(request: Request) -> object:
@@ -94,6 +94,7 @@ async def json_body(request: Request) -> object:
 def build_app(state: SimulatorState) -> Starlette:
     def endpoint(handler: Handler, resource: str, name: str, *, needs_past: bool = True):
         """`resource`: what a credential needs access to (403 without); `name`: the endpoint's rate limit."""
+
         async def run(request: Request) -> Response:
             credential = authenticate(state, request)
             if credential is None:
@@ -182,19 +183,37 @@ def build_app(state: SimulatorState) -> Starlette:
 
     routes = [
         Route("/api/integration/v1.0/accounts", endpoint(accounts, "accounts", "accounts"), methods=["GET"]),
-        Route("/api/integration/v1.0/catalog", endpoint(catalog_v1, "catalog", "catalog_v1", needs_past=False), methods=["GET"]),
-        Route("/api/integration/v2.0/catalog", endpoint(catalog_v2, "catalog", "catalog_v2", needs_past=False), methods=["GET"]),
+        Route(
+            "/api/integration/v1.0/catalog",
+            endpoint(catalog_v1, "catalog", "catalog_v1", needs_past=False),
+            methods=["GET"],
+        ),
+        Route(
+            "/api/integration/v2.0/catalog",
+            endpoint(catalog_v2, "catalog", "catalog_v2", needs_past=False),
+            methods=["GET"],
+        ),
         Route("/api/integration/v1.0/orders/checkout", endpoint(checkout, "orders", "place_order"), methods=["POST"]),
         Route(HISTORY_PATH, endpoint(history_endpoint(state.orders), "orders", "order_history"), methods=["GET"]),
         Route("/api/integration/v1.0/orders/{request_id}", endpoint(get_order, "orders", "get_order"), methods=["GET"]),
-        Route("/api/integration/v1.0/transactions", endpoint(transactions(state.orders.ledger), "transactions", "transactions"),
-              methods=["GET"]),
-        Route("/api/integration/v1.0/exchange-rates", endpoint(exchange_rates, "rates", "exchange_rates"), methods=["GET"]),
-        Route("/api/Integration/v1/notification", endpoint(notification, "notifications", "notifications"),
-              methods=["GET", "POST"]),
+        Route(
+            "/api/integration/v1.0/transactions",
+            endpoint(transactions(state.orders.ledger), "transactions", "transactions"),
+            methods=["GET"],
+        ),
+        Route(
+            "/api/integration/v1.0/exchange-rates", endpoint(exchange_rates, "rates", "exchange_rates"), methods=["GET"]
+        ),
+        Route(
+            "/api/Integration/v1/notification",
+            endpoint(notification, "notifications", "notifications"),
+            methods=["GET", "POST"],
+        ),
         Route(REDEEM_PREFIX + "{weblink:path}", endpoint(redeem, "payouts", "redeem"), methods=["POST"]),
         Route(STATUS_PREFIX + "{weblink:path}", endpoint(payout_status, "payouts", "payout_status"), methods=["GET"]),
-        *(Route(path, endpoint(handler, "webhooks", "webhooks", needs_past=False), methods=["GET", "POST"])
-          for path, handler in portal_handlers(state.webhooks).items()),
+        *(
+            Route(path, endpoint(handler, "webhooks", "webhooks", needs_past=False), methods=["GET", "POST"])
+            for path, handler in portal_handlers(state.webhooks).items()
+        ),
     ]
     return Starlette(routes=routes)

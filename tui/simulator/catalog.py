@@ -20,8 +20,17 @@ EPOCH = datetime(2022, 1, 1)
 SPREAD_SECONDS = 3 * 365 * 24 * 3600  # modifiedDate spans three years from EPOCH
 
 COUNTRIES = [  # (country, currency, weight)
-    ("US", "USD", 30), ("GB", "GBP", 12), ("DE", "EUR", 8), ("FR", "EUR", 6), ("ES", "EUR", 4),
-    ("IE", "EUR", 2), ("CA", "CAD", 8), ("AU", "AUD", 6), ("JP", "JPY", 4), ("CH", "CHF", 2), ("MX", "MXN", 3),
+    ("US", "USD", 30),
+    ("GB", "GBP", 12),
+    ("DE", "EUR", 8),
+    ("FR", "EUR", 6),
+    ("ES", "EUR", 4),
+    ("IE", "EUR", 2),
+    ("CA", "CAD", 8),
+    ("AU", "AUD", 6),
+    ("JP", "JPY", 4),
+    ("CH", "CHF", 2),
+    ("MX", "MXN", 3),
 ]
 SYLLABLES = ["ka", "lo", "mi", "ra", "ven", "tor", "zu", "bel", "qui", "nor", "ta", "sé", "fa", "dü", "ri", "on"]
 KINDS = ["Market", "Books", "Café", "Games", "Travel", "Outfitters", "Cinema", "Grocer", "Spa", "Music", "Home", "Tech"]
@@ -124,15 +133,36 @@ def showcase_brands() -> list[Brand]:
 
     c = {cat.id: cat for cat in CATEGORIES}
     return [
-        brand(1, "Acme Books", "US", "USD",
-              [product(101, 1, "Acme Books $25", 25, 25), product(102, 1, "Acme Books eGift", 5, 500)], [c[7]]),
+        brand(
+            1,
+            "Acme Books",
+            "US",
+            "USD",
+            [product(101, 1, "Acme Books $25", 25, 25), product(102, 1, "Acme Books eGift", 5, 500)],
+            [c[7]],
+        ),
         brand(2, "Giftdesk Payout", "US", "USD", [product(201, 2, "Giftdesk USD Payout", 1, 2000)], [c[8]]),
         brand(3, "Slowpoke Games", "US", "USD", [product(301, 3, "Slowpoke Slow eGift", 5, 500)], [c[4]]),
-        brand(4, "Scarce Sneakers", "US", "USD",
-              [product(401, 4, "Scarce Sneakers $50", 50, 50, count=0),
-               product(402, 4, "Scarce Sneakers eGift", 10, 200, count=3)], [c[3]]),
-        brand(5, "Tea & Co", "GB", "GBP",
-              [product(501, 5, "Tea & Co £20", 20, 20), product(502, 5, "Tea & Co eGift", 5, 250)], [c[1]], pin=True),
+        brand(
+            4,
+            "Scarce Sneakers",
+            "US",
+            "USD",
+            [
+                product(401, 4, "Scarce Sneakers $50", 50, 50, count=0),
+                product(402, 4, "Scarce Sneakers eGift", 10, 200, count=3),
+            ],
+            [c[3]],
+        ),
+        brand(
+            5,
+            "Tea & Co",
+            "GB",
+            "GBP",
+            [product(501, 5, "Tea & Co £20", 20, 20), product(502, 5, "Tea & Co eGift", 5, 250)],
+            [c[1]],
+            pin=True,
+        ),
         brand(6, "Bäckerei Blau", "DE", "EUR", [product(601, 6, "Bäckerei Blau Gutschein", 5, 150)], [], texts=None),
     ]
 
@@ -181,14 +211,21 @@ def generate(seed: int, brands: int) -> list[Brand]:
         categories = tuple(sorted(rng.sample(CATEGORIES[:7], rng.randint(0, 2)), key=lambda c: c.id))
         if "payout" in kinds:
             categories += (CATEGORIES[7],)
-        result.append(Brand(
-            bid, name, country, currency,
-            _text(rng, f"{name}: gift cards for every occasion."),
-            _text(rng, "Not redeemable for cash except where required by law."),
-            _text(rng, "Present the code at checkout or enter it online."),
-            _text(rng, "Valid for 12 months from purchase."),
-            tuple(products), categories, rng.random() < 0.3,
-        ))
+        result.append(
+            Brand(
+                bid,
+                name,
+                country,
+                currency,
+                _text(rng, f"{name}: gift cards for every occasion."),
+                _text(rng, "Not redeemable for cash except where required by law."),
+                _text(rng, "Present the code at checkout or enter it online."),
+                _text(rng, "Valid for 12 months from purchase."),
+                tuple(products),
+                categories,
+                rng.random() < 0.3,
+            )
+        )
     return result
 
 

@@ -32,8 +32,9 @@ def now_seconds() -> int:
     return int((datetime.now(UTC).replace(tzinfo=None) - EPOCH).total_seconds())
 
 
-def refreshed(catalog: Catalog, *, seed: int, prices: int = 0, stock: int = 0, removed: int = 0,
-              when: int | None = None) -> tuple[Catalog, CatalogChanges]:
+def refreshed(
+    catalog: Catalog, *, seed: int, prices: int = 0, stock: int = 0, removed: int = 0, when: int | None = None
+) -> tuple[Catalog, CatalogChanges]:
     """A copy of `catalog` with `prices` re-priced, `stock` stock flips and `removed` products gone.
 
     Showcase brands (ids below 1000) are left alone: tests name their products.
@@ -54,8 +55,9 @@ def refreshed(catalog: Catalog, *, seed: int, prices: int = 0, stock: int = 0, r
             to_remove.append(product)
     new_products: dict[int, Product] = {}
     for product in to_price:
-        discount = (product.discount + Decimal(rng.choice((-20, -10, 10, 20))) / 1000).max(Decimal("0")).min(
-            Decimal("0.2"))
+        discount = (
+            (product.discount + Decimal(rng.choice((-20, -10, 10, 20))) / 1000).max(Decimal("0")).min(Decimal("0.2"))
+        )
         if discount == product.discount:
             discount = product.discount + Decimal("0.005")
         new_products[product.id] = replace(product, discount=discount, modified=when)
@@ -77,6 +79,9 @@ def refreshed(catalog: Catalog, *, seed: int, prices: int = 0, stock: int = 0, r
             brand = replace(brand, products=kept, updated=when if kept != products else brand.updated)
         brands.append(brand)
     changes = CatalogChanges(
-        priced=tuple(sorted(p.id for p in to_price)), out_of_stock=tuple(sorted(out)),
-        back_in_stock=tuple(sorted(back)), removed=tuple(sorted(gone)))
+        priced=tuple(sorted(p.id for p in to_price)),
+        out_of_stock=tuple(sorted(out)),
+        back_in_stock=tuple(sorted(back)),
+        removed=tuple(sorted(gone)),
+    )
     return Catalog(brands), changes

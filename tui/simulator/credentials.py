@@ -10,7 +10,9 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 # The resources a credential may be given access to; app.py names each route's.
-RESOURCES = frozenset({"accounts", "catalog", "orders", "transactions", "rates", "notifications", "payouts", "webhooks"})
+RESOURCES = frozenset(
+    {"accounts", "catalog", "orders", "transactions", "rates", "notifications", "payouts", "webhooks"}
+)
 
 
 @dataclass(frozen=True)
@@ -42,8 +44,14 @@ DEMO_CREDENTIALS: tuple[DemoCredential, ...] = (
     DemoCredential("acme-production", "acme", "acme-live-client", "sim-acme-live-secret", "production"),
     DemoCredential("other-sandbox", "other", "other-sandbox-client", "sim-other-sandbox-secret", "sandbox"),
     # Valid credentials with access to the catalog only: everything else answers 403.
-    DemoCredential("acme-catalog-only", "acme", "acme-catalog-client", "sim-acme-catalog-secret", "sandbox",
-                   access=frozenset({"catalog"})),
+    DemoCredential(
+        "acme-catalog-only",
+        "acme",
+        "acme-catalog-client",
+        "sim-acme-catalog-secret",
+        "sandbox",
+        access=frozenset({"catalog"}),
+    ),
 )
 
 

@@ -82,16 +82,28 @@ class FaultInjector:
             return await self.app(scope, receive, send)
         key = (scope["method"], scope.get("raw_path", b""))
         number = next(self._counters.setdefault(key, itertools.count()))
-        throttle, error, drop = (value < rate for value, rate in zip(
-            fault_draws(self.seed, *key, number), (self.spec.throttle_rate, self.spec.error_rate, self.spec.drop_rate), strict=True))
+        throttle, error, drop = (
+            value < rate
+            for value, rate in zip(
+                fault_draws(self.seed, *key, number),
+                (self.spec.throttle_rate, self.spec.error_rate, self.spec.drop_rate),
+                strict=True,
+            )
+        )
         if self.spec.latency_seconds:
             await asyncio.sleep(self.spec.latency_seconds)
         if throttle:
-            headers = [(b"retry-after", str(self.spec.retry_after).encode())] if self.spec.retry_after is not None else []
+            headers = (
+                [(b"retry-after", str(self.spec.retry_after).encode())] if self.spec.retry_after is not None else []
+            )
             return await _respond(send, 429, b"", headers)
         if error:
-            return await _respond(send, 503, json.dumps("Service unavailable (simulated fault)").encode(),
-                                  [(b"content-type", b"application/json")])
+            return await _respond(
+                send,
+                503,
+                json.dumps("Service unavailable (simulated fault)").encode(),
+                [(b"content-type", b"application/json")],
+            )
         if drop:
             await self.app(scope, receive, _discard)
             return await _drop_connection(receive)
@@ -99,8 +111,13 @@ class FaultInjector:
 
 
 async def _respond(send, status: int, body: bytes, headers: list) -> None:
-    await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-length", str(len(body)).encode()), *headers]})
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [(b"content-length", str(len(body)).encode()), *headers],
+        }
+    )
     await send({"type": "http.response.body", "body": body})
 
 

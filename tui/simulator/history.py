@@ -55,7 +55,8 @@ def parse_range(params: dict[str, str]) -> tuple[date, date]:
 
 def history_json(book: OrderBook, credential: DemoCredential, first: date, last: date) -> list[dict]:
     orders = [
-        order for (name, _), order in book.orders.items()
+        order
+        for (name, _), order in book.orders.items()
         if name == credential.name and first <= order.created_wall.date() <= last
     ]
     orders.sort(key=lambda order: (order.created_wall, order.order_id))
@@ -137,7 +138,9 @@ def _product_pool(book: OrderBook, rng: random.Random) -> list[Product]:
 
 def _ages(rng: random.Random, count: int, wall: datetime) -> list[tuple[float, bool]]:
     """(seconds ago, stuck) per order: days back to the start of the 30th day, denser lately."""
-    oldest = (wall - datetime.combine(wall.date() - timedelta(days=HISTORY_DAYS - 1), datetime.min.time())).total_seconds()
+    oldest = (
+        wall - datetime.combine(wall.date() - timedelta(days=HISTORY_DAYS - 1), datetime.min.time())
+    ).total_seconds()
     stuck = max(1, min(STUCK_ORDERS, count // 20))
     plans = []
     for index in range(count):

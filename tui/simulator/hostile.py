@@ -51,13 +51,30 @@ HOSTILE_STRINGS: tuple[str, ...] = (
 
 # Field names of free text, in every answer (catalog, orders, payouts, notifications, and the
 # history, transactions and rates endpoints): add a new endpoint's free-text fields here.
-FREE_TEXT_FIELDS: frozenset[str] = frozenset({
-    "name", "description", "disclaimer", "redemptionInstructions", "terms",  # catalog
-    "errorMessage", "serialNumber", "brandCode", "orderType",  # orders
-    "transactionId", "payoutBatchId",  # payouts
-    "notificationUrl", "notificationUrlSandbox",  # notification configuration
-    "clientName", "productName", "brandName", "channel", "comment", "notes", "transactionType",  # history, transactions
-})
+FREE_TEXT_FIELDS: frozenset[str] = frozenset(
+    {
+        "name",
+        "description",
+        "disclaimer",
+        "redemptionInstructions",
+        "terms",  # catalog
+        "errorMessage",
+        "serialNumber",
+        "brandCode",
+        "orderType",  # orders
+        "transactionId",
+        "payoutBatchId",  # payouts
+        "notificationUrl",
+        "notificationUrlSandbox",  # notification configuration
+        "clientName",
+        "productName",
+        "brandName",
+        "channel",
+        "comment",
+        "notes",
+        "transactionType",  # history, transactions
+    }
+)
 
 
 def hostile_string(seed: int, field: str, value: str) -> str:
@@ -75,7 +92,8 @@ def harden(payload: Any, seed: int, fields: frozenset[str] = FREE_TEXT_FIELDS) -
         return [harden(item, seed, fields) for item in payload]
     if isinstance(payload, dict):
         return {
-            key: f"{hostile_string(seed, key, value)} {value}" if key in fields and isinstance(value, str) and value
+            key: f"{hostile_string(seed, key, value)} {value}"
+            if key in fields and isinstance(value, str) and value
             else harden(value, seed, fields)
             for key, value in payload.items()
         }

@@ -149,8 +149,10 @@ class Ledger:
     def raise_opening_balance(self, account: Account, amount: Decimal) -> None:
         """The account held `amount` more from the start: every balance after its charges so far moves up too."""
         for name, transactions in self.transactions.items():
-            self.transactions[name] = [replace(t, balance_after=t.balance_after + amount) if t.order.account is account else t
-                                       for t in transactions]
+            self.transactions[name] = [
+                replace(t, balance_after=t.balance_after + amount) if t.order.account is account else t
+                for t in transactions
+            ]
 
     def between(self, credential_name: str, start: date, end: date) -> list[Transaction]:
         return [t for t in self.transactions.get(credential_name, []) if start <= t.at.date() <= end]

@@ -69,8 +69,15 @@ class Notifier:
         async with httpx.AsyncClient(timeout=t.callback_timeout_seconds) as http:
             for attempt in range(1, t.callback_attempts + 1):
                 outcome = await _post_once(http, url, payload)
-                self.attempts.append({"url": url, "requestId": payload["requestId"], "attempt": attempt,
-                                      "outcome": outcome, "at": time.monotonic()})
+                self.attempts.append(
+                    {
+                        "url": url,
+                        "requestId": payload["requestId"],
+                        "attempt": attempt,
+                        "outcome": outcome,
+                        "at": time.monotonic(),
+                    }
+                )
                 if isinstance(outcome, int) and 200 <= outcome < 300:
                     return
                 if attempt < t.callback_attempts:

@@ -221,8 +221,10 @@ class OrderBook:
         if sum(line.quantity for line in requested) > MAX_CARDS:
             raise OrderRejected("CardsLimitExceeded")
         total = sum(
-            (line_charge(product, line.value, line.quantity, brand.currency, account.currency)
-             for line, product, brand in priced),
+            (
+                line_charge(product, line.value, line.quantity, brand.currency, account.currency)
+                for line, product, brand in priced
+            ),
             Decimal("0.00"),
         )
         if total > account.balance:
@@ -260,17 +262,31 @@ class OrderBook:
         pending_until = t.step_seconds + (t.slow_seconds if slow else 0.0)
         processing_until = pending_until + t.step_seconds
         lines = [
-            OrderLine(product, brand, line.value, line.quantity,
-                      [self._new_card(product, brand, line.value, now_wall) for _ in range(line.quantity)])
+            OrderLine(
+                product,
+                brand,
+                line.value,
+                line.quantity,
+                [self._new_card(product, brand, line.value, now_wall) for _ in range(line.quantity)],
+            )
             for line, product, brand in priced
         ]
         cards = [card for line in lines for card in line.cards]
         paused = any(card.outcome == "Paused" for card in cards)
         order = Order(
-            order_id=self._next_order_id, request_id=request_id, credential=credential, account=account,
-            total=total, lines=lines, created_at=time.monotonic(), created_wall=now_wall,
-            created_until=t.step_seconds, pending_until=pending_until, processing_until=processing_until,
-            final_at=processing_until + (t.pause_seconds if paused else 0.0), cards=cards,
+            order_id=self._next_order_id,
+            request_id=request_id,
+            credential=credential,
+            account=account,
+            total=total,
+            lines=lines,
+            created_at=time.monotonic(),
+            created_wall=now_wall,
+            created_until=t.step_seconds,
+            pending_until=pending_until,
+            processing_until=processing_until,
+            final_at=processing_until + (t.pause_seconds if paused else 0.0),
+            cards=cards,
         )
         self._next_order_id += 1
         self.orders[(credential.name, request_id)] = order

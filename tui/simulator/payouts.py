@@ -51,8 +51,13 @@ FLOWS: dict[str, tuple[str, ...] | None] = {
     "reversed": ("Pending", "Completed", "Reversed"),
 }
 PHONE_SUFFIXES = {
-    "0001": "unclaimed", "0002": "failed", "0003": "returned", "0004": "reversed",
-    "0005": "processing", "0008": "rejected", "0009": "stuck",
+    "0001": "unclaimed",
+    "0002": "failed",
+    "0003": "returned",
+    "0004": "reversed",
+    "0005": "processing",
+    "0008": "rejected",
+    "0009": "stuck",
 }
 DEFAULT_FLOWS = {PAYPAL: ("Completed",), VENMO: ("Pending", "Completed")}
 
@@ -161,7 +166,9 @@ class PayoutDesk:
         self.payouts: dict[str, Payout] = {}  # raw token -> its one payout
         self.in_flight: set[str] = set()  # tokens with a redeem being processed
 
-    def check_redeemable(self, credential: DemoCredential, token: str, wallet: str, recipient: Recipient) -> Payout | None:
+    def check_redeemable(
+        self, credential: DemoCredential, token: str, wallet: str, recipient: Recipient
+    ) -> Payout | None:
         """Rules 5-7; returns the existing payout for a repeat, None for a new one."""
         link = self.orders.weblinks.get(token)
         if link is None or link[0].credential != credential:
@@ -185,9 +192,13 @@ class PayoutDesk:
     def create(self, credential: DemoCredential, token: str, wallet: str, recipient: Recipient) -> Payout:
         digest = hashlib.sha256(f"{self.seed}:payout:{token}".encode()).hexdigest().upper()
         payout = Payout(
-            credential=credential, wallet=wallet, recipient=recipient,
-            transaction_id=f"SIMTX-{digest[:16]}", payout_batch_id=f"SIMBATCH-{digest[16:28]}",
-            flow=flow_for(wallet, recipient) or (), created_at=time.monotonic(),
+            credential=credential,
+            wallet=wallet,
+            recipient=recipient,
+            transaction_id=f"SIMTX-{digest[:16]}",
+            payout_batch_id=f"SIMBATCH-{digest[16:28]}",
+            flow=flow_for(wallet, recipient) or (),
+            created_at=time.monotonic(),
             created_wall=datetime.now(UTC).replace(tzinfo=None),
             step_seconds=self.timing.payout_step_seconds,
         )

@@ -39,8 +39,9 @@ class LoggedRequest:
 
 
 class RateLimits:
-    def __init__(self, table: tuple[tuple[str, int, float], ...] | None,
-                 clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self, table: tuple[tuple[str, int, float], ...] | None, clock: Callable[[], float] = time.time
+    ) -> None:
         """`table` None: nothing is limited (`giftdesk sim --limits off`), requests are still logged."""
         self.table = {endpoint: (requests, seconds) for endpoint, requests, seconds in table or ()}
         self.clock = clock

@@ -33,8 +33,13 @@ class SimulatorServer:
         httpx.get(sim.base_url + "/api/integration/v1.0/accounts", auth=...)
     """
 
-    def __init__(self, settings: SimulatorSettings | None = None, *, listener: socket.socket | None = None,
-                 past_later: bool = False):
+    def __init__(
+        self,
+        settings: SimulatorSettings | None = None,
+        *,
+        listener: socket.socket | None = None,
+        past_later: bool = False,
+    ):
         """`listener`: a socket already bound and listening to serve on instead of binding
         `settings.port` (the demo's parent process binds it and hands it to a child).
         `past_later`: the seeded past (`settings.history`) is made by `seed_past()`, called
@@ -62,10 +67,15 @@ class SimulatorServer:
             app = HostileText(app, self.settings.seed)
         if faults.active:
             app = FaultInjector(app, faults, self.settings.seed)
-        self._server = uvicorn.Server(uvicorn.Config(
-            app, log_level="warning", access_log=False,  # access logs would print weblink tokens
-            lifespan="off", timeout_graceful_shutdown=2,
-        ))
+        self._server = uvicorn.Server(
+            uvicorn.Config(
+                app,
+                log_level="warning",
+                access_log=False,  # access logs would print weblink tokens
+                lifespan="off",
+                timeout_graceful_shutdown=2,
+            )
+        )
         self._refreshes = 0  # change_catalog calls so far
         self._socket: socket.socket | None = None
         self._thread: threading.Thread | None = None
@@ -83,8 +93,9 @@ class SimulatorServer:
     def start(self) -> SimulatorServer:
         """Serve in a background thread; returns once requests are accepted."""
         sock = self._bind()
-        self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [sock]},
-                                        name="giftdesk-simulator", daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.run, kwargs={"sockets": [sock]}, name="giftdesk-simulator", daemon=True
+        )
         self._thread.start()
         if self.settings.catalog_refresh_seconds:
             threading.Thread(target=self._refresh_catalog, name="giftdesk-simulator-refresh", daemon=True).start()
@@ -159,8 +170,12 @@ class SimulatorServer:
 
     def requests(self, endpoint: str | None = None, credential: str | None = None) -> list[LoggedRequest]:
         """Every request answered so far (oldest first), of one endpoint and credential when named."""
-        return [logged for logged in list(self.state.rate_limits.log)
-                if (endpoint is None or logged.endpoint == endpoint) and (credential is None or logged.credential == credential)]
+        return [
+            logged
+            for logged in list(self.state.rate_limits.log)
+            if (endpoint is None or logged.endpoint == endpoint)
+            and (credential is None or logged.credential == credential)
+        ]
 
     def set_webhook_endpoint(self, credential: str, url: str) -> dict:
         """As the provider's webhook portal does (tui/simulator/webhooks.py): {"url", "secrets"}."""
@@ -170,7 +185,9 @@ class SimulatorServer:
         """A new signing secret; the old one stays valid for the grace (24 h unless given)."""
         from .webhooks import ROTATION_GRACE_SECONDS
 
-        return self.state.webhooks.rotate(credential, grace_seconds=ROTATION_GRACE_SECONDS if grace_seconds is None else grace_seconds)
+        return self.state.webhooks.rotate(
+            credential, grace_seconds=ROTATION_GRACE_SECONDS if grace_seconds is None else grace_seconds
+        )
 
     def webhook_attempts(self, event_type: str | None = None) -> list[dict]:
         """Every webhook delivery attempt so far (credential, msgId, type, attempt, outcome, url, at)."""

@@ -112,8 +112,12 @@ class WebhookSender:
     # --- events -----------------------------------------------------------------------------
 
     def catalog_changed(self, changes: CatalogChanges) -> None:
-        for change, ids in (("price", changes.priced), ("out-of-stock", changes.out_of_stock),
-                            ("back-in-stock", changes.back_in_stock), ("removed", changes.removed)):
+        for change, ids in (
+            ("price", changes.priced),
+            ("out-of-stock", changes.out_of_stock),
+            ("back-in-stock", changes.back_in_stock),
+            ("removed", changes.removed),
+        ):
             for product_id in ids:
                 for credential in self.endpoints:
                     self.send(credential, PRODUCT_UPDATED, {"productId": product_id, "change": change})
@@ -156,11 +160,17 @@ class WebhookSender:
             self._http = httpx.AsyncClient(timeout=self.timing.callback_timeout_seconds)
         return self._http
 
-    def _headers(self, credential: str, message_id: str, body: str, when: datetime, secrets: list[str] | None = None) -> dict[str, str]:
+    def _headers(
+        self, credential: str, message_id: str, body: str, when: datetime, secrets: list[str] | None = None
+    ) -> dict[str, str]:
         valid = secrets if secrets is not None else self.endpoints[credential].valid_secrets(time.time())
         signatures = " ".join(Webhook(secret).sign(message_id, when, body) for secret in valid)
-        return {"svix-id": message_id, "svix-timestamp": str(int(when.timestamp())), "svix-signature": signatures,
-                "content-type": "application/json"}
+        return {
+            "svix-id": message_id,
+            "svix-timestamp": str(int(when.timestamp())),
+            "svix-signature": signatures,
+            "content-type": "application/json",
+        }
 
     async def _deliver(self, credential: str, message_id: str, event_type: str, body: str, delay: float) -> None:
         await asyncio.sleep(delay)
@@ -169,8 +179,17 @@ class WebhookSender:
             url = self.endpoints[credential].url
             headers = self._headers(credential, message_id, body, datetime.now(UTC))
             outcome = await self._post(url, body, headers)
-            self.attempts.append({"credential": credential, "msgId": message_id, "type": event_type, "attempt": attempt,
-                                  "outcome": outcome, "url": url, "at": time.monotonic()})
+            self.attempts.append(
+                {
+                    "credential": credential,
+                    "msgId": message_id,
+                    "type": event_type,
+                    "attempt": attempt,
+                    "outcome": outcome,
+                    "url": url,
+                    "at": time.monotonic(),
+                }
+            )
             if isinstance(outcome, int) and 200 <= outcome < 300:
                 return
             await asyncio.sleep(min(first * 2 ** (attempt - 1), first * BACKOFF_CAP_STEPS))
@@ -191,8 +210,17 @@ class WebhookSender:
         else:
             headers = {"content-type": "application/json"}
         outcome = await self._post(self.endpoints[credential].url, body, headers)
-        self.attempts.append({"credential": credential, "msgId": message_id, "type": f"hostile:{kind}", "attempt": 1,
-                              "outcome": outcome, "url": self.endpoints[credential].url, "at": time.monotonic()})
+        self.attempts.append(
+            {
+                "credential": credential,
+                "msgId": message_id,
+                "type": f"hostile:{kind}",
+                "attempt": 1,
+                "outcome": outcome,
+                "url": self.endpoints[credential].url,
+                "at": time.monotonic(),
+            }
+        )
 
     async def _post(self, url: str, body: str, headers: dict[str, str]) -> int | str:
         import httpx

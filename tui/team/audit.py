@@ -14,7 +14,16 @@ from __future__ import annotations
 
 import json
 
-from tui.local.storage import GENESIS, AuditEntry, chain_hash, entry_json, first_break, mark_unsettled, new_entry, tail_missing
+from tui.local.storage import (
+    GENESIS,
+    AuditEntry,
+    chain_hash,
+    entry_json,
+    first_break,
+    mark_unsettled,
+    new_entry,
+    tail_missing,
+)
 from tui.team.database import TeamUnreachable
 from tui.team.link import TeamLink
 
@@ -36,18 +45,42 @@ class TeamAuditLog:
     def unwritable_hint(self) -> str:
         return "Check that the team database answers (`giftdesk team check`); then send the write again."
 
-    def record(self, *, profile: str, environment: str, action: str, subject: str, outcome: str,
-               wallet: str | None = None, recipient: str | None = None, detail: str | None = None) -> AuditEntry:
-        entry = new_entry(profile=profile, environment=environment, action=action, subject=subject, outcome=outcome,
-                          wallet=wallet, recipient=recipient, detail=detail, who=self.link.user, host=self.link.host)
+    def record(
+        self,
+        *,
+        profile: str,
+        environment: str,
+        action: str,
+        subject: str,
+        outcome: str,
+        wallet: str | None = None,
+        recipient: str | None = None,
+        detail: str | None = None,
+    ) -> AuditEntry:
+        entry = new_entry(
+            profile=profile,
+            environment=environment,
+            action=action,
+            subject=subject,
+            outcome=outcome,
+            wallet=wallet,
+            recipient=recipient,
+            detail=detail,
+            who=self.link.user,
+            host=self.link.host,
+        )
         text = entry_json(entry)
         with self.link.connection() as connection, connection.transaction():
             connection.execute("SELECT pg_advisory_xact_lock(%s)", (_APPEND_LOCK,))
             last = connection.execute("SELECT hash FROM audit ORDER BY id DESC LIMIT 1").fetchone()
             hashed = chain_hash(last[0] if last else "", text)
-            row = connection.execute("INSERT INTO audit (profile, environment, entry, hash) VALUES (%s, %s, %s, %s) RETURNING id",
-                                     (profile, environment, text, hashed)).fetchone()
-            connection.execute("UPDATE audit_head SET last_id = %s, hash = %s, entries = entries + 1", (row[0] if row else 0, hashed))
+            row = connection.execute(
+                "INSERT INTO audit (profile, environment, entry, hash) VALUES (%s, %s, %s, %s) RETURNING id",
+                (profile, environment, text, hashed),
+            ).fetchone()
+            connection.execute(
+                "UPDATE audit_head SET last_id = %s, hash = %s, entries = entries + 1", (row[0] if row else 0, hashed)
+            )
         return entry
 
     def entries(self, filter_text: str | None = None, action: str | None = None) -> list[AuditEntry]:
@@ -59,8 +92,11 @@ class TeamAuditLog:
             self._last_read = mark_unsettled([AuditEntry.model_validate(json.loads(row[0])) for row in rows])[::-1]
         except TeamUnreachable:
             pass
-        return [entry for entry in self._last_read
-                if (action is None or entry.action == action) and (not filter_text or entry.matches(filter_text))]
+        return [
+            entry
+            for entry in self._last_read
+            if (action is None or entry.action == action) and (not filter_text or entry.matches(filter_text))
+        ]
 
     def first_break(self) -> tuple[int, str | None]:
         """(entries read, the first broken one said for a person or None): `giftdesk audit verify`.
@@ -85,8 +121,10 @@ def _against_head(last: tuple[int, str] | None, count: int, head: tuple[int, str
     if (last or (0, GENESIS)) == (head_id, head_hash) and count == appended:
         return None
     if last is None or last[0] < head_id:
-        return tail_missing(f"entry {last[0]}" if last else "its start (it is empty)",
-                            f"entry {head_id} ({appended - count} entries were removed)")
+        return tail_missing(
+            f"entry {last[0]}" if last else "its start (it is empty)",
+            f"entry {head_id} ({appended - count} entries were removed)",
+        )
     if last[0] > head_id:
         return f"entry {last[0]}: comes after the log's head (entry {head_id}): added behind giftdesk's back"
     return f"entry {last[0]}: is the head's, but {appended} entries were appended and {count} are there (some were removed)"

@@ -24,8 +24,10 @@ from pathlib import Path
 
 import psycopg
 
-HOW_TO_GET = ("install the PostgreSQL server: `apt-get install postgresql` (Debian, Ubuntu), `dnf install postgresql-server` "
-              "(Fedora), `brew install postgresql@16` (macOS); or set PG_BINDIR to the folder holding initdb and pg_ctl")
+HOW_TO_GET = (
+    "install the PostgreSQL server: `apt-get install postgresql` (Debian, Ubuntu), `dnf install postgresql-server` "
+    "(Fedora), `brew install postgresql@16` (macOS); or set PG_BINDIR to the folder holding initdb and pg_ctl"
+)
 
 
 def server_bindir() -> Path | None:
@@ -33,7 +35,9 @@ def server_bindir() -> Path | None:
     candidates = [os.environ.get("PG_BINDIR", "")]
     on_path = shutil.which("initdb")
     candidates.append(str(Path(on_path).parent) if on_path else "")
-    candidates += sorted(glob.glob("/usr/lib/postgresql/*/bin"), key=lambda path: int(Path(path).parent.name), reverse=True)
+    candidates += sorted(
+        glob.glob("/usr/lib/postgresql/*/bin"), key=lambda path: int(Path(path).parent.name), reverse=True
+    )
     for folder in filter(None, candidates):
         if (Path(folder) / "initdb").exists() and (Path(folder) / "pg_ctl").exists():
             return Path(folder)
@@ -75,9 +79,23 @@ class Cluster:
             raise ClusterError(f"{' '.join(args[:2])} failed ({result.returncode}): {result.stderr or result.stdout}")
 
     def start(self) -> None:
-        options = (f"-p {self.port} -k {self.folder} -c listen_addresses=127.0.0.1 -c fsync=off"
-                   " -c synchronous_commit=off -c full_page_writes=off -c max_connections=200")
-        self._run("pg_ctl", "start", "-w", "-t", "60", "-D", str(self.data), "-l", str(self.folder / "server.log"), "-o", options)
+        options = (
+            f"-p {self.port} -k {self.folder} -c listen_addresses=127.0.0.1 -c fsync=off"
+            " -c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
+        )
+        self._run(
+            "pg_ctl",
+            "start",
+            "-w",
+            "-t",
+            "60",
+            "-D",
+            str(self.data),
+            "-l",
+            str(self.folder / "server.log"),
+            "-o",
+            options,
+        )
 
     def stop(self) -> None:
         self._run("pg_ctl", "stop", "-w", "-m", "immediate", "-D", str(self.data))
@@ -123,8 +141,17 @@ def running_cluster(bindir: Path) -> Iterator[Cluster]:
 def _guard(cluster: Cluster) -> subprocess.Popen[bytes]:
     """A watcher that stops and removes the cluster if this process dies without doing it (killed by a
     signal, a test run's timeout): a throwaway cluster outlives nobody. Stopped first on a normal exit."""
-    stop = " ".join(shlex.quote(part) for part in cluster._command("pg_ctl", "stop", "-m", "immediate", "-D", str(cluster.data)))
-    script = (f"while kill -0 {os.getpid()} 2>/dev/null; do sleep 1; done; "
-              f"{stop} >/dev/null 2>&1; rm -rf {shlex.quote(str(cluster.folder))}")
-    return subprocess.Popen(["sh", "-c", script], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, start_new_session=True)
+    stop = " ".join(
+        shlex.quote(part) for part in cluster._command("pg_ctl", "stop", "-m", "immediate", "-D", str(cluster.data))
+    )
+    script = (
+        f"while kill -0 {os.getpid()} 2>/dev/null; do sleep 1; done; "
+        f"{stop} >/dev/null 2>&1; rm -rf {shlex.quote(str(cluster.folder))}"
+    )
+    return subprocess.Popen(
+        ["sh", "-c", script],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )

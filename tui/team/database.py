@@ -235,8 +235,10 @@ def check(database: TeamDatabase) -> int:
         version = schema_version(connection)
     _refuse_newer(database, version)
     if version < SCHEMA_VERSION:
-        raise SchemaNotCurrent(f"team database {database.shown} has schema {version}, this giftdesk needs {SCHEMA_VERSION}: "
-                               "run `giftdesk team init`")
+        raise SchemaNotCurrent(
+            f"team database {database.shown} has schema {version}, this giftdesk needs {SCHEMA_VERSION}: "
+            "run `giftdesk team init`"
+        )
     return version
 
 
@@ -253,5 +255,7 @@ def _said(database: TeamDatabase) -> Iterator[None]:
 
 def _refuse_newer(database: TeamDatabase, version: int) -> None:
     if version > SCHEMA_VERSION:
-        raise SchemaNotCurrent(f"team database {database.shown} has schema {version}, written by a newer giftdesk "
-                               f"(this one knows {SCHEMA_VERSION}): upgrade giftdesk")
+        raise SchemaNotCurrent(
+            f"team database {database.shown} has schema {version}, written by a newer giftdesk "
+            f"(this one knows {SCHEMA_VERSION}): upgrade giftdesk"
+        )

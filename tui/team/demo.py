@@ -26,7 +26,9 @@ def demo_team_database(environ: Mapping[str, str] = os.environ) -> Iterator[Team
         return
     bindir = server_bindir()
     if bindir is None:
-        raise TeamDatabaseError(f"giftdesk --demo --team needs the PostgreSQL server's programs (initdb, pg_ctl): {HOW_TO_GET}")
+        raise TeamDatabaseError(
+            f"giftdesk --demo --team needs the PostgreSQL server's programs (initdb, pg_ctl): {HOW_TO_GET}"
+        )
     try:
         with running_cluster(bindir) as cluster:
             database = TeamDatabase(cluster.create_database())

@@ -48,7 +48,9 @@ class TeamInbox:
             for delivery in deliveries:
                 cursor = connection.execute(
                     f"INSERT INTO inbox (profile, environment, {_COLUMNS}) VALUES ({marks})"
-                    " ON CONFLICT (profile, environment, event_id) DO NOTHING", (self.profile, self.environment, *_row(delivery)))
+                    " ON CONFLICT (profile, environment, event_id) DO NOTHING",
+                    (self.profile, self.environment, *_row(delivery)),
+                )
                 kept.append(cursor.rowcount == 1)
                 if kept[-1]:
                     self._announce(connection, delivery.event_id)
@@ -56,23 +58,35 @@ class TeamInbox:
 
     def mark(self, event_id: str, outcome: str) -> None:
         with self.link.connection() as connection, connection.transaction():
-            connection.execute("UPDATE inbox SET outcome = %s, processed_at = %s WHERE profile = %s AND environment = %s"
-                               " AND event_id = %s", (outcome, _time(datetime.now(UTC)), self.profile, self.environment, event_id))
+            connection.execute(
+                "UPDATE inbox SET outcome = %s, processed_at = %s WHERE profile = %s AND environment = %s"
+                " AND event_id = %s",
+                (outcome, _time(datetime.now(UTC)), self.profile, self.environment, event_id),
+            )
             self._announce(connection, event_id)
 
     def since(self, when: datetime | None = None) -> list[Delivery]:
         with self.link.connection() as connection:
-            rows = connection.execute(f"SELECT {_COLUMNS} FROM inbox WHERE profile = %s AND environment = %s AND received_at >= %s"
-                                      " ORDER BY seq", (self.profile, self.environment, "" if when is None else _time(when))).fetchall()
+            rows = connection.execute(
+                f"SELECT {_COLUMNS} FROM inbox WHERE profile = %s AND environment = %s AND received_at >= %s"
+                " ORDER BY seq",
+                (self.profile, self.environment, "" if when is None else _time(when)),
+            ).fetchall()
         return [_delivery(row) for row in rows]
 
     def unprocessed(self) -> list[Delivery]:
         with self.link.connection() as connection:
             rows = connection.execute(
                 f"SELECT {_COLUMNS} FROM inbox WHERE profile = %s AND environment = %s AND verdict = 'accepted'"
-                " AND processed_at IS NULL ORDER BY seq", (self.profile, self.environment)).fetchall()
+                " AND processed_at IS NULL ORDER BY seq",
+                (self.profile, self.environment),
+            ).fetchall()
         return [_delivery(row) for row in rows]
 
     def _announce(self, connection: psycopg.Connection[Any], event_id: str) -> None:
-        self.link.notify(connection, json.dumps({"what": "inbox", "profile": self.profile, "environment": self.environment,
-                                                 "eventId": event_id}))
+        self.link.notify(
+            connection,
+            json.dumps(
+                {"what": "inbox", "profile": self.profile, "environment": self.environment, "eventId": event_id}
+            ),
+        )

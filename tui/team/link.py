@@ -40,8 +40,15 @@ class TeamLink:
         self.user = user
         self.host = host or socket.gethostname()
         self.pool: ConnectionPool[psycopg.Connection[Any]] = ConnectionPool(
-            database.url, kwargs=database.pool_options(), min_size=1, max_size=POOL_SIZE, open=False,
-            timeout=CONNECT_TIMEOUT_SECONDS, check=ConnectionPool.check_connection, name="giftdesk-team")
+            database.url,
+            kwargs=database.pool_options(),
+            min_size=1,
+            max_size=POOL_SIZE,
+            open=False,
+            timeout=CONNECT_TIMEOUT_SECONDS,
+            check=ConnectionPool.check_connection,
+            name="giftdesk-team",
+        )
         self.pool.open(wait=False)
         self._reachable = True
         self._lock = threading.Lock()

@@ -32,8 +32,9 @@ Change = Mapping[str, Any]  # {"what": "watch" | "note" | "inbox", "profile": ..
 
 
 class TeamListener:
-    def __init__(self, database: TeamDatabase, on_change: Callable[[Change], None],
-                 on_reachable: Callable[[bool], None]) -> None:
+    def __init__(
+        self, database: TeamDatabase, on_change: Callable[[Change], None], on_reachable: Callable[[bool], None]
+    ) -> None:
         self.database = database
         self.on_change = on_change
         self.on_reachable = on_reachable

@@ -27,18 +27,33 @@ class TeamNotes:
         with self.link.connection() as connection, connection.transaction():
             row = connection.execute(
                 "INSERT INTO notes (profile, environment, request_id, author, written_at, body) VALUES (%s, %s, %s, %s, %s, %s)"
-                f" RETURNING {COLUMNS}", (profile, self.environment, request_id.strip(), self.link.user, now_iso(), text)).fetchone()
+                f" RETURNING {COLUMNS}",
+                (profile, self.environment, request_id.strip(), self.link.user, now_iso(), text),
+            ).fetchone()
             note = note_from(row)
-            self.link.notify(connection, json.dumps({"what": "note", "profile": profile, "environment": self.environment,
-                                                     "id": note.id, "requestId": note.request_id}))
+            self.link.notify(
+                connection,
+                json.dumps(
+                    {
+                        "what": "note",
+                        "profile": profile,
+                        "environment": self.environment,
+                        "id": note.id,
+                        "requestId": note.request_id,
+                    }
+                ),
+            )
         return note
 
     def for_order(self, profile: str, request_id: str) -> list[Note]:
         key = (profile, request_id.strip())
         try:
             with self.link.connection() as connection:
-                rows = connection.execute(f"SELECT {COLUMNS} FROM notes WHERE profile = %s AND environment = %s AND request_id = %s"
-                                          " ORDER BY id", (profile, self.environment, key[1])).fetchall()
+                rows = connection.execute(
+                    f"SELECT {COLUMNS} FROM notes WHERE profile = %s AND environment = %s AND request_id = %s"
+                    " ORDER BY id",
+                    (profile, self.environment, key[1]),
+                ).fetchall()
             self._last_read[key] = [note_from(row) for row in rows]
         except TeamUnreachable:
             pass
@@ -47,8 +62,11 @@ class TeamNotes:
     def noted_orders(self, profile: str) -> dict[str, int]:
         try:
             with self.link.connection() as connection:
-                rows = connection.execute("SELECT request_id, COUNT(*) FROM notes WHERE profile = %s AND environment = %s"
-                                          " GROUP BY request_id", (profile, self.environment)).fetchall()
+                rows = connection.execute(
+                    "SELECT request_id, COUNT(*) FROM notes WHERE profile = %s AND environment = %s"
+                    " GROUP BY request_id",
+                    (profile, self.environment),
+                ).fetchall()
             self._last_noted[profile] = {request_id: int(count) for request_id, count in rows}
         except TeamUnreachable:
             pass

@@ -35,7 +35,9 @@ from tui.team.link import TeamLink
 
 _COLUMNS = "id, profile, kind, reference, label, status, final, detail, added_at, updated_at, changed_at, removed_at, pinned_by, sealed"
 MAX_DETAIL_HEARD = 1000  # characters of an item's detail carried in its notification
-_LEAD_LOCK_CLASS = 0x7761  # pg_try_advisory_lock(class, crc32 of profile and environment): the profile's leading watcher
+_LEAD_LOCK_CLASS = (
+    0x7761  # pg_try_advisory_lock(class, crc32 of profile and environment): the profile's leading watcher
+)
 
 
 def _now() -> str:
@@ -81,7 +83,8 @@ class TeamWatchList:
                 " pinned_by = CASE WHEN watch_items.removed_at IS NULL THEN watch_items.pinned_by ELSE excluded.pinned_by END,"
                 " added_at = CASE WHEN watch_items.removed_at IS NULL THEN watch_items.added_at ELSE excluded.added_at END"
                 f" RETURNING {_COLUMNS}",
-                (profile, self.environment, kind, reference, label, sealed, self.link.user, now, now)).fetchone()
+                (profile, self.environment, kind, reference, label, sealed, self.link.user, now, now),
+            ).fetchone()
             item = self._kept(row)
             self._announce(connection, item)
         return item
@@ -90,21 +93,27 @@ class TeamWatchList:
         """Items not removed, oldest first; one profile's, or every profile's (the last read while away)."""
         try:
             with self.link.connection() as connection:
-                rows = connection.execute(f"SELECT {_COLUMNS} FROM watch_items WHERE environment = %s AND removed_at IS NULL"
-                                          " ORDER BY id", (self.environment,)).fetchall()
+                rows = connection.execute(
+                    f"SELECT {_COLUMNS} FROM watch_items WHERE environment = %s AND removed_at IS NULL ORDER BY id",
+                    (self.environment,),
+                ).fetchall()
             self._last_read = {item.id: item for item in map(self._item, rows)}
             self._loaded = True
         except TeamUnreachable:
             pass
-        return [item for item in self._last_read.values() if item.removed_at is None and profile in (None, item.profile)]
+        return [
+            item for item in self._last_read.values() if item.removed_at is None and profile in (None, item.profile)
+        ]
 
     def counts(self, profile: str, bad_statuses: frozenset[str]) -> tuple[int, int]:
         """From what this process knows (read, written, or heard: `heard`), not a query: the header asks often."""
         if not self._loaded:
             self.items()
         items = [item for item in self._last_read.values() if item.removed_at is None and item.profile == profile]
-        return (sum(not item.final for item in items),
-                sum(item.final and (item.status or "").lower() in bad_statuses for item in items))
+        return (
+            sum(not item.final for item in items),
+            sum(item.final and (item.status or "").lower() in bad_statuses for item in items),
+        )
 
     def get(self, item_id: int) -> WatchedItem | None:
         try:
@@ -122,7 +131,8 @@ class TeamWatchList:
                 "UPDATE watch_items SET changed_at = CASE WHEN status IS NOT DISTINCT FROM %s AND final = %s THEN changed_at ELSE %s END,"
                 " status = %s, final = %s, detail = %s, updated_at = %s, sealed = CASE WHEN %s THEN NULL ELSE sealed END"
                 f" WHERE id = %s AND removed_at IS NULL AND NOT final RETURNING {_COLUMNS}",
-                (status, final, now, status, final, detail, now, final, item_id)).fetchone()
+                (status, final, now, status, final, detail, now, final, item_id),
+            ).fetchone()
             if row is not None:
                 self._announce(connection, self._kept(row))
         if final:
@@ -130,19 +140,26 @@ class TeamWatchList:
         item = self.get(item_id)
         return item if item is not None and item.removed_at is None else None
 
-    def settle_order(self, profile: str, request_id: str, status: str, detail: str = "from the callback") -> WatchedItem | None:
+    def settle_order(
+        self, profile: str, request_id: str, status: str, detail: str = "from the callback"
+    ) -> WatchedItem | None:
         """An order's final status from outside (the receiver's callback): recorded on its item, if watched,
         and heard by every giftdesk of the profile."""
         with self.link.connection() as connection:
-            row = connection.execute("SELECT id FROM watch_items WHERE profile = %s AND environment = %s AND kind = 'order'"
-                                     " AND reference = %s AND removed_at IS NULL",
-                                     (profile, self.environment, request_id.strip())).fetchone()
+            row = connection.execute(
+                "SELECT id FROM watch_items WHERE profile = %s AND environment = %s AND kind = 'order'"
+                " AND reference = %s AND removed_at IS NULL",
+                (profile, self.environment, request_id.strip()),
+            ).fetchone()
         return self.record(row[0], status, True, detail) if row else None
 
     def remove(self, item_id: int) -> None:
         with self.link.connection() as connection, connection.transaction():
-            row = connection.execute("UPDATE watch_items SET removed_at = %s, sealed = NULL WHERE id = %s AND removed_at IS NULL"
-                                     f" RETURNING {_COLUMNS}", (_now(), item_id)).fetchone()
+            row = connection.execute(
+                "UPDATE watch_items SET removed_at = %s, sealed = NULL WHERE id = %s AND removed_at IS NULL"
+                f" RETURNING {_COLUMNS}",
+                (_now(), item_id),
+            ).fetchone()
             if row is not None:
                 self._announce(connection, self._kept(row))
         self._tokens.pop(item_id, None)
@@ -157,8 +174,9 @@ class TeamWatchList:
                 return True
             try:
                 connection = self.link.database.connect()
-                row = connection.execute("SELECT pg_try_advisory_lock(%s, %s)",
-                                         (_LEAD_LOCK_CLASS, _profile_key(profile, self.environment))).fetchone()
+                row = connection.execute(
+                    "SELECT pg_try_advisory_lock(%s, %s)", (_LEAD_LOCK_CLASS, _profile_key(profile, self.environment))
+                ).fetchone()
             except TeamUnreachable:
                 return False
             if row and row[0]:
@@ -182,14 +200,42 @@ class TeamWatchList:
 
     def _item(self, row: Any) -> WatchedItem:
         """A row as an item; a payout's reference is its token when this giftdesk holds it, else "" (not looked up here)."""
-        (item_id, profile, kind, reference, label, status, final, detail, added, updated, changed, removed, pinned_by, sealed) = row
+        (
+            item_id,
+            profile,
+            kind,
+            reference,
+            label,
+            status,
+            final,
+            detail,
+            added,
+            updated,
+            changed,
+            removed,
+            pinned_by,
+            sealed,
+        ) = row
         if kind == "payout":
             token = self._tokens.get(item_id) or self._sealer.open(sealed)
             if token is not None and not final:
                 self._tokens[item_id] = token
             reference = token or ""
-        return WatchedItem(item_id, profile, kind, reference, label, status, bool(final), detail, added, updated, changed,
-                           removed, pinned_by)
+        return WatchedItem(
+            item_id,
+            profile,
+            kind,
+            reference,
+            label,
+            status,
+            bool(final),
+            detail,
+            added,
+            updated,
+            changed,
+            removed,
+            pinned_by,
+        )
 
     def _announce(self, connection: psycopg.Connection[Any], item: WatchedItem) -> None:
         """The item as it is now, in the notification (well under its 8,000 bytes), a payout's token left out."""
@@ -197,8 +243,18 @@ class TeamWatchList:
         fields["detail"] = fields["detail"][:MAX_DETAIL_HEARD]
         if item.kind == "payout":
             fields["reference"] = ""
-        self.link.notify(connection, json.dumps({"what": "watch", "profile": item.profile, "environment": self.environment,
-                                                 "id": item.id, "item": fields}))
+        self.link.notify(
+            connection,
+            json.dumps(
+                {
+                    "what": "watch",
+                    "profile": item.profile,
+                    "environment": self.environment,
+                    "id": item.id,
+                    "item": fields,
+                }
+            ),
+        )
 
     def heard(self, change: Mapping[str, Any]) -> WatchedItem | None:
         """The item a notification carries (`_announce`), kept as the latest known; None if it carries none
