@@ -573,14 +573,14 @@ class GiftdeskApp(GiftdeskHost):
     async def action_go(self, name: str) -> None:
         await self.navigate(name)
 
-    def open_test_order(self, product=None, currency: str | None = None) -> None:
+    def open_new_order(self, product=None, currency: str | None = None) -> None:
         """The guarded new-test-order form (catalog `enter`, Order `t`); it opens the order it places.
 
         `currency`: the product's brand's, its face values' currency.
         """
-        from tui.screens.test_order import TestOrderScreen
+        from tui.screens.new_order import NewOrderScreen
 
-        self.push_screen(TestOrderScreen(product, currency=currency))
+        self.push_screen(NewOrderScreen(product, currency=currency))
 
     def action_jump(self) -> None:
         from tui.screens.jump import JumpScreen

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from tui.api.models import Account, Order, PlaceOrder, RedeemRequest, RedeemResult
     from tui.local.config import Profile
 
-PLACE_ORDER = "place-order"  # the command line's audit action (the TUI's form records "test-order")
+PLACE_ORDER = "place-order"  # the command line's audit action (the TUI's form records "new-order")
 Confirm = Callable[[], None]  # asks a person, after the environment check and before the attempt line; raises to stop
 
 

@@ -188,7 +188,7 @@ def test_the_demo_records_in_its_own_folder_and_a_new_run_starts_empty(tmp_path)
         demo = Path(os.environ["GIFTDESK_DATA_DIR"])
         assert demo != real and mode(demo) == 0o700
         AuditLog().record(
-            profile="demo-sandbox", environment="sandbox", action="test-order", subject="R-1", outcome="placed"
+            profile="demo-sandbox", environment="sandbox", action="new-order", subject="R-1", outcome="placed"
         )
         RecentOrders().record("demo-sandbox", "R-1", "Succeeded")
         ChosenAccounts().set("demo-sandbox", "sandbox", 1001)

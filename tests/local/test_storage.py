@@ -70,8 +70,8 @@ def test_entries_newest_first_filtered_by_text_and_action() -> None:
     log.record(profile="acme-sandbox", environment="sandbox", action=TEST_ORDER, subject="REQ-42", outcome="placed")
     log.record(profile="acme-sandbox", environment="sandbox", action=CARD_REVEAL, subject="REQ-42", outcome="revealed")
 
-    assert [e.action for e in log.entries()] == ["card-reveal", "test-order", "redeem"]
-    assert [e.action for e in log.entries(filter_text="req-42")] == ["card-reveal", "test-order"]
+    assert [e.action for e in log.entries()] == ["card-reveal", "new-order", "redeem"]
+    assert [e.action for e in log.entries(filter_text="req-42")] == ["card-reveal", "new-order"]
     assert [e.action for e in log.entries(filter_text="DISABLED")] == ["redeem"]
     assert [e.subject for e in log.entries(action=TEST_ORDER)] == ["REQ-42"]
     assert log.entries(filter_text="nothing like this") == []

@@ -95,9 +95,9 @@ def test_audit_entries_are_read_back_newest_first_and_masked(audit_store):
         wallet="Venmo",
         recipient="+15551234567",
     )
-    audit_store.record(profile="p", environment="sandbox", action="test-order", subject="REQ-7", outcome="Succeeded")
+    audit_store.record(profile="p", environment="sandbox", action="new-order", subject="REQ-7", outcome="Succeeded")
     newest, oldest = audit_store.entries()
-    assert (newest.action, oldest.action) == ("test-order", "redeem")
+    assert (newest.action, oldest.action) == ("new-order", "redeem")
     assert "Zm9vYmFyYmF6cXV4MTIzNDU2" not in oldest.subject and "5551234567" not in (oldest.recipient or "")
     assert [e.subject for e in audit_store.entries(filter_text="req-7")] == ["REQ-7"]
     assert [e.action for e in audit_store.entries(action="redeem")] == ["redeem"]

@@ -127,7 +127,7 @@ async def test_test_order_form_and_its_confirmation_show_hostile_names_literally
         catalog = app.screen
         await until(pilot, lambda: catalog.detail is not None and bool(catalog.detail.products))
         product = next(p for p in catalog.detail.products if p.count != 0)
-        app.open_test_order(product)
+        app.open_new_order(product)
         await settle(pilot)
         check_drawn(app, "test order form", expect_outside_text=True)
         form = app.screen

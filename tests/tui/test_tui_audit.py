@@ -42,7 +42,7 @@ ENTRIES = [
         "time": "2026-03-01T10:02:11+00:00",
         "profile": "demo-production",
         "environment": "production",
-        "action": "test-order",
+        "action": "new-order",
         "subject": "6f1c0a55-order",
         "outcome": "placed",
     },

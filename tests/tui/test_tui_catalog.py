@@ -331,7 +331,7 @@ async def test_enter_on_a_product_opens_a_test_order_for_it(sim):
         await settle(pilot)
         await pilot.press("enter", "down", "enter")  # into Acme Books' products, the eGift
         await settle(pilot)
-        assert type(app.screen).__name__ == "TestOrderScreen"
+        assert type(app.screen).__name__ == "NewOrderScreen"
         assert app.screen.product.id == 102
 
 
@@ -339,7 +339,7 @@ async def test_out_of_stock_and_read_only_offer_no_test_order(sim):
     app = app_on(sim, readonly=True)
     opened = []
     async with app.run_test(size=SIZE) as pilot:
-        app.open_test_order = opened.append
+        app.open_new_order = opened.append
         await settle(pilot)
         await pilot.press("enter", "enter")
         assert opened == [] and notifications(app)[-1] == "Read-only: no test orders."

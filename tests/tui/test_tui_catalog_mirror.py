@@ -147,7 +147,7 @@ async def test_changes_view_lists_what_the_last_sync_found(own_sim, demo_credent
 
 
 async def test_a_test_order_from_the_mirror_starts_from_the_live_product(own_sim, demo_credentials):
-    from tui.screens.test_order import TestOrderScreen
+    from tui.screens.new_order import NewOrderScreen
 
     await synced_mirror(own_sim, demo_credentials["acme-sandbox"])
     async with app_on(own_sim).run_test(size=SIZE) as pilot:
@@ -155,7 +155,7 @@ async def test_a_test_order_from_the_mirror_starts_from_the_live_product(own_sim
         await search(pilot, "acme")
         await pilot.press("enter")  # leaves the search for the brands table
         await pilot.press("enter", "enter")  # the brand, then its first product
-        await until(pilot, lambda: isinstance(pilot.app.screen, TestOrderScreen))
+        await until(pilot, lambda: isinstance(pilot.app.screen, NewOrderScreen))
         assert pilot.app.screen.product.id == 101
 
 

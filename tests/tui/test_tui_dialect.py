@@ -40,8 +40,8 @@ async def test_a_refused_test_order_says_what_happened_and_what_to_do(sim):
         await press_place(pilot)
         await pilot.click("#confirm")  # the confirmation (sandbox: no typed phrase)
         what, to_do = REASONS["InsufficientBalance"]
-        await until(pilot, lambda: "Refused" in str(form.query_one("#test-order-problem").render()))
-        shown = str(form.query_one("#test-order-problem").render())
+        await until(pilot, lambda: "Refused" in str(form.query_one("#new-order-problem").render()))
+        shown = str(form.query_one("#new-order-problem").render())
         assert f"{what} (InsufficientBalance)" in shown and to_do in shown
     assert not placed(sim, request_id)
 
@@ -54,7 +54,7 @@ async def test_a_deleted_or_inactive_product_is_not_ordered(sim):
         form.query_one("#face-value").value = "10"
         await pilot.pause()
         await press_place(pilot)
-        await until(pilot, lambda: "cannot be ordered" in str(form.query_one("#test-order-problem").render()))
+        await until(pilot, lambda: "cannot be ordered" in str(form.query_one("#new-order-problem").render()))
         assert app.screen is form  # no confirmation
     assert not placed(sim, request_id)
 

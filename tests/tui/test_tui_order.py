@@ -26,8 +26,8 @@ from tui.api.client import RetryPolicy
 from tui.api.statuses import is_order_final
 from tui.core.polling import Backoff
 from tui.local.storage import CARD_COPY, CARD_REVEAL, TEST_ORDER, AuditLog, RecentOrders
+from tui.screens.new_order import NewOrderScreen
 from tui.screens.order import OrderScreen
-from tui.screens.test_order import TestOrderScreen
 from tui.simulator import TIMING_PRESETS, demo_credential
 from widgets.confirm import ConfirmScreen
 from widgets.masked import MaskedValue
@@ -435,8 +435,8 @@ def product_102():
     )
 
 
-async def open_form(pilot, product=None, request_id="FORM-0001") -> TestOrderScreen:
-    form = TestOrderScreen(product, request_id=request_id)
+async def open_form(pilot, product=None, request_id="FORM-0001") -> NewOrderScreen:
+    form = NewOrderScreen(product, request_id=request_id)
     await pilot.app.push_screen(form)
     await until(pilot, lambda: form.accounts)  # accounts loaded
     await pilot.pause()
@@ -467,7 +467,7 @@ async def test_form_offers_only_active_accounts_of_the_environment(sim):
         form = await open_form(pilot, product_102())
         assert list(form.accounts) == [1001, 1002, 1003]  # not 1004 (inactive), not 1090 (production)
         assert form.query_one("#account").value == 1001
-        assert str(form.query_one("#test-order-request-id").render()) == "FORM-0001"
+        assert str(form.query_one("#new-order-request-id").render()) == "FORM-0001"
 
 
 @pytest.mark.parametrize(
@@ -486,7 +486,7 @@ async def test_form_validation_stops_before_anything_is_sent(sim, fields, proble
         form = await open_form(pilot, product_102(), request_id=request_id)
         await fill(pilot, form, **fields)
         await press_place(pilot)
-        await until(pilot, lambda: problem in str(form.query_one("#test-order-problem").render()))
+        await until(pilot, lambda: problem in str(form.query_one("#new-order-problem").render()))
         assert app.screen is form  # no confirmation
     assert not placed(sim, request_id)
     assert AuditLog().entries() == []
@@ -553,7 +553,7 @@ async def test_readonly_offers_no_test_order(sim):
         await app.navigate("order")
         screen = app.screen
         assert screen.check_action("new_test_order", ()) is False  # not offered: hidden
-        app.open_test_order(product_102())  # e.g. from the catalog: refused on arrival
+        app.open_new_order(product_102())  # e.g. from the catalog: refused on arrival
         await pilot.pause(0.2)
         assert app.screen is screen
         assert "Read-only: test orders are not offered." in notes(app)
@@ -584,7 +584,7 @@ async def test_a_network_failure_keeps_the_request_id_and_the_retry_resends_it(s
             await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
             await pilot.click("#confirm")
             if attempt == 1:
-                await until(pilot, lambda: "Not confirmed" in str(form.query_one("#test-order-problem").render()))
+                await until(pilot, lambda: "Not confirmed" in str(form.query_one("#new-order-problem").render()))
                 assert app.screen is form and form.request_id == request_id
         # The re-send met its own first attempt (OrderAlreadyExists): that order opens.
         await until(pilot, lambda: isinstance(app.screen, OrderScreen) and app.screen.order is not None)
@@ -668,6 +668,6 @@ def test_snapshot_test_order_form(snap_compare, sim_factory):
         form = await open_form(pilot, product_102(), request_id="SNAP-FORM-0001")
         await fill(pilot, form, face_value="4")
         await press_place(pilot)
-        await until(pilot, lambda: "between 5 and 500" in str(form.query_one("#test-order-problem").render()))
+        await until(pilot, lambda: "between 5 and 500" in str(form.query_one("#new-order-problem").render()))
 
     assert snap_compare(app_on(sim_factory()), terminal_size=SIZE, run_before=run_before)

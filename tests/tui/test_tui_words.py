@@ -12,9 +12,9 @@ from textual.widgets import Input, RadioSet
 
 from tui.api.models import RedeemRequest
 from tui.core.payout_flow import Attempt
+from tui.screens.new_order import NewOrderScreen
 from tui.screens.order import OrderScreen
 from tui.screens.payout import PayoutScreen
-from tui.screens.test_order import TestOrderScreen
 from tui.simulator import demo_credential
 from widgets.confirm import ConfirmScreen
 from widgets.date_range import DateRangeDialog
@@ -147,7 +147,7 @@ async def test_a_stray_r_on_the_payout_form_redeems_nothing(sim):
 async def test_the_production_order_form_says_production_and_asks_for_the_total(sim):
     app = app_on(sim, profile="demo-production")
     async with app.run_test(size=SIZE) as pilot:
-        form = TestOrderScreen()
+        form = NewOrderScreen()
         await app.push_screen(form)
         await until(pilot, lambda: form.accounts)
         assert str(form.query_one(".title").render()) == "New production order"
@@ -157,7 +157,7 @@ async def test_the_top_bar_names_the_account_an_order_was_placed_on(sim):
     app = app_on(sim)
     async with app.run_test(size=SIZE) as pilot:
         assert app.session.account_id is None and app.context.account is None  # nothing chosen yet
-        form = TestOrderScreen(request_id=str(uuid.uuid4()))
+        form = NewOrderScreen(request_id=str(uuid.uuid4()))
         await app.push_screen(form)
         await until(pilot, lambda: form.accounts)
         for name, value in (("product-id", "102"), ("face-value", "10"), ("quantity", "1")):

@@ -10,6 +10,7 @@ from datetime import datetime
 import click
 
 from tui.api.limits import CATALOG_V2
+from tui.commands.catalog_output import print_products, print_products_csv
 from tui.commands.common import (
     EXIT_BAD_INPUT,
     Options,
@@ -19,8 +20,6 @@ from tui.commands.common import (
     emit_json,
     fail,
     fresh_option,
-    print_csv,
-    print_table,
     run,
     say,
     say_freshness,
@@ -28,7 +27,6 @@ from tui.commands.common import (
 )
 from tui.commands.progress import progress, say_pace
 from tui.core.words import counted
-from widgets.money import format_range
 
 MAX_PAGE_SIZE = 100  # DESIGN: the maximum is not published; cap at 100
 PAGE_FETCH_CONCURRENCY = 4  # --all: pages in flight at once, kind to the service
@@ -164,7 +162,7 @@ def command(ctx: click.Context, options: Options, v1: bool, fresh: bool, as_csv:
         if options.json:
             emit_json(wire)
         elif as_csv:
-            _print_products_csv(brands)
+            print_products_csv(brands)
         else:
             print_products(brands)
 
@@ -211,63 +209,6 @@ async def _all_pages(session: Session, query):
         rest = await asyncio.gather(*(fetch(index) for index in range(1, pages)))
     brands = [brand for page in (first, *rest) for brand in page.items]
     return first.count, brands
-
-
-def _stock(count: int | None) -> str:
-    if count is None:
-        return "unrestricted"
-    return "out of stock" if count == 0 else str(count)
-
-
-def print_products(brands) -> None:
-    rows = []
-    for brand in brands:
-        for product in brand.products:
-            face = format_range(product.min_face_value, product.max_face_value, brand.currency_code)
-            price = format_range(product.price.min, product.price.max, product.price.currency_code)
-            rows.append([brand.name, brand.country_code, product.id, product.name, face, price, _stock(product.count)])
-    print_table(["BRAND", "COUNTRY", "PRODUCT", "NAME", "FACE VALUE", "PRICE", "STOCK"], rows)
-
-
-def _print_products_csv(brands) -> None:
-    """One row per product, amounts plain and exact in their currency's minor units (as accounts --csv:
-    a spreadsheet sums them), each beside its currency; stock a number (0: out of stock)."""
-    from tui.core.safe_text import visible
-    from widgets.money import exact_amount
-
-    rows = [
-        [
-            visible(brand.name),
-            visible(brand.country_code),
-            product.id,
-            visible(product.name),
-            exact_amount(product.min_face_value, brand.currency_code),
-            exact_amount(product.max_face_value, brand.currency_code),
-            visible(brand.currency_code),
-            exact_amount(product.price.min, product.price.currency_code),
-            exact_amount(product.price.max, product.price.currency_code),
-            visible(product.price.currency_code),
-            "unrestricted" if product.count is None else product.count,
-        ]
-        for brand in brands
-        for product in brand.products
-    ]
-    print_csv(
-        [
-            "BRAND",
-            "COUNTRY",
-            "PRODUCT",
-            "NAME",
-            "FACE MIN",
-            "FACE MAX",
-            "FACE CURRENCY",
-            "PRICE MIN",
-            "PRICE MAX",
-            "PRICE CURRENCY",
-            "STOCK",
-        ],
-        rows,
-    )
 
 
 def _add_mirror_commands() -> None:

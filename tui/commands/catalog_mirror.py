@@ -158,7 +158,7 @@ def search(options: Options, text: str, country: str | None, currency: str | Non
         emit_json([{"brand": brand, "product": product} for brand, product in pairs])
         return
     from tui.api.models import Brand
-    from tui.commands.catalog import print_products
+    from tui.commands.catalog_output import print_products
 
     say(f"{len(pairs)} products from the mirror" + (f", synced {last.age()}" if last else " (never synced)"))
     print_products(Brand.model_validate({**brand, "products": [product]}) for brand, product in pairs)

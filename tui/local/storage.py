@@ -51,7 +51,7 @@ AUDIT_FILE = "audit.jsonl"
 
 # Audit actions the app records; other names are accepted (a newer version may add some).
 REDEEM = "redeem"
-TEST_ORDER = "test-order"
+TEST_ORDER = "new-order"
 NOTIFICATION_CHANGE = "notification-change"
 CARD_REVEAL = "card-reveal"
 CARD_COPY = "card-copy"

@@ -694,4 +694,4 @@ class CatalogScreen(FreshnessMixin, MirrorSource):
         if self.from_mirror:
             self.order_live_product(product.id)
             return
-        self.app.open_test_order(product, self.detail.currency_code if self.detail else None)
+        self.app.open_new_order(product, self.detail.currency_code if self.detail else None)

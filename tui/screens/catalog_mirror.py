@@ -195,7 +195,7 @@ class MirrorSource(BaseScreen):
         elif found[0][0].count == 0:
             self.notify(f"{found[0][0].name} is out of stock now.", severity="warning")
         else:
-            self.app.open_test_order(*found[0])
+            self.app.open_new_order(*found[0])
 
 
 def price_text(low: Decimal | None, high: Decimal | None, currency: str) -> str:

@@ -486,7 +486,7 @@ class OrderScreen(BaseScreen):
         self.query_one("#request-id").focus()
 
     def action_new_test_order(self) -> None:
-        self.app.open_test_order()
+        self.app.open_new_order()
 
 
 def _order_head(order: Order) -> Text:

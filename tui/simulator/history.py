@@ -23,7 +23,8 @@ from starlette.responses import JSONResponse, Response
 
 from .catalog import Product, price_of
 from .credentials import DemoCredential, demo_credential
-from .orders import Order, OrderBook, OrderLine, OrderRejected
+from .order_records import Order, OrderLine
+from .orders import OrderBook, OrderRejected
 from .rates import convert
 
 HISTORY_PATH = "/api/integration/v1.0/orders"

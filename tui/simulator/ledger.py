@@ -21,7 +21,7 @@ from .rates import convert, rate
 
 if TYPE_CHECKING:
     from .catalog import Product
-    from .orders import Account, Order, OrderLine
+    from .order_records import Account, Order, OrderLine
 
 TRANSACTION_ID_WIDTH = 16  # the provider pads its ids with spaces to a fixed width
 DISCOUNT_TYPE = "Percentage"

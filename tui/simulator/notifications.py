@@ -7,7 +7,7 @@ import logging
 import time
 from typing import TYPE_CHECKING
 
-from .orders import Order, wire_time
+from .order_records import Order, wire_time
 from .settings import Timing
 
 if TYPE_CHECKING:

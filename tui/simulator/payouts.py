@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from .credentials import DemoCredential
-from .orders import OrderBook, wire_time
+from .order_records import wire_time
+from .orders import OrderBook
 from .settings import Timing
 
 PAYPAL, VENMO = "PayPal", "Venmo"

@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     from starlette.requests import Request
     from starlette.responses import Response
 
-    from .orders import Order
+    from .order_records import Order
 
 log = logging.getLogger("giftdesk.simulator")
 

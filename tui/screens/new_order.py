@@ -47,11 +47,11 @@ def _range_text(product: Product) -> str:
     return low if low == high else f"{low}–{high}"
 
 
-class TestOrderScreen(ModalScreen[None]):
+class NewOrderScreen(ModalScreen[None]):
     __test__ = False  # not a pytest test class, whatever its name says
     app: GiftdeskHost
     CSS_PATH = STYLES / "order.tcss"
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="test-order.cancel")]
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="new-order.cancel")]
 
     def __init__(
         self, product: Product | None = None, *, request_id: str | None = None, currency: str | None = None
@@ -68,13 +68,13 @@ class TestOrderScreen(ModalScreen[None]):
         session = self.app.session
         self.set_class(session.is_production, "-production")
         product = self.product
-        with Vertical(id="test-order"):
+        with Vertical(id="new-order"):
             yield Label("New production order" if session.is_production else "New test order", classes="title")
             yield Static(
                 safe(f"Environment {session.environment.upper()} · profile {session.profile.name}"),
-                id="test-order-environment",
+                id="new-order-environment",
             )
-            with Grid(id="test-order-fields"):
+            with Grid(id="new-order-fields"):
                 yield Label("Account")
                 yield Select([], id="account", prompt="loading accounts…", compact=True)
                 yield Label("Product id")
@@ -97,9 +97,9 @@ class TestOrderScreen(ModalScreen[None]):
                 yield Label("Quantity")
                 yield Input("1", id="quantity", type="integer", compact=True)
                 yield Label("RequestId")
-                yield Static(safe(self.request_id), id="test-order-request-id")
-            yield Static(id="test-order-problem")
-            with Horizontal(id="test-order-buttons"):
+                yield Static(safe(self.request_id), id="new-order-request-id")
+            yield Static(id="new-order-problem")
+            with Horizontal(id="new-order-buttons"):
                 yield Button("Cancel", id="cancel", compact=True)
                 yield Button("Place…", id="place", variant="warning", compact=True)
 
@@ -119,11 +119,11 @@ class TestOrderScreen(ModalScreen[None]):
         return safe(f"{product.name} · face value {_range_text(product)}{stock}")
 
     def _problem(self, text: str) -> None:
-        self.query_one("#test-order-problem", Static).update(safe(text, multiline=True))
+        self.query_one("#new-order-problem", Static).update(safe(text, multiline=True))
 
     # --- accounts ------------------------------------------------------------------------
 
-    @work(exclusive=True, group="test-order-accounts", exit_on_error=False)
+    @work(exclusive=True, group="new-order-accounts", exit_on_error=False)
     async def _load_accounts(self) -> None:
         session = self.app.session
         try:
@@ -157,7 +157,7 @@ class TestOrderScreen(ModalScreen[None]):
     def place_requested(self) -> None:
         self._check_confirm_place()
 
-    @work(exclusive=True, group="test-order-place", exit_on_error=False)
+    @work(exclusive=True, group="new-order-place", exit_on_error=False)
     async def _check_confirm_place(self) -> None:
         if self.app.readonly:  # the form is never shown read-only; this is the last line of defence
             self._problem("Read-only: nothing is placed.")
