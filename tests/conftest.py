@@ -36,8 +36,11 @@ Credentials, accounts, showcase products and magic values: docs/simulator.md.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import logging
+import re
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 
@@ -127,3 +130,22 @@ def sim_factory() -> Iterator[Callable[..., SimulatorServer]]:
 @pytest.fixture(scope="session")
 def demo_credentials() -> dict[str, DemoCredential]:
     return {credential.name: credential for credential in DEMO_CREDENTIALS}
+
+
+# `make test-fast` runs the tests that need no other process, no PostgreSQL and no pty (`-m "not outside"`).
+# A test is marked `outside` when its module reaches for one of these, or it asks for a PostgreSQL fixture:
+# marked by what the code uses, so that a new test is sorted without anyone remembering to mark it.
+OUTSIDE_WORDS = re.compile(r"\b(subprocess|Popen|pty|pexpect|tmux|multiprocessing|os\.fork|giftdesk_process)\b")
+POSTGRES_FIXTURES = {"pg_cluster", "team_url", "own_cluster"}
+
+
+@functools.cache
+def reaches_outside(module_path: str) -> bool:
+    return bool(OUTSIDE_WORDS.search(Path(module_path).read_text(encoding="utf-8")))
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    for item in items:
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if fixtures & POSTGRES_FIXTURES or reaches_outside(str(item.path)):
+            item.add_marker(pytest.mark.outside)

@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-from textual._context import active_message_pump
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.reactive import reactive
@@ -32,6 +31,7 @@ from tui.screens.base import BaseScreen
 from tui.screens.host import GiftdeskHost, NoSession, WatchListUnavailable
 from widgets.context_bar import Context
 from widgets.status_badge import use_palette
+from widgets.textual_private import exit_with_words, in_own_turn, take_out_of_stack
 
 if TYPE_CHECKING:
     from textual.timer import Timer
@@ -527,7 +527,7 @@ class GiftdeskApp(GiftdeskHost):
         (issue 26). So a screen's request is queued and returns at once; the app's own (its keys,
         a test's Pilot) is waited for.
         """
-        if active_message_pump.get(self) is self:
+        if in_own_turn(self):
             await change(*arguments)
         else:
             self.call_later(change, *arguments)
@@ -566,8 +566,7 @@ class GiftdeskApp(GiftdeskHost):
         """Move a screen open lower in the stack to its top, keeping what it shows and every screen
         between. Textual has no call for taking a screen out of the stack's middle, so it is taken
         out of the stack's own list (its push's result callback with it, as a pop would) and pushed."""
-        self._screen_stack.remove(screen)
-        screen._pop_result_callback()
+        take_out_of_stack(self, screen)
         await self.push_screen(screen)
 
     async def action_go(self, name: str) -> None:
@@ -667,11 +666,11 @@ class GiftdeskApp(GiftdeskHost):
             log_unexpected(error)
         self.bell()
         where = current_log_file()
-        self._exit_renderables.append(
+        exit_with_words(
+            self,
             f"giftdesk stopped on an unexpected error ({type(error).__name__}). "
-            f"A redacted traceback is in {where or 'the log'}."
+            f"A redacted traceback is in {where or 'the log'}.",
         )
-        self._close_messages_no_wait()
 
 
 def resume_collector() -> None:

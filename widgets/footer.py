@@ -23,7 +23,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from textual.widgets import Footer
-from textual.widgets._footer import FooterKey
+
+from widgets.textual_private import FooterKey, bindings_ready, mark_bindings_ready
 
 if TYPE_CHECKING:
     from textual.app import ComposeResult
@@ -35,7 +36,7 @@ class KeysFooter(Footer):
     _shown: tuple[object, ...] | None = None  # what the keys were built from (`_keys_shown`)
 
     def compose(self) -> ComposeResult:
-        self._shown = self._keys_shown() if self._bindings_ready else None
+        self._shown = self._keys_shown() if bindings_ready(self) else None
         for widget in super().compose():
             if isinstance(widget, FooterKey):  # what its `compact` binding would set once mounted
                 widget.set_class(self.compact, "-compact", update=False)
@@ -44,7 +45,7 @@ class KeysFooter(Footer):
             yield widget
 
     def bindings_changed(self, screen: Screen) -> None:
-        self._bindings_ready = True
+        mark_bindings_ready(self)
         if not screen.app.app_focus or self._recompose_due:
             return
         if self.is_attached and screen is self.screen:

@@ -4,7 +4,6 @@ notifications instead of crashing the app."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -20,6 +19,7 @@ from tui.core.words import counted
 from tui.screens.host import WatchListUnavailable
 from widgets.context_bar import ContextBar
 from widgets.footer import KeysFooter
+from widgets.textual_private import is_text_area
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -102,12 +102,7 @@ class BaseScreen(Screen):
         return not at_start  # the start screen: nothing to go back to
 
     def _in_text_field(self) -> bool:
-        # TextArea's module is not imported for this (it costs the start ~12 ms): before a screen
-        # that has one imported it, no TextArea can have focus.
-        text_area = sys.modules.get("textual.widgets._text_area")
-        return isinstance(self.focused, Input) or (
-            text_area is not None and isinstance(self.focused, text_area.TextArea)
-        )
+        return isinstance(self.focused, Input) or is_text_area(self.focused)
 
     async def action_leave_field_or_back(self) -> None:
         if self._in_text_field():
