@@ -39,9 +39,9 @@ lint: $(STAMP)
 test: lint
 	$(BIN)/python -m pytest -q -n 2
 
-# The tests that need no other process, no PostgreSQL and no pty (tests/conftest.py marks the rest `outside`).
+# Under a minute: no other process, no PostgreSQL, no pty, no running app (tests/conftest.py marks the rest).
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest -q -n 2 -m "not outside"
+	$(BIN)/python -m pytest -q -n 2 -m "not outside and not screen"
 
 # `make bench FIGURES=1,2` runs only those figures (bench/results.md keeps the last whole run).
 bench: $(STAMP)
