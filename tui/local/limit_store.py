@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from tui.api.limiter import IN_FLIGHT_FORGOTTEN, Limiter, Window, earliest
 from tui.api.limits import Limit, LimitSyntaxError, limits_table
 from tui.local.database import DatabaseError, use_wal, what_to_do
-from tui.local.fileio import data_dir, ensure_private_dir
+from tui.local.fileio import NotPrivateFile, data_dir, ensure_private_file
 
 if TYPE_CHECKING:
     from tui.local.config import Profile
@@ -45,8 +45,10 @@ def profile_database(profile_name: str, environment: str) -> Path:
 
 def open_database(path: Path) -> sqlite3.Connection:
     """The profile's database, WAL, private; autocommit (each store begins its own transactions)."""
-    ensure_private_dir(path.parent)
-    path.touch(mode=0o600, exist_ok=True)
+    try:
+        ensure_private_file(path)
+    except NotPrivateFile as error:
+        raise DatabaseError(str(error)) from None
     try:
         connection = sqlite3.connect(path, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None, check_same_thread=False)
         use_wal(connection)

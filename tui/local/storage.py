@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from tui.api.bounds import Bounds, depth_exceeds
 from tui.api.redact import MASK, mask_recipient, mask_text
-from tui.local.fileio import append_chained, atomic_write, data_dir
+from tui.local.fileio import NotPrivateFile, append_chained, atomic_write, data_dir, read_private
 from tui.local.state_files import ChosenAccounts, RecentOrder, RecentOrders, now_iso
 
 __all__ = [
@@ -246,25 +246,25 @@ class AuditLog:
 
         The head must name an entry of the chain: one cut off the end is not there any more. A head
         behind the end (a crash between the line and its head) is whole; a log without a head (written
-        before giftdesk kept one) is checked by its chain alone."""
+        before giftdesk kept one) is checked by its chain alone. A log (or head) replaced by a symbolic
+        link or another user's file is named, unread."""
         try:
-            raw = self.path.read_bytes()
-        except FileNotFoundError:
-            raw = b""
+            raw, head = read_private(self.path), self._head()
+        except NotPrivateFile as replaced:
+            return 0, str(replaced)
         lines = [_link(number, line) for number, line in enumerate(raw.splitlines(), start=1) if line.strip()]
         links = [link for link in lines if link is not None]  # a torn line is passed over, as on read
         broken = first_break(links)
-        head = self._head()
         if broken is None and head is not None and head not in {stored for _, _, stored in links}:
             last = links[-1][0] if links else "its start (it is empty)"
             broken = tail_missing(last, f"a later entry (hash {head[:16]}…, kept in {self.head_path.name})")
         return len(lines), broken
 
     def _head(self) -> str | None:
-        try:
-            data = _json_object(self.head_path.read_bytes())
-        except FileNotFoundError:
+        raw = read_private(self.head_path)
+        if not raw and not self.head_path.exists():
             return None
+        data = _json_object(raw)
         stored = data.get(HASH_FIELD) if data is not None else None
         return stored if isinstance(stored, str) else ""  # a head made unreadable names no entry: found as missing
 
@@ -282,10 +282,7 @@ class AuditLog:
         return found
 
     def _read(self) -> list[AuditEntry]:  # the hash is not an entry's field: it is dropped here
-        try:
-            raw = self.path.read_bytes()
-        except FileNotFoundError:
-            return []
+        raw = read_private(self.path)  # NotPrivateFile when it was replaced: never read through a link
         entries = []
         for number, line in enumerate(raw.splitlines(), start=1):
             if not line.strip():
