@@ -37,6 +37,13 @@ def data_dir(environ: Mapping[str, str] = os.environ) -> Path:
     return Path(override) if override else _platform_dir("data")
 
 
+AUDIT_FILE = "audit.jsonl"  # the money actions' log (tui.local.storage), in the data folder
+
+
+def audit_path() -> Path:
+    return data_dir() / AUDIT_FILE
+
+
 def log_dir(environ: Mapping[str, str] = os.environ) -> Path:
     """Log files: GIFTDESK_LOG_DIR, else the user log dir."""
     override = environ.get("GIFTDESK_LOG_DIR")
@@ -124,6 +131,15 @@ def read_private(path: Path) -> bytes:
         return b""
     with os.fdopen(fd, "rb") as file:
         return file.read()
+
+
+def mentions(path: Path, text: str) -> bool:
+    """Whether one of giftdesk's own files holds `text` (False for one missing or replaced): a cheap look
+    before parsing it."""
+    try:
+        return text.encode() in read_private(path)
+    except OSError:
+        return False
 
 
 def ensure_private_file(path: Path) -> None:

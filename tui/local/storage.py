@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Protocol
@@ -20,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from tui.api.bounds import Bounds, depth_exceeds
 from tui.api.redact import MASK, mask_recipient, mask_text
-from tui.local.fileio import NotPrivateFile, append_chained, atomic_write, data_dir, read_private
+from tui.local.fileio import AUDIT_FILE, NotPrivateFile, append_chained, atomic_write, data_dir, read_private
 from tui.local.state_files import ChosenAccounts, RecentOrder, RecentOrders, now_iso
 
 __all__ = [
@@ -42,12 +43,12 @@ __all__ = [
     "first_break",
     "mark_unsettled",
     "new_entry",
+    "record_checked",
+    "unknown_outcomes",
     "use_audit_store",
 ]
 
 log = logging.getLogger(__name__)
-
-AUDIT_FILE = "audit.jsonl"
 
 # Audit actions the app records; other names are accepted (a newer version may add some).
 REDEEM = "redeem"
@@ -344,3 +345,46 @@ def mark_unsettled(entries: list[AuditEntry]) -> list[AuditEntry]:
     for index in open_attempts.values():
         marked[index] = marked[index].model_copy(update={"outcome": UNSETTLED})
     return marked
+
+
+UNKNOWN = "outcome unknown"  # how the outcome of a write cut off or unanswered begins (tui.money)
+CHECKED = "checked"  # how a line that settles such a write begins: someone looked the thing up
+_CHECK = re.compile(r"check: (.+)$")
+
+
+def unknown_outcomes(entries: Iterable[AuditEntry]) -> list[AuditEntry]:
+    """The writes (profile, action, subject) whose last line says their outcome is unknown, oldest first:
+    what a new start lists until someone checks them (DESIGN rule 12). `entries` newest first, as read."""
+    last: dict[tuple[str, str, str], AuditEntry] = {}
+    for entry in reversed(list(entries)):
+        last[(entry.profile, entry.action, entry.subject)] = entry
+    return [entry for entry in last.values() if entry.outcome.startswith(UNKNOWN)]
+
+
+def check_command(entry: AuditEntry) -> str | None:
+    """The command that checks what became of a write, as its lines name it (tui.money writes it)."""
+    for text in (entry.outcome, entry.detail or ""):
+        found = _CHECK.search(text)
+        if found:
+            return found.group(1)
+    return None
+
+
+def record_checked(audit: AuditStore, subject: str, found: str) -> None:
+    """`subject` (a RequestId, a masked weblink) was looked up and `found` says what it is: each write of it
+    whose outcome was unknown gets a line saying so, and is no longer listed as pending. A log that cannot
+    be read or written is passed over: a read never fails for it."""
+    try:
+        for entry in unknown_outcomes(audit.entries(filter_text=subject)):
+            if entry.subject == subject:
+                audit.record(
+                    profile=entry.profile,
+                    environment=entry.environment,
+                    action=entry.action,
+                    subject=subject,
+                    outcome=f"{CHECKED}: {found}",
+                    wallet=entry.wallet,
+                    recipient=entry.recipient,
+                )
+    except Exception as error:  # any store's failure (a full disk, the team database away)
+        log.warning("the audit log could not settle %s: %s", mask_text(subject), error)
