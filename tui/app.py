@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
+from textual import work
 from textual._context import active_message_pump
 from textual.app import App, SystemCommand
 from textual.binding import Binding
@@ -200,6 +201,7 @@ class GiftdeskApp(GiftdeskHost):
             watching=watching,
             attention=attention,
             team=self._team_words(),
+            unknown_outcomes=self._unknown_outcomes,
         )
         self.theme = PRODUCTION_THEME.name if session.is_production else self.sandbox_theme
 
@@ -290,12 +292,32 @@ class GiftdeskApp(GiftdeskHost):
         self._start_put_off_watching()
         resume_collector()
 
+    _unknown_outcomes = 0  # money actions whose outcome is unknown (DESIGN rule 12): said in the top bar
+
+    @work(thread=True, exclusive=True, group="unknown-outcomes")
+    def count_unknown_outcomes(self) -> None:
+        """Read the audit log for writes whose outcome is unknown (a kill -9 in flight): the top bar says how
+        many until someone checks them. A log that cannot be read is said by the Audit screen, not here."""
+        from tui.local.storage import audit_log, unknown_outcomes
+
+        try:
+            count = len(unknown_outcomes(audit_log().entries()))
+        except Exception as error:  # any store's failure: the top bar stays as it was
+            log.warning("the audit log could not be read for unknown outcomes: %s", error)
+            return
+        self.call_from_thread(self._set_unknown_outcomes, count)
+
+    def _set_unknown_outcomes(self, count: int) -> None:
+        self._unknown_outcomes = count
+        self._apply_context()
+
     def _start_put_off_watching(self) -> None:
         if self._watch_put_off:
             self._start_watching()
 
     def _start_watching(self) -> None:
         """The session's watch list, followed until the session ends (items of other profiles wait)."""
+        self.count_unknown_outcomes()  # the top bar's other count, read as the session starts
         from tui.local.database import DatabaseError
         from tui.watch_service import WatchService
 

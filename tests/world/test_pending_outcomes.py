@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import uuid
 
+from apps import app_on, rendered, until
 from test_money_faults import (
     PLAIN_PRODUCT,
     giftdesk,
@@ -17,6 +18,13 @@ from test_money_faults import (
     use,
     wait_for_attempt,
 )
+
+
+async def top_bar_at_a_new_start(sim) -> str:
+    app = app_on(sim)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await until(pilot, lambda: "unknown" in rendered(app.screen, "ContextBar"), timeout=15)
+        return rendered(app.screen, "ContextBar")
 
 
 def pending() -> list[dict]:
@@ -47,7 +55,7 @@ def test_a_redeem_killed_in_flight_is_pending_until_its_status_is_checked(slow_r
     assert "no money action with an unknown outcome" in giftdesk("audit", "pending").output
 
 
-def test_an_order_place_killed_in_flight_is_pending_until_order_show(sim_factory, tmp_path, monkeypatch):
+async def test_an_order_place_killed_in_flight_is_pending_until_order_show(sim_factory, tmp_path, monkeypatch):
     sim = sim_factory(faults="latency=3s")
     request_id = str(uuid.uuid4())
     place = ["order", "place", "--account", "1001", "--product", str(PLAIN_PRODUCT), "--value", "25"]
@@ -58,6 +66,7 @@ def test_an_order_place_killed_in_flight_is_pending_until_order_show(sim_factory
 
     [entry] = pending()
     assert entry["subject"] == request_id and entry["check"] == f"giftdesk order show {request_id}"
+    assert "⚠ 1 outcome(s) unknown: giftdesk audit pending" in await top_bar_at_a_new_start(sim)
 
     use(monkeypatch, sim, "acme-sandbox")
     giftdesk("order", "show", request_id, "--json")  # found, or not there: either way it is checked
