@@ -11,6 +11,7 @@ import gc
 import logging
 import select
 import sys
+import threading
 import time
 from collections.abc import Awaitable, Callable, Iterable
 from contextlib import suppress
@@ -642,15 +643,21 @@ class GiftdeskApp(GiftdeskHost):
     # --- feedback ----------------------------------------------------------------
 
     def _notify_retry(self, attempt: int, delay: float, reason: str) -> None:
-        self.notify(f"{reason}: retrying in {delay:.0f} s (attempt {attempt}).", title="Retrying", severity="warning")
+        self._say_progress(f"{reason}: retrying in {delay:.0f} s (attempt {attempt}).", delay)
 
     def _notify_wait(self, endpoint: str, seconds: float, limit: Limit | None) -> None:
         rule = f"the provider allows {limit}" if limit else "the provider asked for a pause"
-        self.notify(
-            f"Waiting {seconds:.0f} s for a turn at {endpoint} ({rule}).",
-            title="Provider's limit",
-            timeout=max(3.0, seconds),
-        )
+        self._say_progress(f"Waiting {seconds:.0f} s for a turn at {endpoint} ({rule}).", seconds)
+
+    def _say_progress(self, text: str, seconds: float) -> None:
+        """A retry or a wait, said on the status line of the screen under any dialog: one line said in place
+        (issue 35: a toast each covered half an 80x24 screen, and a dialog's buttons)."""
+        if threading.get_ident() != self._thread_id:  # a worker thread's request
+            self.call_from_thread(self._say_progress, text, seconds)
+            return
+        screen = next((s for s in reversed(self.screen_stack) if isinstance(s, BaseScreen) and s.is_mounted), None)
+        if screen is not None:
+            screen.status_line.say_progress(text, max(seconds, PROGRESS_SHOWN_SECONDS))
 
     def report_error(self, error: BaseException) -> None:
         """Say what happened and what to do; never a secret, never a crash."""
@@ -694,6 +701,9 @@ class GiftdeskApp(GiftdeskHost):
             f"A redacted traceback is in {where or 'the log'}."
         )
         self._close_messages_no_wait()
+
+
+PROGRESS_SHOWN_SECONDS = 3.0  # a retry or a wait stays said at least this long, however short
 
 
 def resume_collector() -> None:

@@ -9,7 +9,7 @@ import dataclasses
 import time
 
 import pytest
-from apps import app_on, settle, until
+from apps import app_on, notifications, settle, until
 from test_tui_ledger import open_ledger, place, shown
 from test_tui_orders import open_recent_board, summary
 
@@ -103,3 +103,16 @@ async def test_a_failed_refresh_keeps_the_accounts_ledger_said_stale(outage, dem
         assert shown(screen) == before and screen.report is not None
         line = status_line(screen)
         assert "Stale: last good data as of" in line and "(10 min ago)" in line and "connection failed" in line
+
+
+async def test_retries_while_the_service_is_away_are_said_in_one_line_not_a_toast_each(outage):
+    app = app_on(outage.server)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_recent_board(pilot)
+        outage.down()
+        await pilot.press("r")
+        await until(pilot, lambda: "retrying in" in status_line(screen))
+        said = {status_line(screen)}
+        await until(pilot, lambda: screen.status_line.stale and not screen.table.loading)
+        assert said and not any("retrying" in note.lower() for note in notifications(app))
+        assert len([note for note in notifications(app) if "connection failed" in note]) <= 1  # the failure, once
