@@ -16,7 +16,6 @@ from tui.screens.profile_form import ProfileForm
 from widgets.confirm import ConfirmScreen
 from widgets.safe_text import safe, safe_row
 
-
 CONFIG_CHECK_SECONDS = 2.0  # how often the shown screen looks whether the profiles file changed
 
 
