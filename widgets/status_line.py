@@ -65,6 +65,10 @@ class StatusLine(Static):
         self.progress = None
         self._redraw()
 
+    def forget(self, part: str = "") -> None:
+        """What `part` showed is gone (another range of days asked for): until it loads, nothing of it is."""
+        self._as_of.pop(part, None)
+
     def failed(self, error: BaseException | str, part: str = "") -> None:
         """A refresh of `part` failed: what is shown stays, said stale with its age and why."""
         text = str(error).strip().splitlines()

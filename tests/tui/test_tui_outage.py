@@ -5,48 +5,33 @@ The simulator is really stopped (its port refuses connections) and started again
 
 from __future__ import annotations
 
-import dataclasses
 import time
 
 import pytest
-from apps import app_on, notifications, settle, until
+from apps import Outage, app_on, notifications, settle, until
 from test_tui_ledger import open_ledger, place, shown
 from test_tui_orders import open_recent_board, summary
 
 import tui.screens.freshness
 import widgets.status_line
 from tui.screens.freshness import text_for
-from tui.simulator import SimulatorServer, SimulatorSettings
+from tui.simulator import SimulatorSettings
 
 WIDE = (160, 48)
 LATER = 600.0  # seconds: the refresh fails ten minutes after the last good data came
 
 
-class Outage:
-    """A simulator that can go away and come back on the same port (its state starts afresh, its seeded past the same)."""
-
-    def __init__(self) -> None:
-        self.settings = SimulatorSettings(seed=11, history=120, limits=None)
-        self.server = SimulatorServer(self.settings).start()
-        self.settings = dataclasses.replace(self.settings, port=self.server.port)
-
-    def down(self) -> None:
-        self.server.stop()
-
-    def up(self) -> None:
-        self.server = SimulatorServer(self.settings).start()
-
-
 @pytest.fixture(autouse=True)
 def freshness_said(monkeypatch) -> None:
     monkeypatch.setattr(tui.screens.freshness, "text_for", text_for)  # the line itself, not the snapshots' fixed one
+    monkeypatch.setattr(widgets.status_line, "clock", time.time)  # and its ages, as they are
 
 
 @pytest.fixture
 def outage():
-    service = Outage()
+    service = Outage(SimulatorSettings(seed=11, history=120, limits=None))
     yield service
-    service.server.stop()
+    service.stop()
 
 
 def ten_minutes_on(monkeypatch) -> None:

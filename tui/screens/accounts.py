@@ -107,6 +107,7 @@ class AccountsScreen(FreshnessMixin, DateRangeKeys, BaseScreen):
     def range_changed(self) -> None:
         self.report = None  # another range's transactions: not this one's, even when its load fails
         self.ledger.table.clear()
+        self.status_line.forget(self.LOAD_GROUP)
         self.reload_ledger(fresh=False)
 
     def reload_ledger(self, *, fresh: bool) -> None:

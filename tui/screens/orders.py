@@ -200,6 +200,7 @@ class OrdersScreen(FreshnessMixin, DateRangeKeys, BaseScreen):
                 self._show_summary()
             else:
                 self.show_lines([])
+                self.status_line.forget("orders-load")  # another range's good data is not this one's
             raise  # BaseScreen reports it
         finally:
             self.table.loading = False
