@@ -137,7 +137,9 @@ class Gate:
                 sink.close()
                 self._open.discard(sink)
 
-        await asyncio.gather(copy(reader, upstream_writer), copy(upstream_reader, writer))
+        # Cancelled when the hour's loop ends: its end, not a failure (asyncio's server would print it as one).
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.gather(copy(reader, upstream_writer), copy(upstream_reader, writer))
 
 
 @dataclass
