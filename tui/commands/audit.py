@@ -79,7 +79,7 @@ def _checked() -> tuple[str, tuple[int, str | None]]:
 @click.option("--json", "as_json", is_flag=True, help="One JSON array: each write with its `check` command.")
 @debug_option
 def pending(as_json: bool) -> None:
-    """List money actions whose outcome is unknown, each with the command that checks it.
+    """List money actions of unknown outcome, with the check of each.
 
     A write cut off while it waited (kill -9, a power cut, a lost answer)
     stays listed until someone checks it: `order show` or `payout status`
