@@ -11,6 +11,7 @@ import gc
 import logging
 import select
 import sys
+import threading
 import time
 from collections.abc import Awaitable, Callable, Iterable
 from contextlib import suppress
@@ -18,6 +19,7 @@ from dataclasses import dataclass, field
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
+from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.reactive import reactive
@@ -200,6 +202,7 @@ class GiftdeskApp(GiftdeskHost):
             watching=watching,
             attention=attention,
             team=self._team_words(),
+            unknown_outcomes=self._unknown_outcomes,
         )
         self.theme = PRODUCTION_THEME.name if session.is_production else self.sandbox_theme
 
@@ -290,12 +293,32 @@ class GiftdeskApp(GiftdeskHost):
         self._start_put_off_watching()
         resume_collector()
 
+    _unknown_outcomes = 0  # money actions whose outcome is unknown (DESIGN rule 12): said in the top bar
+
+    @work(thread=True, exclusive=True, group="unknown-outcomes")
+    def count_unknown_outcomes(self) -> None:
+        """Read the audit log for writes whose outcome is unknown (a kill -9 in flight): the top bar says how
+        many until someone checks them. A log that cannot be read is said by the Audit screen, not here."""
+        from tui.local.storage import audit_log, unknown_outcomes
+
+        try:
+            count = len(unknown_outcomes(audit_log().entries()))
+        except Exception as error:  # any store's failure: the top bar stays as it was
+            log.warning("the audit log could not be read for unknown outcomes: %s", error)
+            return
+        self.call_from_thread(self._set_unknown_outcomes, count)
+
+    def _set_unknown_outcomes(self, count: int) -> None:
+        self._unknown_outcomes = count
+        self._apply_context()
+
     def _start_put_off_watching(self) -> None:
         if self._watch_put_off:
             self._start_watching()
 
     def _start_watching(self) -> None:
         """The session's watch list, followed until the session ends (items of other profiles wait)."""
+        self.count_unknown_outcomes()  # the top bar's other count, read as the session starts
         from tui.local.database import DatabaseError
         from tui.watch_service import WatchService
 
@@ -619,15 +642,21 @@ class GiftdeskApp(GiftdeskHost):
     # --- feedback ----------------------------------------------------------------
 
     def _notify_retry(self, attempt: int, delay: float, reason: str) -> None:
-        self.notify(f"{reason}: retrying in {delay:.0f} s (attempt {attempt}).", title="Retrying", severity="warning")
+        self._say_progress(f"{reason}: retrying in {delay:.0f} s (attempt {attempt}).", delay)
 
     def _notify_wait(self, endpoint: str, seconds: float, limit: Limit | None) -> None:
         rule = f"the provider allows {limit}" if limit else "the provider asked for a pause"
-        self.notify(
-            f"Waiting {seconds:.0f} s for a turn at {endpoint} ({rule}).",
-            title="Provider's limit",
-            timeout=max(3.0, seconds),
-        )
+        self._say_progress(f"Waiting {seconds:.0f} s for a turn at {endpoint} ({rule}).", seconds)
+
+    def _say_progress(self, text: str, seconds: float) -> None:
+        """A retry or a wait, said on the status line of the screen under any dialog: one line said in place
+        (issue 35: a toast each covered half an 80x24 screen, and a dialog's buttons)."""
+        if threading.get_ident() != self._thread_id:  # a worker thread's request
+            self.call_from_thread(self._say_progress, text, seconds)
+            return
+        screen = next((s for s in reversed(self.screen_stack) if isinstance(s, BaseScreen) and s.is_mounted), None)
+        if screen is not None:
+            screen.status_line.say_progress(text, max(seconds, PROGRESS_SHOWN_SECONDS))
 
     def report_error(self, error: BaseException) -> None:
         """Say what happened and what to do; never a secret, never a crash."""
@@ -671,6 +700,9 @@ class GiftdeskApp(GiftdeskHost):
             f"giftdesk stopped on an unexpected error ({type(error).__name__}). "
             f"A redacted traceback is in {where or 'the log'}.",
         )
+
+
+PROGRESS_SHOWN_SECONDS = 3.0  # a retry or a wait stays said at least this long, however short
 
 
 def resume_collector() -> None:

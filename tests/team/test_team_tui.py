@@ -128,3 +128,39 @@ async def test_the_database_going_away_is_said_reads_fall_back_money_is_refused_
             await until(pilot, lambda: "back again" in rendered(app.screen, "#order-notes"), timeout=15)
     finally:
         team.close()
+
+
+async def test_a_note_typed_while_the_database_is_down_stays_in_its_dialog_and_is_kept_when_it_is_back(
+    sim, own_cluster
+):
+    """Issue 35, break 7: the note is not thrown away; the dialog says why it was not kept, enter tries again."""
+    from widgets.note_dialog import NoteDialog
+
+    database = TeamDatabase(own_cluster.create_database())
+    migrate(database)
+    pending = place(sim, "10.14")
+    team = TeamMode(database, user="ana", host="desk-1")
+    app = app_on(sim, team=team)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: app.team_listener is not None and app.team_listener.listening.is_set())
+            await app.navigate("order", pending)
+            await pilot.pause()
+            own_cluster.stop()
+            await until(pilot, lambda: "team database unreachable, retrying" in header(app), timeout=10)
+
+            await pilot.press("m")
+            await until(pilot, lambda: isinstance(app.screen, NoteDialog))
+            dialog = app.screen
+            await pilot.press(*"customer called 10:42", "enter")
+            await until(pilot, lambda: "Not kept" in rendered(dialog, "#note-problem"))
+            assert app.screen is dialog and dialog.query_one("#note-text").value == "customer called 10:42"
+
+            own_cluster.start()
+            order_screen = app.screen_stack[-2]
+            await until(pilot, lambda: "unreachable" not in rendered(order_screen, "ContextBar"), timeout=15)
+            await pilot.press("enter")
+            await until(pilot, lambda: app.screen is not dialog)
+            await until(pilot, lambda: "customer called 10:42" in rendered(app.screen, "#order-notes"), timeout=15)
+    finally:
+        team.close()

@@ -76,8 +76,14 @@ def show(options: Options, request_id: str, watch_: bool, interval: float, revea
     """
 
     async def work(session: Session) -> None:
+        from tui.commands.audit import settle_checked, settle_not_found
+
+        not_placed = "no order with this RequestId: it was not placed"
+
         if options.json and not watch_:  # the order as it came: no model needed for a good answer (issue 16)
-            wire = await session.client.get_order_wire(request_id)
+            with settle_not_found(session, request_id, not_placed):
+                wire = await session.client.get_order_wire(request_id)
+            settle_checked(session, wire["requestId"], f"order status {wire['status']}")
             emit_json(_released(wire, reveal))
             exit_for_status(exit_status, wire["status"])
             return
@@ -90,7 +96,9 @@ def show(options: Options, request_id: str, watch_: bool, interval: float, revea
         if watch_:
             order = await watch(fetch, lambda o: is_order_final(o.status), _progress, interval, session.sleep)
         else:
-            order = await fetch()
+            with settle_not_found(session, request_id, not_placed):
+                order = await fetch()
+        settle_checked(session, order.request_id, f"order status {order.status}")
         if options.json:
             emit_json(_released(to_wire(order), reveal))
         else:

@@ -86,6 +86,7 @@ class AuditScreen(BaseScreen):
         Binding("slash", "filter", "Filter", id="audit.filter"),
         Binding("r", "reload", "Reload", id="audit.reload"),
     ]
+    REFRESH_GROUPS = frozenset({"audit-read"})
 
     def __init__(self) -> None:
         super().__init__()

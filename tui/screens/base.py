@@ -1,6 +1,9 @@
 """What every giftdesk screen shares: the context bar, the footer, read-only
-hiding of actions that change anything, and errors from workers shown as
-notifications instead of crashing the app."""
+hiding of actions that change anything, errors from workers shown as
+notifications instead of crashing the app, and the status line (issue 35):
+a failed refresh of the screen's data (its REFRESH_GROUPS' workers) is said
+stale there, with its age and the error, while the data stays; retries and
+waits are said there too, in place."""
 
 from __future__ import annotations
 
@@ -19,6 +22,7 @@ from tui.core.words import counted
 from tui.screens.host import WatchListUnavailable
 from widgets.context_bar import ContextBar
 from widgets.footer import KeysFooter
+from widgets.status_line import StatusLine
 from widgets.textual_private import is_text_area
 
 if TYPE_CHECKING:
@@ -40,6 +44,8 @@ class BaseScreen(Screen):
     EXPORT_NAME: ClassVar[str | None] = None
     # A footer with less space between keys, composed so (setting it after mounting restyles every key).
     COMPACT_FOOTER: ClassVar[bool] = False
+    # The worker groups that load the screen's data: their successes and failures say how fresh it is.
+    REFRESH_GROUPS: ClassVar[frozenset[str]] = frozenset()
 
     # A screen opens on its table, never in a text field: the digit keys that
     # move between screens must not be typed into a form (its own key focuses it).
@@ -60,6 +66,7 @@ class BaseScreen(Screen):
         self._take_breakpoint_classes()
         yield ContextBar()
         yield from self.compose_body()
+        yield StatusLine()
         yield KeysFooter(compact=self.COMPACT_FOOTER)
 
     def compose_body(self) -> ComposeResult:
@@ -165,7 +172,21 @@ class BaseScreen(Screen):
         """Team mode: another giftdesk changed something of this profile (`change["what"]`: "watch",
         "note", "inbox", or "all" when the database is back); screens that show it override this."""
 
+    @property
+    def status_line(self) -> StatusLine:
+        return self.query_one(StatusLine)
+
+    def data_as_of(self, group: str) -> float | None:
+        """When the data a refresh of `group` just brought came from the service (None: now); a screen that
+        takes a local copy says the copy's time."""
+        return None
+
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group in self.REFRESH_GROUPS and event.worker.node is self:
+            if event.state == WorkerState.SUCCESS:
+                self.status_line.succeeded(self.data_as_of(event.worker.group), part=event.worker.group)
+            elif event.state == WorkerState.ERROR and event.worker.error is not None:
+                self.status_line.failed(event.worker.error, part=event.worker.group)
         if event.state == WorkerState.ERROR and event.worker.error is not None:
             self.app.report_error(event.worker.error)
 

@@ -433,17 +433,14 @@ class OrderScreen(BaseScreen):
             return
         request_id = self.request_id
 
-        def keep(text: str | None) -> None:
-            if text is None:
-                return
-            try:
-                self.app.notes.add(self.app.session.profile.name, request_id, text)
-            except (ValueError, OSError) as error:  # a bad note, or the team database away (said in the header)
-                self.notify(str(error), title="Note not kept", severity="warning")
-                return
-            self._show_notes()
+        def keep(text: str) -> None:  # a failure stays in the dialog, the note with it (widgets.note_dialog)
+            self.app.notes.add(self.app.session.profile.name, request_id, text)
 
-        self.app.push_screen(NoteDialog(request_id), keep)
+        def kept(text: str | None) -> None:
+            if text is not None:
+                self._show_notes()
+
+        self.app.push_screen(NoteDialog(request_id, keep), kept)
 
     def team_changed(self, change: Mapping[str, Any]) -> None:
         if change.get("what") in ("note", "all") and self.request_id is not None:

@@ -35,6 +35,7 @@ class RatesScreen(FreshnessMixin, BaseScreen):
     destination = "rates"
     REFRESHES_BY_ITSELF = True
     LOAD_GROUP = "rates"
+    REFRESH_GROUPS = frozenset({LOAD_GROUP})
     CSS_PATH = STYLES / "rates.tcss"
     EXPORT_NAME = "rates"
     BINDINGS = [
