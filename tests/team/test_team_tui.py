@@ -8,6 +8,7 @@ import contextlib
 
 import pytest
 from apps import app_on, notifications, rendered, until
+from team_support import operator_database
 from watch_support import payout_code, place
 
 from tui.local.storage import audit_log
@@ -21,7 +22,8 @@ PROFILE = "demo-sandbox"
 
 @contextlib.asynccontextmanager
 async def two_giftdesks(sim, database):
-    ana, bo = TeamMode(database, user="ana", host="desk-1"), TeamMode(database, user="bo", host="desk-2")
+    ana = TeamMode(operator_database(database, "ana"), user="Ana A.", host="desk-1")  # `user`: a display name only
+    bo = TeamMode(operator_database(database, "bo"), user="ana", host="desk-2")  # claiming to be ana changes nothing
     first, second = app_on(sim, team=ana), app_on(sim, team=bo)
     try:
         async with first.run_test(size=SIZE) as pilot, second.run_test(size=SIZE) as other:
@@ -98,7 +100,7 @@ async def test_the_database_going_away_is_said_reads_fall_back_money_is_refused_
     database = TeamDatabase(own_cluster.create_database())
     migrate(database)
     pending = place(sim, "10.14")
-    team = TeamMode(database, user="ana", host="desk-1")
+    team = TeamMode(operator_database(database, "ana"), user="ana", host="desk-1")
     app = app_on(sim, team=team)
     try:
         async with app.run_test(size=SIZE) as pilot:

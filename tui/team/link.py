@@ -33,11 +33,13 @@ POOL_SIZE = 4
 
 
 class TeamLink:
-    """The pool, who is using it (user, host), and whether the database is reachable now."""
+    """The pool, who is using it (its database login; `user` is a display name only), and whether the database
+    is reachable now."""
 
     def __init__(self, database: TeamDatabase, *, user: str, host: str | None = None) -> None:
         self.database = database
         self.user = user
+        self._login: str | None = None
         self.host = host or socket.gethostname()
         self.pool: ConnectionPool[psycopg.Connection[Any]] = ConnectionPool(
             database.url,
@@ -53,6 +55,16 @@ class TeamLink:
         self._reachable = True
         self._lock = threading.Lock()
         self._watchers: list[Callable[[bool], None]] = []
+
+    @property
+    def login(self) -> str:
+        """Who this giftdesk is to the team: its database login (session_user), which the database stamps on
+        everything it writes (DESIGN rule 13), whatever the config's `user` says."""
+        if self._login is None:
+            with self.connection() as connection:
+                row = connection.execute("SELECT session_user").fetchone()
+            self._login = str(row[0]) if row else ""
+        return self._login
 
     @property
     def reachable(self) -> bool:
