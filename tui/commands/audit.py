@@ -1,9 +1,10 @@
 """`giftdesk audit verify`: whether the audit log is whole (each entry chained to the one before).
 
 In team mode the team database's log, else this machine's file. Exit 0 when
-the chain is intact and ends at the log's head; 1 naming the first broken
-entry (edited, inserted, or following a removed one), or saying that the last
-entries are missing; 2 when team mode's settings are wrong; 5 when the team
+the chain is intact and ends at the log's head (in team mode, each entry also
+signed by a key registered for the login that wrote it); 1 naming the first
+broken entry (edited, inserted, forged, unsigned, unreadable, re-ordered, or
+following a removed one), or saying that the last entries are missing; 2 when team mode's settings are wrong; 5 when the team
 database cannot be reached.
 """
 
@@ -53,7 +54,8 @@ def verify() -> None:
         fail(str(error), EXIT_UNAVAILABLE, "is the team database up? `giftdesk team check` says more")
     if broken is not None:
         fail(f"{where}: {broken}", EXIT_BROKEN, f"{count} entries read; the ones before the break are intact")
-    click.echo(f"{where}: {count} entries, chain intact")
+    intact = "chain and signatures intact" if where.startswith("team") else "chain intact"
+    click.echo(f"{where}: {count} entries, {intact}")
 
 
 def _checked() -> tuple[str, tuple[int, str | None]]:

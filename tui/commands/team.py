@@ -33,10 +33,12 @@ def _database():  # -> TeamDatabase
 
 
 def _failed(error: Exception) -> None:
-    from tui.team.database import SchemaNotCurrent
+    from tui.team.database import NotAnOperator, SchemaNotCurrent
 
     if isinstance(error, SchemaNotCurrent):
         fail(str(error), EXIT_REFUSED)
+    if isinstance(error, NotAnOperator):
+        fail(str(error), EXIT_AUTH, "or connect with your own operator's login (docs/team.md)")
     if "authentication failed" in str(error) or "no password supplied" in str(error):
         fail(str(error), EXIT_AUTH, "check the user in the URL and [team] password's source")
     fail(str(error), EXIT_UNAVAILABLE, "is the server up, and the host and port right?")

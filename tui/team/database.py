@@ -283,6 +283,10 @@ class TeamUnreachable(TeamDatabaseError):
     """The database does not answer (down, wrong host, refused login)."""
 
 
+class NotAnOperator(TeamDatabaseError):
+    """The login works but may read nothing: it is not in the operators' group role (`giftdesk team operator add`)."""
+
+
 class SchemaNotCurrent(TeamDatabaseError):
     """Reachable, but its schema is not this giftdesk's: `giftdesk team init`, or upgrade giftdesk."""
 
@@ -371,8 +375,17 @@ def migrate(database: TeamDatabase) -> tuple[int, int]:
 
 def check(database: TeamDatabase) -> int:
     """The schema's version when the database is reachable and current; else the error that says why."""
-    with _said(database), database.connect() as connection:
-        version = schema_version(connection)
+    try:
+        with _said(database), database.connect() as connection:
+            version = schema_version(connection)
+    except TeamDatabaseError as error:
+        if "permission denied" not in str(error):
+            raise
+        login = _without_password(database.url).split("//", 1)[-1].split("@", 1)[0].split(":", 1)[0] or "NAME"
+        raise NotAnOperator(
+            f"team database {database.shown}: this login is not a giftdesk operator (it may read nothing): "
+            f"ask whoever runs the database for `giftdesk team operator add {login}`"
+        ) from None
     _refuse_newer(database, version)
     if version < SCHEMA_VERSION:
         raise SchemaNotCurrent(
