@@ -5,10 +5,13 @@ going away is said in the header and survived."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import json
 
+import psycopg
 import pytest
 from apps import app_on, notifications, rendered, until
-from team_support import operator_database
+from team_support import as_login, operator_database
 from watch_support import payout_code, place
 
 from tui.local.storage import audit_log
@@ -128,5 +131,41 @@ async def test_the_database_going_away_is_said_reads_fall_back_money_is_refused_
             audit_log().record(profile=PROFILE, environment="sandbox", action="redeem", subject="S", outcome="attempt")
             app.notes.add(PROFILE, pending, "back again")
             await until(pilot, lambda: "back again" in rendered(app.screen, "#order-notes"), timeout=15)
+    finally:
+        team.close()
+
+
+async def test_a_notification_from_a_login_with_no_rights_changes_nothing(sim_factory, team_database, team_url):
+    """A NOTIFY is a hint (DESIGN rule 13): anyone who may connect can send one, so what is shown, toasted,
+    counted and settled comes from the row read back, and a notification naming no readable row changes nothing."""
+    sim = sim_factory(timing=TIMING_PRESETS["fast"].replace(pause_seconds=3600.0))
+    pending = place(sim, "10.14")  # a Paused card that does not resume: Pending for the whole test
+    with psycopg.connect(team_url, autocommit=True) as owner:
+        owner.execute(
+            "DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'mallory') THEN"
+            " CREATE ROLE mallory LOGIN; END IF; END $$"
+        )
+    team = TeamMode(operator_database(team_database, "ana"), user="ana", host="desk-1")
+    app = app_on(sim, team=team)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: app.team_listener is not None and app.team_listener.listening.is_set())
+            item = app.watch_list.add_order(pending)
+            await until(pilot, lambda: app.watch_list.leading and "watching 1" in header(app), timeout=15)
+            with psycopg.connect(as_login(team_database, "mallory").url, autocommit=True) as mallory:
+                with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                    mallory.execute("SELECT * FROM watch_items")  # no rights on any table
+                told = {"what": "watch", "profile": PROFILE, "environment": "sandbox", "id": item.id}
+                ended = {**dataclasses.asdict(item), "status": "Succeeded", "final": True, "detail": "trust me"}
+                for forged in ({**told, "item": ended}, {**told, "id": item.id + 1000, "item": {**ended, "id": 1}}):
+                    mallory.execute("SELECT pg_notify('giftdesk', %s)", (json.dumps(forged),))
+            looks = len(sim.requests("get_order"))
+            await until(pilot, lambda: len(sim.requests("get_order")) >= looks + 2, timeout=30)  # still polled
+            await pilot.pause(0.3)
+            assert not any("ended" in n for n in notifications(app))
+            assert "watching 1" in header(app)
+            [still] = app.watch_list.items()
+            assert (still.id, still.final) == (item.id, False)
+            assert still.status != "Succeeded" and still.detail != "trust me"
     finally:
         team.close()
