@@ -10,7 +10,7 @@ import json
 
 import psycopg
 import pytest
-from apps import app_on, notifications, rendered, until
+from apps import app_on, notifications, rendered, screen_lines, until
 from team_support import as_login, operator_database
 from watch_support import payout_code, place
 
@@ -54,7 +54,10 @@ async def test_a_pin_a_note_and_a_callback_made_on_one_show_on_the_other(sim_fac
         ana.watch_list.add_order(pending)
         await until(bo_pilot, lambda: "watching 1" in header(bo), timeout=15)
         [seen] = bo.watch_list.items()
-        assert seen.pinned_by == "ana"
+        assert seen.pinned_by == "ana"  # ana's login: her config's name is "Ana A.", bo's claims "ana"
+        await bo.navigate("watch")
+        await until(bo_pilot, lambda: any("Pinned by" in line for line in screen_lines(bo)), timeout=5)
+        assert any(pending in line and " ana " in line for line in screen_lines(bo))  # its row: who pinned it
 
         await bo.navigate("order", pending)
         ana.notes.add(PROFILE, pending, "customer called 10:42, [b]code[/b] re-sent")
@@ -169,3 +172,42 @@ async def test_a_notification_from_a_login_with_no_rights_changes_nothing(sim_fa
             assert still.status != "Succeeded" and still.detail != "trust me"
     finally:
         team.close()
+
+
+async def test_the_audit_screen_says_who_wrote_each_entry_and_where_and_which_it_could_not_read(
+    sim, team_database, team_url
+):
+    from textual.widgets import DataTable
+
+    from tui.local.storage import TEST_ORDER
+    from tui.team.audit import TeamAuditLog
+
+    order = "5ddd8330-52e7-4882-9a3c-0c2b1f6e8d41"
+    ana = TeamMode(operator_database(team_database, "ana"), user="ana", host="desk-1")
+    bo = TeamMode(operator_database(team_database, "bo"), user="bo", host="desk-2")
+    try:
+        ana.audit.record(profile=PROFILE, environment="sandbox", action=TEST_ORDER, subject=order, outcome="placed")
+        bad = TeamAuditLog(ana.link).append(PROFILE, "sandbox", json.dumps({"who": "ana", "time": 5}))
+        audit_log().record(
+            profile=PROFILE,
+            environment="sandbox",
+            action="notification-change",
+            subject="notification configuration",
+            outcome="saved; read-back matches",
+        )  # bo's: the audit store of the last team mode opened
+        app = app_on(sim, team=bo)
+        async with app.run_test(size=(160, 48)) as pilot:
+            await app.navigate("audit")
+            table = app.screen.query_one(DataTable)
+            await until(pilot, lambda: table.row_count == 2)
+            await pilot.pause(0.2)
+            lines = "\n".join(screen_lines(app))
+            assert f"1 entry unreadable (id {bad})" in lines  # and the two others shown
+            assert "bo@desk-2" in lines and "ana@desk-1" in lines  # the stamped logins, not the configs' names
+            assert order in lines and "notification-change" in lines  # sized by content: nothing cut at 160
+            await pilot.press("down")
+            await pilot.pause(0.1)
+            assert "by ana on desk-1" in rendered(app.screen, "#audit-detail")
+    finally:
+        ana.close()
+        bo.close()
