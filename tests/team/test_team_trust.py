@@ -194,9 +194,8 @@ def test_team_check_warns_the_owners_login_and_a_login_that_is_no_operator(team_
         main, ["team", "operator", "remove", "ana"], env={"GIFTDESK_DATABASE_URL": team_database.url}
     )
     assert removed.exit_code == 0 and "ana is no longer an operator" in removed.output
-    with pytest.raises(psycopg.errors.InsufficientPrivilege):  # it reads nothing more
-        with as_login(team_database, "ana").connect() as connection:
-            connection.execute("SELECT * FROM audit")
+    with as_login(team_database, "ana").connect() as connection, pytest.raises(psycopg.errors.InsufficientPrivilege):
+        connection.execute("SELECT * FROM audit")  # it reads nothing more
     again = runner.invoke(main, ["team", "check"], env={"GIFTDESK_DATABASE_URL": as_login(team_database, "ana").url})
     assert again.exit_code == 4 and "this login is not a giftdesk operator" in again.output
     assert "giftdesk team operator add ana" in again.output
