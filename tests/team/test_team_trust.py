@@ -229,3 +229,19 @@ def test_operator_add_makes_the_login_registers_its_key_or_prints_the_sql(team_d
             TeamAuditLog(link).record(profile="p", environment="sandbox", action="redeem", subject="S", outcome="ok")
     finally:
         link.close()
+
+
+def test_a_malformed_inbox_row_hides_no_other_delivery(link, team_url):
+    from tui.local.inbox import CALLBACK, Delivery
+    from tui.team.inbox import TeamInbox
+
+    inbox = TeamInbox(link, "acme", "sandbox")
+    inbox.keep(Delivery.accepted_now("callback:REQ-1", CALLBACK, {"requestId": "REQ-1"}, "10.0.0.1"))
+    with psycopg.connect(team_url, autocommit=True) as owner:  # only the owner can write a row by hand now
+        owner.execute(
+            "INSERT INTO inbox (profile, environment, event_id, kind, verdict, received_at, source, payload)"
+            " VALUES ('acme', 'sandbox', 'callback:BAD', 'callback', 'accepted', 'not a time', 'x', '{')"
+        )
+    inbox.keep(Delivery.accepted_now("callback:REQ-2", CALLBACK, {"requestId": "REQ-2"}, "10.0.0.1"))
+    assert [delivery.event_id for delivery in inbox.since()] == ["callback:REQ-1", "callback:REQ-2"]
+    assert [delivery.event_id for delivery in inbox.unprocessed()] == ["callback:REQ-1", "callback:REQ-2"]

@@ -21,7 +21,7 @@ from typing import Any
 import psycopg
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from tui.team.database import CHANNEL, CONNECT_TIMEOUT_SECONDS, TeamDatabase, TeamUnreachable
+from tui.team.database import CHANNEL, CONNECT_TIMEOUT_SECONDS, TeamDatabase, TeamDatabaseError, TeamUnreachable
 
 log = logging.getLogger("giftdesk.team")
 # The pool says each failed attempt to connect (a warning holding libpq's lines); a store's call that fails says it
@@ -94,6 +94,11 @@ class TeamLink:
         except (PoolTimeout, psycopg.OperationalError) as error:
             self.mark(False)
             raise self.database.unreachable(error) from None
+        except psycopg.errors.InsufficientPrivilege as error:  # a login that is no operator: said, with what to do
+            raise TeamDatabaseError(
+                f"team database {self.database.shown}: {str(error).strip()}: this login is not a giftdesk operator "
+                "(`giftdesk team operator add NAME`, docs/team.md)"
+            ) from None
 
     def notify(self, connection: psycopg.Connection[Any], payload: str) -> None:
         """Announce a change (in the caller's transaction: heard when it commits)."""
