@@ -245,3 +245,16 @@ def test_a_malformed_inbox_row_hides_no_other_delivery(link, team_url):
     inbox.keep(Delivery.accepted_now("callback:REQ-2", CALLBACK, {"requestId": "REQ-2"}, "10.0.0.1"))
     assert [delivery.event_id for delivery in inbox.since()] == ["callback:REQ-1", "callback:REQ-2"]
     assert [delivery.event_id for delivery in inbox.unprocessed()] == ["callback:REQ-1", "callback:REQ-2"]
+
+
+def test_the_owner_cutting_the_last_entries_off_is_named_by_the_machine_that_wrote_them(
+    two_operators, team_url, team_database
+):
+    ana, bo = two_operators
+    ids = four_entries(ana, bo)  # ana wrote ids[0] and ids[2], from this machine
+    with psycopg.connect(team_url, autocommit=True) as owner:
+        owner.execute("ALTER TABLE audit DISABLE TRIGGER audit_append_only")
+        owner.execute("DELETE FROM audit WHERE id >= %s", (ids[2],))
+        rechained(owner)  # the head moved back to ids[1]: chain, signatures and head all agree
+    result = verify(as_login(team_database, "ana"))
+    assert result.exit_code == 1 and f"entry {ids[2]}: appended from this machine, is not in the log" in result.output

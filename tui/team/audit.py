@@ -23,6 +23,7 @@ from typing import Any
 import psycopg
 from pydantic import ValidationError
 
+from tui.local.fileio import atomic_write, data_dir, ensure_private_dir
 from tui.local.storage import (
     GENESIS,
     AuditEntry,
@@ -107,7 +108,9 @@ class TeamAuditLog:
                 ).fetchone()
         except psycopg.Error as error:  # refused by the database (not an operator, a forged "who"): said, not sent
             raise TeamDatabaseError(f"team database {self.link.database.shown}: {str(error).strip()}") from None
-        return int(row[0]) if row else 0
+        entry_id = int(row[0]) if row else 0
+        _remember(self.link.database.shown, entry_id, hashed)
+        return entry_id
 
     def _register_key(self, connection: psycopg.Connection[Any], signer: Signer) -> None:
         """This login's key registered on its first signed write; a login whose registered keys are all
@@ -176,7 +179,46 @@ class TeamAuditLog:
                 return len(rows), broken
             previous = stored
         last = (rows[-1][0], rows[-1][2]) if rows else None
-        return len(rows), _against_head(last, len(rows), head[:3] if head else None)
+        broken = _against_head(last, len(rows), head[:3] if head else None)
+        mine = _remembered(self.link.database.shown)
+        if broken is None and mine is not None and (mine["id"], mine["hash"]) not in {(row[0], row[2]) for row in rows}:
+            broken = (
+                f"entry {mine['id']}: appended from this machine, is not in the log any more: the last entries were cut "
+                "off and the head moved back, behind giftdesk's back (only the tables' owner can)"
+            )
+        return len(rows), broken
+
+
+# What a signature cannot show: the owner cutting the last entries off and moving the head back. Each
+# machine remembers the last entry it appended to each team database; `first_break` looks for it.
+WITNESS_FILE = "team-audit-witness.json"
+
+
+def _witnessed() -> dict[str, Any]:
+    try:
+        data = json.loads((data_dir() / WITNESS_FILE).read_text())
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _remembered(database: str) -> dict[str, Any] | None:
+    mine = _witnessed().get(database)
+    return (
+        mine
+        if isinstance(mine, dict) and isinstance(mine.get("id"), int) and isinstance(mine.get("hash"), str)
+        else None
+    )
+
+
+def _remember(database: str, entry_id: int, hashed: str) -> None:
+    witnessed = _witnessed()
+    witnessed[database] = {"id": entry_id, "hash": hashed}
+    try:
+        ensure_private_dir(data_dir())
+        atomic_write(data_dir() / WITNESS_FILE, json.dumps(witnessed).encode())
+    except OSError as error:  # the entry is written; only this machine's check of the log's end is weaker
+        log.warning("team audit log: the last entry appended here not remembered: %s", error)
 
 
 def _entry(text: str) -> AuditEntry | None:
