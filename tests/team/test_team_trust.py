@@ -199,6 +199,8 @@ def test_team_check_warns_the_owners_login_and_a_login_that_is_no_operator(team_
     again = runner.invoke(main, ["team", "check"], env={"GIFTDESK_DATABASE_URL": as_login(team_database, "ana").url})
     assert again.exit_code == 4 and "this login is not a giftdesk operator" in again.output
     assert "giftdesk team operator add ana" in again.output
+    verified = verify(as_login(team_database, "ana"))
+    assert verified.exit_code == 5 and "this login is not a giftdesk operator" in verified.output
 
 
 def test_operator_add_makes_the_login_registers_its_key_or_prints_the_sql(team_database, memory_keyring):

@@ -44,14 +44,16 @@ def verify() -> None:
       giftdesk audit verify || echo "the audit log was tampered with"
     """
     from tui.local.config import ConfigError
-    from tui.team.database import TeamDatabaseError
+    from tui.team.database import TeamDatabaseError, TeamUnreachable
 
     try:
         where, (count, broken) = _checked()
     except ConfigError as error:
         fail(str(error), EXIT_BAD_INPUT)
-    except TeamDatabaseError as error:
+    except TeamUnreachable as error:
         fail(str(error), EXIT_UNAVAILABLE, "is the team database up? `giftdesk team check` says more")
+    except TeamDatabaseError as error:  # not current, or a login that is no operator: the message says what to do
+        fail(str(error), EXIT_UNAVAILABLE)
     if broken is not None:
         fail(f"{where}: {broken}", EXIT_BROKEN, f"{count} entries read; the ones before the break are intact")
     intact = "chain and signatures intact" if where.startswith("team") else "chain intact"
@@ -67,8 +69,10 @@ def _checked() -> tuple[str, tuple[int, str | None]]:
         log = AuditLog()
         return f"audit log {log.path}", log.first_break()
     from tui.team.audit import TeamAuditLog
+    from tui.team.database import check
 
     try:
+        check(link.database)  # a schema before signatures, or a login that may read nothing: said as such
         return f"team audit log ({link.database.shown})", TeamAuditLog(link).first_break()
     finally:
         link.close()

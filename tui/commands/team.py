@@ -4,7 +4,9 @@ used, and who may use it (one login per operator: docs/team.md).
 Exit codes: 0 reachable and current (init: migrated); 2 team mode is not set up
 (no `[team] database_url`, no GIFTDESK_DATABASE_URL) or its settings are wrong;
 3 reachable but its schema is not this giftdesk's (`team init`, or upgrade);
-4 the database refused the login; 5 it could not be reached.
+4 the database refused the login, or it is no operator's (`team operator add`);
+5 it could not be reached. `team check` warns (exit 0) when the login owns the
+tables: "this login can rewrite history".
 """
 
 from __future__ import annotations

@@ -45,9 +45,11 @@ _APPEND_LOCK = 0x61756474  # pg_advisory_xact_lock key: one append at a time kee
 class TeamAuditLog:
     """Append and read the team's audit entries (every profile's, as the local file holds every profile's)."""
 
-    def __init__(self, link: TeamLink, signer: Signer | None = None) -> None:
+    def __init__(self, link: TeamLink, signer: Signer | None = None, *, throwaway: bool = False) -> None:
+        """`throwaway`: the demo's database (its signing key may live for this run only: tui.team.signing)."""
         self.link = link
         self._signer = signer
+        self._throwaway = throwaway
         self._key_registered = False
         self._last_read: list[AuditEntry] = []  # what reads fall back to while the database is away
         self.unreadable: list[int] = []  # ids of the rows the last read skipped (malformed)
@@ -63,7 +65,7 @@ class TeamAuditLog:
     @property
     def signer(self) -> Signer:
         if self._signer is None:
-            self._signer = Signer(self.link.login)
+            self._signer = Signer(self.link.login, throwaway=self._throwaway)
         return self._signer
 
     def record(

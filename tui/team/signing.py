@@ -34,8 +34,10 @@ def _b64(raw: bytes) -> str:
 class Signer:
     """Signs as one database login, with the key kept in this machine's keyring for it."""
 
-    def __init__(self, login: str) -> None:
+    def __init__(self, login: str, *, throwaway: bool = False) -> None:
+        """`throwaway` (the demo's database, gone when it ends): without a keyring, a key for this run only."""
         self.login = login
+        self.throwaway = throwaway
         self._key: Ed25519PrivateKey | None = None
 
     def _private(self) -> Ed25519PrivateKey:
@@ -51,6 +53,9 @@ class Signer:
                 else:
                     key = Ed25519PrivateKey.from_private_bytes(base64.b64decode(kept))
             except Exception as error:  # no backend, a locked or broken one, a damaged key: said, never guessed
+                if self.throwaway:
+                    self._key = Ed25519PrivateKey.generate()
+                    return self._key
                 raise NoSigningKey(
                     f"no signing key for {self.login} ({type(error).__name__}): team audit entries are signed with a "
                     "key kept in the system keyring; set up a keyring (see docs/team.md) and try again"
