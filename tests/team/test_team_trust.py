@@ -260,3 +260,36 @@ def test_the_owner_cutting_the_last_entries_off_is_named_by_the_machine_that_wro
         rechained(owner)  # the head moved back to ids[1]: chain, signatures and head all agree
     result = verify(as_login(team_database, "ana"))
     assert result.exit_code == 1 and f"entry {ids[2]}: appended from this machine, is not in the log" in result.output
+
+
+def test_a_schema_3_database_moves_to_one_login_per_operator_its_old_entries_kept(team_url):
+    from tui.team.database import MIGRATIONS, SCHEMA_VERSION, migrate
+
+    old = TeamDatabase(team_url)  # before: every giftdesk connected as the owner, "who" as its config said
+    with psycopg.connect(team_url, autocommit=True) as owner, owner.transaction():
+        owner.execute("CREATE TABLE giftdesk_schema (version integer NOT NULL)")
+        for migration in MIGRATIONS[:3]:
+            owner.execute(migration)
+        owner.execute("INSERT INTO giftdesk_schema VALUES (3)")
+        previous = ""
+        for n in range(2):
+            text = entry_json(
+                new_entry(profile="p", environment="sandbox", action="redeem", subject=f"S{n}", outcome="ok", who="x")
+            )
+            previous = chain_hash(previous, text)
+            row = owner.execute(
+                "INSERT INTO audit (profile, environment, entry, hash) VALUES ('p', 'sandbox', %s, %s) RETURNING id",
+                (text, previous),
+            ).fetchone()
+            owner.execute("UPDATE audit_head SET last_id = %s, hash = %s, entries = entries + 1", (row[0], previous))
+    assert migrate(old) == (3, SCHEMA_VERSION)
+    ana = open_link(old, "ana")
+    try:
+        TeamAuditLog(ana).record(profile="p", environment="sandbox", action="redeem", subject="S2", outcome="ok")
+        result = verify(as_login(old, "ana"))
+        assert result.exit_code == 0 and "3 entries, chain and signatures intact" in result.output, result.output
+        assert [entry.subject for entry in TeamAuditLog(ana).entries()] == ["S2", "S1", "S0"]
+        with ana.connection() as connection, pytest.raises(psycopg.errors.InsufficientPrivilege):
+            connection.execute("DELETE FROM audit")
+    finally:
+        ana.close()
