@@ -214,7 +214,7 @@ async def test_columns_are_sized_by_content_so_a_wide_terminal_cuts_nothing(sim,
     )
     app = app_on(sim)
     async with app.run_test(size=(160, 48)) as pilot:
-        screen = await open_audit(app, pilot)
+        await open_audit(app, pilot)
         await pilot.pause(0.1)
         lines = screen_lines(app)
         assert any(order in line for line in lines) and any("notification-change" in line for line in lines)
