@@ -214,6 +214,10 @@ def test_operator_add_makes_the_login_registers_its_key_or_prints_the_sql(team_d
     assert runner.invoke(main, ["team", "operator", "add", "carol", "--public-key", "short"], env=owner).exit_code == 2
 
     carol = {"GIFTDESK_DATABASE_URL": as_login(team_database, "carol").url}
+    ana_url = operator_database(team_database, "ana").url
+    refused = runner.invoke(main, ["team", "operator", "add", "mallory"], env={"GIFTDESK_DATABASE_URL": ana_url})
+    assert refused.exit_code == 3 and "permission denied to create role" in refused.output  # an operator may not
+    assert "CONTEXT" not in refused.output and "--print-sql" in refused.output
     added = runner.invoke(main, ["team", "operator", "add", "carol"], env=owner)
     assert added.exit_code == 0 and "carol is an operator" in added.output
     key = runner.invoke(main, ["team", "key"], env=carol)  # made on first use, in carol's keyring

@@ -195,7 +195,8 @@ def _run_or_print(statements: list[str], print_sql: bool, done: str) -> None:
         run(database, statements)
     except TeamDatabaseError as error:
         if "permission denied" in str(error) or "must be" in str(error):
-            fail(str(error), EXIT_REFUSED, "run it as the login that runs the database, or use --print-sql")
+            said = str(error).splitlines()[0]  # not PL/pgSQL's CONTEXT lines
+            fail(said, EXIT_REFUSED, "run it as the login that runs the database, or use --print-sql")
         _failed(error)
         return
     click.echo(done.format(shown=database.shown))
