@@ -752,7 +752,7 @@ def load_settings(
             from tui.local.config import Config, team_user
             from tui.team.mode import TeamMode
 
-            settings.team = TeamMode(team_database, user=team_user(Config(user=settings.user)))
+            settings.team = TeamMode(team_database, user=team_user(Config(user=settings.user)), demo=True)
         return settings
     store = ProfileStore()
     settings = AppSettings(store=store, readonly=readonly, order=order)

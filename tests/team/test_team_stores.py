@@ -50,7 +50,7 @@ def test_the_team_log_is_append_only_and_a_hand_edited_row_is_found(link, team_u
     for n in range(4):
         redeem(log, n)
     intact = verify(team_url)
-    assert intact.exit_code == 0 and "4 entries, chain intact" in intact.output
+    assert intact.exit_code == 0 and "4 entries, chain and signatures intact" in intact.output
 
     with psycopg.connect(team_url, autocommit=True) as connection:
         with pytest.raises(psycopg.errors.RaiseException, match="append-only"):
