@@ -97,6 +97,9 @@ def show(options: Options, order_id: str, watch_: bool, interval: float, reveal:
             order = await watch(fetch, lambda o: is_order_final(o.status), _progress, interval, session.sleep)
         else:
             order = await fetch()
+        from tui.order_lookup import remember
+
+        remember(session.copies, order)  # its number and cards' serials find it next time
         if options.json:
             emit_json(_released(to_wire(order), reveal))
         else:
