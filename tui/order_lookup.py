@@ -3,7 +3,8 @@
 The rule is tui.core.order_ids; the orders it looks among are what this profile's local copies name (the orders
 report's lines, the transactions, the orders seen whole with their cards' serials) and its recent orders. An ID
 none of them knows sends one orders report of the last LOOKBACK_DAYS days (an endpoint without a limit; its
-closed days are kept) and looks again. No Textual.
+closed days are kept) and looks again; an ID of 8 characters or more that is still unknown, and is not an order
+number, is asked of the service as a RequestId (which says, exit 3, when it does not know it). No Textual.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from datetime import date
 from typing import TYPE_CHECKING
 
 from tui.core.dates import DayRange
-from tui.core.order_ids import KnownOrder, UnknownOrderId, is_request_id, order_number, resolve
+from tui.core.order_ids import MIN_START, KnownOrder, UnknownOrderId, is_request_id, number_of, order_number, resolve
 
 if TYPE_CHECKING:
     from tui.api.client import ServiceClient
@@ -35,7 +36,12 @@ async def find_order(
     except UnknownOrderId:
         days = DayRange.last_days(LOOKBACK_DAYS, today=today or date.today())
         await copies.order_history(client, days)
-        return resolve(text, [*copies.known_orders(), *recent_orders])
+        try:
+            return resolve(text, [*copies.known_orders(), *recent_orders])
+        except UnknownOrderId:
+            if number_of(text) is None and len(text.strip()) >= MIN_START:
+                return text.strip()  # perhaps a RequestId of another shape: the service says whether it knows it
+            raise
 
 
 def remember(copies: ReportCopies, order: Order) -> None:
