@@ -183,3 +183,11 @@ def test_the_markdown_summary_holds_no_secret(giftdesk, history):
         assert secret not in summary.stdout
         token = secret.rsplit("/", 1)[-1]
         assert token not in summary.stdout
+
+
+def test_watch_takes_an_order_number(giftdesk, history):
+    line = history["Succeeded"][0]
+    result = giftdesk("watch", line["orderNumber"], "--json")
+    assert result.exit_code == 0, result.stderr
+    changes = [json.loads(row) for row in result.stdout.splitlines()]
+    assert changes and changes[-1]["requestId"] == line["clientReferenceNumber"] and changes[-1]["final"] is True

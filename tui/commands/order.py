@@ -27,6 +27,7 @@ from tui.commands.common import (
     yes_option,
 )
 from tui.commands.order_case import case
+from tui.commands.order_id import find_order_or_fail
 from tui.commands.watch import exit_for_status, exit_status_option
 from tui.core.safe_text import visible
 
@@ -79,8 +80,6 @@ def show(options: Options, order_id: str, watch_: bool, interval: float, reveal:
     """
 
     async def work(session: Session) -> None:
-        from tui.commands.order_case import find_order_or_fail
-
         request_id = await find_order_or_fail(session, order_id)
         if options.json and not watch_:  # the order as it came: no model needed for a good answer (issue 16)
             wire = await session.client.get_order_wire(request_id)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from tui.commands.common import EXIT_BAD_INPUT, Options, Session, emit_json, fail, run, service_options
+from tui.commands.order_id import find_order_or_fail
 from tui.commands.watch import EXIT_ENDED_BADLY, exit_status_option
 
 if TYPE_CHECKING:
@@ -17,20 +18,6 @@ if TYPE_CHECKING:
     from tui.local.notes import Note, NoteStore
     from tui.local.storage import AuditEntry
     from tui.local.watchlist import WatchedItem
-
-
-async def find_order_or_fail(session: Session, text: str) -> str:
-    """The RequestId an ID names (tui.order_lookup); exit 2 naming the candidates when it cannot say which."""
-    from tui.core.order_ids import AmbiguousOrderId, UnknownOrderId
-    from tui.local.state_files import RecentOrders
-    from tui.order_lookup import find_order
-
-    try:
-        return await find_order(text, session.client, session.copies, RecentOrders().request_ids())
-    except AmbiguousOrderId as error:
-        fail(str(error), EXIT_BAD_INPUT, "give more of the RequestId, or the whole of it")
-    except UnknownOrderId as error:
-        fail(str(error), EXIT_BAD_INPUT)
 
 
 @click.command("case")
