@@ -27,7 +27,7 @@ from tui.order_lookup import remember
 
 if TYPE_CHECKING:
     from tui.api.client import ServiceClient
-    from tui.api.models import Order
+    from tui.api.models import Order, OrderHistoryLine
     from tui.api.money_models import Transaction, TransactionsReport
     from tui.local.inbox import Delivery
     from tui.local.notes import Note
@@ -316,3 +316,73 @@ def _utc(stamp: object) -> datetime | None:
 
 def _iso(moment: datetime | None) -> str | None:
     return None if moment is None else moment.astimezone(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+# --- the orders report's lines that need attention (`orders list --attention`, the Orders board) ---------
+
+
+async def needing_attention(
+    lines: Sequence[OrderHistoryLine],
+    client: ServiceClient,
+    copies: ReportCopies,
+    audit: Sequence[AuditEntry],
+    *,
+    now: datetime | None = None,
+) -> tuple[dict[str, Verdict], str]:
+    """The verdict of each order of the report's lines that needs attention, by RequestId, and a problem ("" when
+    none) that kept the transactions out. With no Get order per order: the report's status, its days'
+    transactions (the local copies first) and the audit; the rules that need an order's cards (PartialFailed's
+    Sold cards) or its time of day (not final after 15 minutes: its day has ended) are the case file's alone."""
+    now = now or datetime.now(UTC)
+    days = sorted({(line.order_date or "")[:10] for line in lines if line.order_date})
+    report: TransactionsReport | None = None
+    problem = ""
+    if days:
+        try:
+            first = date.fromisoformat(days[0])
+            last = min(date.fromisoformat(days[-1]) + timedelta(days=REFUND_DAYS), now.date())
+            report = (await copies.transactions(client, first, max(first, last))).value
+        except (ServiceError, ValueError) as error:
+            problem = str(error)
+    by_order: dict[str, list[OrderHistoryLine]] = {}
+    for line in lines:
+        by_order.setdefault(line.client_reference_number, []).append(line)
+    found: dict[str, Verdict] = {}
+    for request_id, its_lines in by_order.items():
+        said = verdict(_report_facts(request_id, its_lines, report, audit, problem, now), now)
+        if said.attention:
+            found[request_id] = said
+    return found, problem
+
+
+def _report_facts(
+    request_id: str,
+    lines: Sequence[OrderHistoryLine],
+    report: TransactionsReport | None,
+    audit: Sequence[AuditEntry],
+    problem: str,
+    now: datetime,
+) -> CaseFacts:
+    status = lines[0].status
+    day = _utc((lines[0].order_date or "")[:10])
+    debits: list[Decimal] = []
+    credits: list[Decimal] = []
+    if report is not None:
+        wanted = request_id.strip().casefold()
+        mine = [t for t in report.transactions if (t.request_id or "").strip().casefold() == wanted]
+        for _, directed in _directed(mine, report):
+            if directed is not None:
+                (debits if directed < 0 else credits).append(abs(directed))
+    # The report dates an order, it does not time it: a day that is over was long enough ago (counted from its end).
+    ended = day is not None and now - day > timedelta(days=1)
+    return CaseFacts(
+        status=status,
+        final=is_order_final(status),
+        created=day + timedelta(days=1) if ended and day is not None else None,
+        currency=lines[0].account_currency or "",
+        debits=debits,
+        credits=credits,
+        transactions_known=report is not None,
+        transactions_problem=problem,
+        unknown_outcomes=_unknown_outcomes([e for e in audit if e.subject.strip().casefold() == request_id.casefold()]),
+    )

@@ -191,3 +191,14 @@ def test_watch_takes_an_order_number(giftdesk, history):
     assert result.exit_code == 0, result.stderr
     changes = [json.loads(row) for row in result.stdout.splitlines()]
     assert changes and changes[-1]["requestId"] == line["clientReferenceNumber"] and changes[-1]["final"] is True
+
+
+def test_orders_list_attention_keeps_the_failed_and_charged(giftdesk, history):
+    result = giftdesk("orders", "list", "--from", "30d", "--attention", "--json")
+    assert result.exit_code == 0, result.stderr
+    kept = {line["clientReferenceNumber"] for line in json.loads(result.stdout)}
+    failed = {line["clientReferenceNumber"] for line in history["Failed"]}
+    succeeded = {line["clientReferenceNumber"] for line in history["Succeeded"]}
+    assert failed <= kept, "every Failed order of the history was charged and never refunded"
+    assert not kept & succeeded
+    assert "Failed, but" in result.stderr

@@ -114,7 +114,7 @@ def attention_reasons(facts: CaseFacts, net: Decimal, now: datetime) -> list[str
     if not facts.final and facts.created is not None:
         minutes = (now - facts.created).total_seconds() / 60
         if minutes >= STUCK_AFTER_MINUTES:
-            reasons.append(f"not final {counted(int(minutes), 'minute')} after it was created")
+            reasons.append(f"not final {_duration(minutes)} after it was created")
     if facts.refused_callbacks:
         reasons.append(f"{counted(facts.refused_callbacks, 'callback')} about it refused by the receiver")
     if facts.unknown_outcomes:
@@ -147,6 +147,14 @@ def _words(facts: CaseFacts, charged: Decimal, refunded: Decimal, reasons: list[
         paid = f"charged {charged}{money}, not refunded"
     ending = "needs attention" if reasons else "nothing needs attention"
     return f"{paid}, order {facts.status}: {ending}"
+
+
+def _duration(minutes: float) -> str:
+    if minutes < 120:
+        return counted(int(minutes), "minute")
+    if minutes < 48 * 60:
+        return counted(int(minutes // 60), "hour")
+    return counted(int(minutes // 1440), "day")
 
 
 def _plain(value: Decimal) -> str:
