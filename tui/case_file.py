@@ -22,28 +22,48 @@ from tui.api.weblink import WeblinkError, weblink_token
 from tui.core.case import CaseFacts, Event, PayoutSeen, Verdict, timeline, verdict
 from tui.core.ledger import directed_amounts, of_currency
 from tui.core.order_ids import order_number
-from tui.local.storage import ATTEMPT, REDEEM, UNSETTLED, AuditEntry
+from tui.core.safe_text import visible
+from tui.local.storage import ATTEMPT, REDEEM, UNSETTLED, AuditEntry, AuditStore
 from tui.order_lookup import remember
 
 if TYPE_CHECKING:
     from tui.api.client import ServiceClient
     from tui.api.models import Order, OrderHistoryLine
     from tui.api.money_models import Transaction, TransactionsReport
-    from tui.local.inbox import Delivery
-    from tui.local.notes import Note
+    from tui.local.inbox import Delivery, InboxStore
+    from tui.local.notes import Note, NoteStore
     from tui.local.report_copies import ReportCopies
     from tui.local.watchlist import WatchedItem
 
 REFUND_DAYS = 7  # a refund is looked for in the transactions of this many days after the order's
 
 
-class CaseStores(Protocol):
-    """The stores a case reads (local, or the team's in team mode); each may be absent (None)."""
+class _Items(Protocol):
+    def items(self, profile: str | None = None) -> list[WatchedItem]: ...
 
-    def audit_entries(self) -> Sequence[AuditEntry]: ...
-    def notes(self, request_id: str) -> Sequence[Note]: ...
-    def watched(self) -> Sequence[WatchedItem]: ...
-    def deliveries(self) -> Sequence[Delivery]: ...
+
+@dataclass
+class Stores:
+    """The stores a case reads for one profile (this machine's, or the team's in team mode); notes and the inbox
+    may be absent (None: nothing kept yet)."""
+
+    profile: str
+    audit: AuditStore
+    notes_store: NoteStore | None
+    watch_list: _Items | None
+    inbox: InboxStore | None
+
+    def audit_entries(self) -> list[AuditEntry]:
+        return list(self.audit.entries())
+
+    def notes(self, request_id: str) -> list[Note]:
+        return [] if self.notes_store is None else self.notes_store.for_order(self.profile, request_id)
+
+    def watched(self) -> list[WatchedItem]:
+        return [] if self.watch_list is None else list(self.watch_list.items(self.profile))
+
+    def deliveries(self) -> list[Delivery]:
+        return [] if self.inbox is None else list(self.inbox.since(None))
 
 
 @dataclass
@@ -74,13 +94,15 @@ async def open_case(
     request_id: str,
     client: ServiceClient,
     copies: ReportCopies,
-    stores: CaseStores,
+    stores: Stores,
     *,
+    order: Order | None = None,
     now: datetime | None = None,
     today: date | None = None,
 ) -> CaseFile:
+    """`order`: the order as a look just got it (the TUI's), so that the case asks for no second Get order."""
     now = now or datetime.now(UTC)
-    order = await client.get_order(request_id)
+    order = order or await client.get_order(request_id)
     remember(copies, order)
     as_of = {"order": now}
     created = _utc(order.created_date)
@@ -386,3 +408,34 @@ def _report_facts(
         transactions_problem=problem,
         unknown_outcomes=_unknown_outcomes([e for e in audit if e.subject.strip().casefold() == request_id.casefold()]),
     )
+
+
+# --- a ticket summary --------------------------------------------------------------------------------
+
+
+def case_markdown(case_file: CaseFile) -> str:
+    """A ticket summary: masked as the screen is, never a card code, PIN, weblink or recipient in clear."""
+
+    def cell(text: str) -> str:
+        return visible(mask_text(text)).replace("|", "\\|").replace("\n", " ")
+
+    verdict = case_file.verdict
+    lines = [
+        f"### Order {case_file.order_number} ({cell(case_file.status)})",
+        "",
+        f"- RequestId: `{case_file.request_id}`",
+        f"- Verdict: **{cell(verdict.words)}**",
+        *(f"- Needs attention: {cell(reason)}" for reason in verdict.reasons),
+        "",
+        "| Time (UTC) | Source | What | By |",
+        "|---|---|---|---|",
+        *(f"| {shown_time(e.time)} | {e.source} | {cell(e.what)} | {cell(e.by)} |" for e in case_file.events),
+        "",
+        "As of: " + ", ".join(f"{source} {shown_time(when)}" for source, when in case_file.as_of.items()),
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def shown_time(moment: datetime | None) -> str:
+    return "time not known" if moment is None else moment.strftime("%Y-%m-%d %H:%M:%S")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from contextlib import ExitStack
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -13,11 +12,9 @@ from tui.commands.order_id import find_order_or_fail
 from tui.commands.watch import EXIT_ENDED_BADLY, exit_status_option
 
 if TYPE_CHECKING:
-    from tui.case_file import CaseFile
-    from tui.local.inbox import Delivery, InboxStore
-    from tui.local.notes import Note, NoteStore
-    from tui.local.storage import AuditEntry
-    from tui.local.watchlist import WatchedItem
+    from tui.case_file import CaseFile, Stores
+    from tui.local.inbox import InboxStore
+    from tui.local.notes import NoteStore
 
 
 @click.command("case")
@@ -46,7 +43,7 @@ def case(options: Options, order_id: str, markdown: bool, exit_status: bool) -> 
     found: list[CaseFile] = []
 
     async def work(session: Session) -> None:
-        from tui.case_file import open_case
+        from tui.case_file import case_markdown, open_case
 
         request_id = await find_order_or_fail(session, order_id)
         with ExitStack() as stack:
@@ -66,29 +63,9 @@ def case(options: Options, order_id: str, markdown: bool, exit_status: bool) -> 
 # --- the stores a case reads -------------------------------------------------------------------------
 
 
-@dataclass
-class _Stores:
-    profile: str
-    audit: Any
-    notes_store: NoteStore | None
-    watch_list: Any
-    inbox: InboxStore | None
-
-    def audit_entries(self) -> list[AuditEntry]:
-        return list(self.audit.entries())
-
-    def notes(self, request_id: str) -> list[Note]:
-        return [] if self.notes_store is None else self.notes_store.for_order(self.profile, request_id)
-
-    def watched(self) -> list[WatchedItem]:
-        return list(self.watch_list.items(self.profile))
-
-    def deliveries(self) -> list[Delivery]:
-        return [] if self.inbox is None else list(self.inbox.since(None))
-
-
-def _stores(session: Session, stack: ExitStack) -> _Stores:
+def _stores(session: Session, stack: ExitStack) -> Stores:
     """The team's stores in team mode (who comes with them), else this machine's; closed with `stack`."""
+    from tui.case_file import Stores
     from tui.local.storage import audit_log
 
     profile = session.profile
@@ -112,13 +89,14 @@ def _stores(session: Session, stack: ExitStack) -> _Stores:
     for store in (watch_list, inbox, notes):
         if store is not None and team is None:
             stack.callback(store.close)
-    return _Stores(profile.name, audit_log(), notes, watch_list, inbox)
+    return Stores(profile.name, audit_log(), notes, watch_list, inbox)
 
 
 # --- output ------------------------------------------------------------------------------------------
 
 
 def _print_case(case_file: CaseFile) -> None:
+    from tui.case_file import shown_time as _time
     from tui.commands.common import print_table
     from tui.core.safe_text import visible
 
@@ -135,36 +113,7 @@ def _print_case(case_file: CaseFile) -> None:
     click.echo(f"As of: {ages}", err=True)
 
 
-def case_markdown(case_file: CaseFile) -> str:
-    """A ticket summary: masked as the screen is, never a card code, PIN, weblink or recipient in clear."""
-    from tui.core.safe_text import visible
-
-    def cell(text: str) -> str:
-        return visible(_masked(text)).replace("|", "\\|").replace("\n", " ")
-
-    verdict = case_file.verdict
-    lines = [
-        f"### Order {case_file.order_number} ({cell(case_file.status)})",
-        "",
-        f"- RequestId: `{case_file.request_id}`",
-        f"- Verdict: **{cell(verdict.words)}**",
-        *(f"- Needs attention: {cell(reason)}" for reason in verdict.reasons),
-        "",
-        "| Time (UTC) | Source | What | By |",
-        "|---|---|---|---|",
-        *(f"| {_time(e.time)} | {e.source} | {cell(e.what)} | {cell(e.by)} |" for e in case_file.events),
-        "",
-        "As of: " + ", ".join(f"{source} {_time(when)}" for source, when in case_file.as_of.items()),
-        "",
-    ]
-    return "\n".join(lines)
-
-
 def _masked(text: str) -> str:
     from tui.api.redact import mask_text
 
     return mask_text(text)
-
-
-def _time(moment: Any) -> str:
-    return "time not known" if moment is None else moment.strftime("%Y-%m-%d %H:%M:%S")
