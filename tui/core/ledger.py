@@ -86,7 +86,8 @@ def directed_amounts(transactions: Sequence[Transaction]) -> list[Decimal | None
             and abs(move) == magnitude
             and (by_type is None or move == 0 or (move > 0) == (by_type > 0))
         ):
-            directed.append(move if move else magnitude * (by_type or 1))
+            sign = (1 if move > 0 else -1) if move else (by_type or 1)
+            directed.append(magnitude * sign)  # at the amount's own precision
         elif by_type is not None:
             directed.append(magnitude * by_type)
         elif transaction.transaction_amount.value < 0:
@@ -112,6 +113,12 @@ class LedgerLine:
     @property
     def adds_up(self) -> bool:
         return not self.problems
+
+    @property
+    def signed_amount(self) -> Decimal:
+        """The amount as it moved the balance (a debit negative), whichever sign it came with; as it came when
+        its direction is not known."""
+        return self.directed if self.directed is not None else self.transaction.transaction_amount.value
 
 
 @dataclass(frozen=True)
