@@ -387,10 +387,15 @@ CHECKOUT_REFUSALS = [
 
 
 def test_the_refusals_use_designs_reason_codes_and_two_words_of_the_simulators_own():
-    assert {reason for reason, _ in CHECKOUT_REFUSALS} | {"OrderAlreadyExists", "OrderNotFound"} == {
-        *spec.REASON_CODES,
-        "InvalidQuantity",
-    }
+    answered = {reason for reason, _ in CHECKOUT_REFUSALS} | {"OrderAlreadyExists", "OrderNotFound", "NoProducts"}
+    assert answered == {*spec.REASON_CODES, "InvalidQuantity"} - set(spec.REASON_CODES_NOT_SIMULATED)
+
+
+def test_an_order_of_no_products_is_no_products_as_the_provider_answers(sim):
+    with http(sim) as client:
+        body = {"RequestId": str(uuid.uuid4()), "AccountId": 1001, "Products": []}
+        response = client.post(CHECKOUT, json=body)
+    assert (response.status_code, response.json()) == (400, {"message": "NoProducts"})
 
 
 @pytest.mark.parametrize(("reason", "order"), CHECKOUT_REFUSALS)
