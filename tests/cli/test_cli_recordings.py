@@ -96,3 +96,22 @@ def test_order_show_reads_a_get_order_without_currency(serve, currency):
     watched = giftdesk("order", "show", request_id, "--watch", "--interval", "0.2")
     assert watched.exit_code == 0, watched.stderr
     assert "Failed" in watched.stdout and "9.47" in watched.stdout
+
+
+def test_a_rate_of_zero_is_not_stated_never_a_rate_of_zero(serve):
+    # The provider sends 0 for a rate it does not state (DESIGN.md): unknown, not zero.
+    answer = {
+        "baseCurrencyCode": "USD",
+        "rates": [{"currencyCode": "EUR", "value": 0.871483}, {"currencyCode": "XAU", "value": 0}],
+    }
+    serve({"/exchange-rates": json.dumps(answer).encode()})
+    table = giftdesk("rates", "--fresh")
+    assert table.exit_code == 0, table.stderr
+    assert [line.split()[1:] for line in table.stdout.splitlines()[2:]] == [
+        ["EUR", "0.871483"],
+        ["XAU", "not", "stated"],
+    ]
+    csv = giftdesk("rates", "--csv", "--fresh")
+    assert csv.stdout.splitlines()[1:] == ["USD,EUR,0.871483", "USD,XAU,"]
+    as_json = giftdesk("rates", "--json", "--fresh")
+    assert json.loads(as_json.stdout)["rates"][1]["value"] == 0  # --json: as it came
