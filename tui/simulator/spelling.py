@@ -53,6 +53,10 @@ class AnySpelling:
         for template, pattern in self.templates:
             match = pattern.fullmatch(path)
             if match:
-                values = match.groupdict()
-                return PARAMETER.sub(lambda parameter: values[parameter.group(1)], template)
+                return _filled(template, match.groupdict())
         return path
+
+
+def _filled(template: str, values: dict[str, str]) -> str:
+    """The template with each parameter replaced by the value the request carried."""
+    return PARAMETER.sub(lambda parameter: values[parameter.group(1)], template)
