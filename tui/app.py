@@ -485,11 +485,9 @@ class GiftdeskApp(GiftdeskHost):
             self.call_later(self.navigate, "order", self.settings.order)
 
     def _draw_start_whole(self) -> None:
-        """Every widget of the start screen drawn again. Its first frame was made inside Textual's start-up batch,
-        which drops it (App._display) though the compositor takes it as drawn: what did not change again stayed
-        blank on the terminal (at 80x24 the context bar and the kept page's label, at 160x48 its rows)."""
-        for widget in self.screen.walk_children():
-            widget.refresh()
+        """The start screen drawn whole. Its layout was made inside Textual's start-up batch, where a frame is dropped
+        (App._display) though the compositor takes it as drawn, so BaseScreen makes none then: this is its first."""
+        self.screen.refresh()
         self.call_after_refresh(self._start_drawn.set)
 
     async def start_drawn(self) -> None:

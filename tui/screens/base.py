@@ -19,7 +19,7 @@ from tui.core.words import counted
 from tui.screens.host import WatchListUnavailable
 from widgets.context_bar import ContextBar
 from widgets.footer import KeysFooter
-from widgets.textual_private import is_text_area
+from widgets.textual_private import in_batch, is_text_area
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -83,6 +83,12 @@ class BaseScreen(Screen):
             width, height = self.app.size
             chosen = self._get_breakpoint_classes(width, horizontal) | self._get_breakpoint_classes(height, vertical)
             self.update_classes({name: name in chosen for _, name in [*horizontal, *vertical]}, animate=False)
+
+    def _compositor_refresh(self) -> None:
+        # A frame made during a batch is dropped, though the compositor takes it as drawn: not made, its regions stay
+        # to be drawn after the batch (the start's first frame, made in Textual's start-up batch, cost its render).
+        if not in_batch(self.app):
+            super()._compositor_refresh()
 
     def _on_screen_resume(self, event: ScreenResume) -> None:
         # Runs before Textual's handler. The first resume follows the mount, which styled every
