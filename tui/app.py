@@ -129,7 +129,9 @@ def navigation_bindings() -> list[Binding]:
 
 class GiftdeskApp(GiftdeskHost):
     TITLE = "giftdesk"
-    CSS_PATH = [STYLES / "app.tcss"]
+    # The start screen's styles with the app's, read and parsed once: a screen's own file, read when it is pushed,
+    # makes Textual parse every style again (Stylesheet.reparse).
+    CSS_PATH = [STYLES / "app.tcss", STYLES / "catalog.tcss"]
     BINDINGS = [
         *navigation_bindings(),
         Binding("colon", "jump", "Jump", id="jump"),
