@@ -165,7 +165,19 @@ class GiftdeskApp(GiftdeskHost):
         self.set_keymap(settings.keymap)
         if settings.profile_name in self.profiles:
             self.current_session = self._new_session(self.profiles[settings.profile_name])
+        textual_theme = self.theme
         self._apply_context()
+        # The start's theme's variables before any style is parsed. Textual's theme watcher also queued a
+        # refresh_css for it, which would parse every style again and restyle every widget on the way to the
+        # first frame, for the variables the stylesheet has now: that one is passed over (`refresh_css`).
+        self.stylesheet.set_variables(self.get_css_variables())
+        self._start_theme_refresh_queued = self.theme != textual_theme
+
+    def refresh_css(self, animate: bool = True) -> None:
+        if self._start_theme_refresh_queued:
+            self._start_theme_refresh_queued = False
+            return
+        super().refresh_css(animate)
 
     # --- state shown in the frame -------------------------------------------
 
