@@ -85,9 +85,10 @@ class BaseScreen(Screen):
             self.update_classes({name: name in chosen for _, name in [*horizontal, *vertical]}, animate=False)
 
     def _compositor_refresh(self) -> None:
-        # A frame made during a batch is dropped, though the compositor takes it as drawn: not made, its regions stay
-        # to be drawn after the batch (the start's first frame, made in Textual's start-up batch, cost its render).
-        if not in_batch(self.app):
+        # The top screen's frame made during a batch is dropped, though the compositor takes it as drawn: not made,
+        # its regions stay to be drawn after the batch (the start's first frame, made in Textual's start-up batch,
+        # cost its render). A screen below passes its regions up to the top one as Textual does.
+        if not (in_batch(self.app) and self is self.app.screen):
             super()._compositor_refresh()
 
     def _on_screen_resume(self, event: ScreenResume) -> None:
