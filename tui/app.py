@@ -173,6 +173,8 @@ class GiftdeskApp(GiftdeskHost):
         self.stylesheet.set_variables(self.get_css_variables())
         self._start_theme_refresh_queued = self.theme != textual_theme
 
+    _start_theme_refresh_queued = False
+
     def refresh_css(self, animate: bool = True) -> None:
         if self._start_theme_refresh_queued:
             self._start_theme_refresh_queued = False
