@@ -131,7 +131,9 @@ def navigation_bindings() -> list[Binding]:
 
 class GiftdeskApp(GiftdeskHost):
     TITLE = "giftdesk"
-    CSS_PATH = [STYLES / "app.tcss"]
+    # The start screen's styles with the app's, read and parsed once: a screen's own file, read when it is pushed,
+    # makes Textual parse every style again (Stylesheet.reparse).
+    CSS_PATH = [STYLES / "app.tcss", STYLES / "catalog.tcss"]
     BINDINGS = [
         *navigation_bindings(),
         Binding("colon", "jump", "Jump", id="jump"),
@@ -165,7 +167,21 @@ class GiftdeskApp(GiftdeskHost):
         self.set_keymap(settings.keymap)
         if settings.profile_name in self.profiles:
             self.current_session = self._new_session(self.profiles[settings.profile_name])
+        textual_theme = self.theme
         self._apply_context()
+        # The start's theme's variables before any style is parsed. Textual's theme watcher also queued a
+        # refresh_css for it, which would parse every style again and restyle every widget on the way to the
+        # first frame, for the variables the stylesheet has now: that one is passed over (`refresh_css`).
+        self.stylesheet.set_variables(self.get_css_variables())
+        self._start_theme_refresh_queued = self.theme != textual_theme
+
+    _start_theme_refresh_queued = False
+
+    def refresh_css(self, animate: bool = True) -> None:
+        if self._start_theme_refresh_queued:
+            self._start_theme_refresh_queued = False
+            return
+        super().refresh_css(animate)
 
     # --- state shown in the frame -------------------------------------------
 
@@ -508,11 +524,9 @@ class GiftdeskApp(GiftdeskHost):
             self.call_later(self.navigate, "order", self.settings.order)
 
     def _draw_start_whole(self) -> None:
-        """Every widget of the start screen drawn again. Its first frame was made inside Textual's start-up batch,
-        which drops it (App._display) though the compositor takes it as drawn: what did not change again stayed
-        blank on the terminal (at 80x24 the context bar and the kept page's label, at 160x48 its rows)."""
-        for widget in self.screen.walk_children():
-            widget.refresh()
+        """The start screen drawn whole. Its layout was made inside Textual's start-up batch, where a frame is dropped
+        (App._display) though the compositor takes it as drawn, so BaseScreen makes none then: this is its first."""
+        self.screen.refresh()
         self.call_after_refresh(self._start_drawn.set)
 
     async def start_drawn(self) -> None:

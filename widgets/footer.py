@@ -28,7 +28,9 @@ from widgets.textual_private import FooterKey, bindings_ready, mark_bindings_rea
 
 if TYPE_CHECKING:
     from textual.app import ComposeResult
+    from textual.geometry import Region
     from textual.screen import Screen
+    from textual.strip import Strip
 
 
 class KeysFooter(Footer):
@@ -50,7 +52,19 @@ class KeysFooter(Footer):
             return
         if self.is_attached and screen is self.screen:
             self._recompose_due = True
-            self.call_after_refresh(self._recompose_once)
+            if self._painted:  # else after its first frame (`render_lines`), which shows no key anyway
+                self.call_after_refresh(self._recompose_once)
+
+    _painted = False
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # A start's screen is laid out in Textual's start-up batch, where "after refresh" comes before any frame:
+        # the keys were composed and styled on the way to the first rows, for a frame that shows none.
+        if not self._painted:
+            self._painted = True
+            if self._recompose_due:  # once this frame is made, in the footer's own turn (it composes there)
+                self.call_later(self._recompose_once)
+        return super().render_lines(crop)
 
     async def _recompose_once(self) -> None:
         self._recompose_due = False

@@ -22,6 +22,7 @@ __all__ = [
     "FooterKey",
     "bindings_ready",
     "exit_with_words",
+    "in_batch",
     "in_own_turn",
     "is_text_area",
     "mark_bindings_ready",
@@ -63,3 +64,9 @@ def bindings_ready(footer: Footer) -> bool:
 def mark_bindings_ready(footer: Footer) -> None:
     """What Footer's own `bindings_changed` sets before it recomposes (an override that recomposes later sets it)."""
     footer._bindings_ready = True
+
+
+def in_batch(app: App) -> bool:
+    """Whether the app is batching its updates (`App.batch_update`, its start-up, a recompose): a frame made now is
+    dropped (`App._display`), though the compositor takes it as drawn. Textual has no public way to ask."""
+    return app._batch_count > 0

@@ -16,6 +16,7 @@ from textual.widgets import Footer, Input, Label, TextArea
 from widgets.textual_private import (
     bindings_ready,
     exit_with_words,
+    in_batch,
     in_own_turn,
     is_text_area,
     mark_bindings_ready,
@@ -101,3 +102,32 @@ async def test_exit_with_words_ends_the_app_and_prints_the_words(capfd):
     async with app.run_test():
         exit_with_words(app, "stopped: see the log")
     assert "stopped: see the log" in capfd.readouterr().err
+
+
+class Counted(Screen):
+    """Counts the frames its compositor makes (what BaseScreen holds back during a batch)."""
+
+    frames = 0
+
+    def compose(self) -> ComposeResult:
+        yield Label("one")
+
+    def _compositor_refresh(self) -> None:
+        self.frames += 1
+        super()._compositor_refresh()
+
+
+async def test_the_app_says_when_it_batches_and_a_screen_makes_its_frames_in_compositor_refresh():
+    app = App()
+    async with app.run_test() as pilot:
+        assert not in_batch(app)
+        with app.batch_update():
+            assert in_batch(app)
+        assert not in_batch(app)
+        screen = Counted()
+        await app.push_screen(screen)
+        await pilot.pause()
+        frames = screen.frames
+        screen.query_one(Label).update("two")
+        await pilot.pause()
+        assert screen.frames > frames

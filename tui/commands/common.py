@@ -428,7 +428,7 @@ class Session:
 def say_freshness(answer: Answer[Any]) -> None:
     """On stderr, when an answer came (wholly or partly) from the local copy: how old it is, and when the
     service can be asked again if it could not be now."""
-    from tui.local.report_copies import ago
+    from tui.local.ages import ago
 
     if not answer.from_copy:
         return

@@ -67,23 +67,6 @@ class Answer(Generic[T]):
         return max(0.0, self.renew_at - (time.time() if now is None else now)) + RENEW_SLACK
 
 
-def as_of(fetched: float, now: float | None = None) -> str:
-    """ "as of 12:04 (3 min ago)": when a screen's data came from the service."""
-    seconds = max(0.0, (time.time() if now is None else now) - fetched)
-    return f"as of {time.strftime('%H:%M', time.localtime(fetched))} ({ago(seconds)})"
-
-
-def ago(seconds: float) -> str:
-    """Seconds as a person says them: "just now", "5 min ago", "3 h ago", "2 days ago"."""
-    if seconds < 60:
-        return "just now"
-    if seconds < 3600:
-        return f"{seconds // 60:.0f} min ago"
-    if seconds < 2 * 86400:
-        return f"{seconds // 3600:.0f} h ago"
-    return f"{seconds // 86400:.0f} days ago"
-
-
 def service_today() -> date:
     """The last day that may still change: the local day or the UTC one, whichever is earlier."""
     return min(date.today(), datetime.now(UTC).date())

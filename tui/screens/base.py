@@ -23,7 +23,7 @@ from tui.screens.host import WatchListUnavailable
 from widgets.context_bar import ContextBar
 from widgets.footer import KeysFooter
 from widgets.status_line import StatusLine
-from widgets.textual_private import is_text_area
+from widgets.textual_private import in_batch, is_text_area
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -90,6 +90,13 @@ class BaseScreen(Screen):
             width, height = self.app.size
             chosen = self._get_breakpoint_classes(width, horizontal) | self._get_breakpoint_classes(height, vertical)
             self.update_classes({name: name in chosen for _, name in [*horizontal, *vertical]}, animate=False)
+
+    def _compositor_refresh(self) -> None:
+        # The top screen's frame made during a batch is dropped, though the compositor takes it as drawn: not made,
+        # its regions stay to be drawn after the batch (the start's first frame, made in Textual's start-up batch,
+        # cost its render). A screen below passes its regions up to the top one as Textual does.
+        if not (in_batch(self.app) and self is self.app.screen):
+            super()._compositor_refresh()
 
     def _on_screen_resume(self, event: ScreenResume) -> None:
         # Runs before Textual's handler. The first resume follows the mount, which styled every

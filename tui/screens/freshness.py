@@ -13,7 +13,7 @@ import time
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from tui.local.report_copies import as_of
+from tui.local.ages import as_of
 
 if TYPE_CHECKING:
     from textual.timer import Timer
