@@ -105,4 +105,4 @@ def test_listen_with_an_unusable_inbox_says_which_file_and_listens_nowhere(giftd
     path.mkdir(parents=True)  # a folder where the inbox's file should be
     result = giftdesk("listen", "--port", "0", "--secret-env", "HOME")
     assert result.exit_code == 2
-    assert str(path) in result.output and "Move the file aside" in result.output
+    assert str(path) in result.output and "move it aside" in result.output.lower()

@@ -109,3 +109,8 @@ def test_the_timeline_is_oldest_first_with_unknown_times_first():
 def test_amounts_in_json_are_decimal_strings():
     said = verdict(replace(SUCCEEDED, debits=[D("18.9401")]), NOW).to_json()
     assert said["charged"] == "18.9401" and said["net"] == "18.9401" and said["currency"] == "USD"
+
+
+def test_a_whole_amount_due_is_written_plainly():
+    partial = replace(SUCCEEDED, status="PartialFailed", total=D("60"), debits=[D("60")], sold_share=D("0.5"))
+    assert reasons(partial) == ("PartialFailed: 60 USD charged for 30 USD of Sold cards",)

@@ -34,7 +34,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import DataTable, Input, Tabs, TextArea
-from textual.worker import WorkerFailed
+from textual.worker import WorkerCancelled, WorkerFailed
 
 import tui.screens
 import widgets
@@ -104,8 +104,9 @@ async def answers(pilot) -> None:
 
 
 async def looked_at(pilot) -> None:
-    """The screen's requests answered (a poller that goes on is not waited for beyond LOOK_SECONDS)."""
-    with contextlib.suppress(TimeoutError, WorkerFailed):
+    """The screen's requests answered (a poller that goes on is not waited for beyond LOOK_SECONDS). A worker
+    cancelled by a newer one of its group is DESIGN rule 4 at work (a stale request cancelled), not a failure."""
+    with contextlib.suppress(TimeoutError, WorkerFailed, WorkerCancelled):
         await asyncio.wait_for(pilot.app.workers.wait_for_complete(), LOOK_SECONDS)
     await pilot.pause()
 

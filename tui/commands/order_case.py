@@ -23,9 +23,10 @@ if TYPE_CHECKING:
 @exit_status_option
 @service_options
 def case(options: Options, order_id: str, markdown: bool, exit_status: bool) -> None:
-    """The case file of one order: every event giftdesk knows, oldest first, and the verdict.
+    """An order's case file: its timeline and the verdict.
 
-    ID is a RequestId, its first 8 characters or more, the order number
+    Every event giftdesk knows of the order, oldest first, and whether the
+    customer was charged. ID is a RequestId, its first 8 characters or more, the order number
     (O-00500199 or 500199) or a card serial giftdesk has seen. The verdict
     says what was charged and refunded and whether the order needs attention.
     It uses one Get order and the local copies of the transactions (a copy

@@ -115,9 +115,9 @@ def check() -> None:
 
 @command.group("operator")
 def operator() -> None:
-    """Give an operator their own login, or take it away (whoever runs the team database).
+    """Give an operator their own login, or take it away.
 
-    Each operator connects with their own login, in the operators' group role: the
+    For whoever runs the team database. Each operator connects with their own login, in the operators' group role: the
     database stamps it on everything they write, and they can append but never
     change or remove. Run as a login that may create roles (the tables' owner), or
     print the SQL with --print-sql for whoever runs the database.
@@ -125,7 +125,6 @@ def operator() -> None:
     \b
     Examples:
       giftdesk team operator add ana
-      giftdesk team operator add bo --public-key "$(cat bo.key)"
       giftdesk team operator add ana --print-sql | psql "$OWNER_URL"
       giftdesk team operator remove ana
     """
@@ -144,7 +143,9 @@ _PRINT_SQL = click.option("--print-sql", is_flag=True, help="Print the SQL inste
 @_PRINT_SQL
 @debug_option
 def operator_add(name: str, public_key: str | None, print_sql: bool) -> None:
-    """Make NAME an operator: its own login, in the operators' group role; register its signing key.
+    """Make NAME an operator, with its own login and signing key.
+
+    The login joins the operators' group role; its key is registered for it.
 
     \b
     Examples:
@@ -167,11 +168,14 @@ def operator_add(name: str, public_key: str | None, print_sql: bool) -> None:
 @_PRINT_SQL
 @debug_option
 def operator_remove(name: str, print_sql: bool) -> None:
-    """Take the operators' group role from NAME: it can read and write nothing more; what it signed still verifies.
+    """Take the operators' group role from NAME.
+
+    It can read and write nothing more; what it signed still verifies.
 
     \b
     Examples:
       giftdesk team operator remove ana
+      giftdesk team operator remove ana --print-sql | psql "$OWNER_URL"
     """
     from tui.team.operators import BadOperator, remove_statements
 
@@ -205,13 +209,15 @@ def _run_or_print(statements: list[str], print_sql: bool, done: str) -> None:
 @command.command("key")
 @debug_option
 def key() -> None:
-    """Print this operator's public signing key (made on first use, kept in the system keyring).
+    """Print this operator's public signing key.
 
-    Whoever runs the database registers it: `giftdesk team operator add NAME --public-key KEY`.
+    It is made on first use and kept in the system keyring. Whoever runs the
+    database registers it: `giftdesk team operator add NAME --public-key KEY`.
 
     \b
     Examples:
       giftdesk team key
+      giftdesk team key > ana.key
     """
     from tui.team import open_team_link
     from tui.team.database import TeamDatabaseError

@@ -159,4 +159,4 @@ def _duration(minutes: float) -> str:
 
 def _plain(value: Decimal) -> str:
     """A computed amount at the precision amounts come in (4 places at most), without trailing noise."""
-    return str(value.quantize(Decimal("0.0001")).normalize())
+    return f"{value.quantize(Decimal('0.0001')).normalize():f}"  # 30, not 3E+1
