@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
@@ -35,6 +35,7 @@ class BoardRow:
     stuck: bool
     haystack: str  # every shown field, lower case: what `/` searches
     time_unknown: bool = False  # not final, and whether it is stuck waits for its time
+    attention: str = ""  # why its case needs attention (tui.core.case), "" when nothing does or not yet judged
 
     @property
     def request_id(self) -> str:
@@ -86,6 +87,19 @@ def board_rows(
         )
         rows.append(BoardRow(line, day, placed, stuck, " ".join(f or "" for f in fields).lower(), time_unknown))
     return rows
+
+
+ATTENTION = "attention"  # the word `/attention` finds: it is in a flagged row's haystack
+
+
+def with_attention(rows: Iterable[BoardRow], reasons: Mapping[str, str]) -> list[BoardRow]:
+    """The rows with the reasons their orders need attention (by RequestId), found by `/attention`."""
+    return [
+        replace(row, attention=reasons[row.request_id], haystack=f"{row.haystack} {ATTENTION}")
+        if row.request_id in reasons and not row.attention
+        else row
+        for row in rows
+    ]
 
 
 def rows_needing_time(rows: Iterable[BoardRow]) -> list[str]:

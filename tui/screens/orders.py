@@ -30,6 +30,7 @@ from textual.widgets import Static
 from styles import STYLES
 from tui.api.errors import ServiceError
 from tui.api.models import OrderHistoryLine
+from tui.case_file import needing_attention
 from tui.core.dates import DayRange
 from tui.core.triage import (
     DEFAULT_STUCK_MINUTES,
@@ -44,8 +45,10 @@ from tui.core.triage import (
     rows_needing_time,
     sorted_rows,
     status_counts,
+    with_attention,
 )
 from tui.core.words import counted
+from tui.local.storage import audit_log
 from tui.screens.base import BaseScreen
 from tui.screens.freshness import FreshnessMixin
 from widgets.date_range import RANGE_BINDINGS, DateRangeKeys
@@ -69,6 +72,7 @@ COLUMNS = (
 )
 STUCK_MARK = " ⚑ stuck"
 TIME_UNKNOWN_MARK = " ? time"
+ATTENTION_MARK = " ⚠"  # its case needs attention (the detail line says why; `/attention` keeps these)
 CREATED_CACHE = "orders.created"  # session.cache key: RequestId -> Get order's createdDate (naive UTC)
 NOTE_MARK = " ✎"  # the order has notes (the Order screen shows them)
 
@@ -81,6 +85,8 @@ def _status_cell(row: BoardRow, noted: bool) -> Text:
         cell.append(STUCK_MARK, style="bold red")
     elif row.time_unknown:
         cell.append(TIME_UNKNOWN_MARK, style="dim")
+    if row.attention and not row.stuck:  # a stuck order's ⚑ says it already (and the column has no room for both)
+        cell.append(ATTENTION_MARK, style="bold red")
     return cell
 
 
@@ -148,6 +154,7 @@ class OrdersScreen(FreshnessMixin, DateRangeKeys, BaseScreen):
         self.lines: list[OrderHistoryLine] = []  # the last answer, for re-deciding rows as times come
         self._asked: set[str] = set()  # RequestIds whose time was asked since the last reload: once each
         self.noted: dict[str, int] = {}  # RequestId -> its notes: the ✎ mark
+        self.attention: dict[str, str] = {}  # RequestId -> why its case needs attention (issue 38)
 
     def compose_body(self) -> ComposeResult:
         yield RowFilter(id="orders-filter")
@@ -208,6 +215,7 @@ class OrdersScreen(FreshnessMixin, DateRangeKeys, BaseScreen):
         place = self.shown[self.table.cursor_row].request_id if keep_place and self.shown else None
         self.show_freshness(answer)
         self.show_lines(lines)
+        self.judge(lines)
         if place is not None:
             self.table.action_move_to(next((n for n, row in enumerate(self.shown) if row.request_id == place), 0))
 
@@ -217,6 +225,7 @@ class OrdersScreen(FreshnessMixin, DateRangeKeys, BaseScreen):
         rows = board_rows(
             lines, now=datetime.now(UTC).replace(tzinfo=None), stuck_after=self.stuck_after, created=self._created
         )
+        rows = with_attention(rows, self.attention)
         self.noted = self.app.notes.noted_orders(self.app.session.profile.name)
         self._cells = {}
         self._sort(rows)
@@ -227,6 +236,17 @@ class OrdersScreen(FreshnessMixin, DateRangeKeys, BaseScreen):
         if wanted:
             self._asked.update(wanted)
             self.fetch_times(wanted)
+
+    @work(exclusive=True, group="orders-judge", exit_on_error=False)
+    async def judge(self, lines: list[OrderHistoryLine]) -> None:
+        """Which orders need attention (tui.case_file.needing_attention: the report's status, its days'
+        transactions from the local copies, the audit): flagged ⚠ and found by `/attention`."""
+        session = self.app.session
+        client = await session.client()
+        found, _ = await needing_attention(lines, client, session.copies(), audit_log().entries())
+        self.attention = {request_id: "; ".join(verdict.reasons) for request_id, verdict in found.items()}
+        if self.attention:
+            self.show_lines(self.lines)
 
     @property
     def _created(self) -> dict[str, datetime]:
@@ -329,6 +349,9 @@ class OrdersScreen(FreshnessMixin, DateRangeKeys, BaseScreen):
             summary.append_text(Text(" · ").join(parts))
             title = next(column.title for column in COLUMNS if column.key == self.sort_column)
             summary.append(f"  ·  by {title} {'↓' if self.descending else '↑'}", style="dim")
+            flagged = len({row.request_id for row in self.rows if row.attention})
+            if flagged:
+                summary.append(f"  ·  ⚠ {flagged} need attention (/attention)", style="bold red")
             query = self.row_query()
             if query:
                 summary.append_text(safe(f"  ·  {len(self.shown)} shown ({self._describe(query)})", style="italic"))
@@ -399,6 +422,9 @@ class OrdersScreen(FreshnessMixin, DateRangeKeys, BaseScreen):
                     f"\nnot final after {int(self.stuck_after.total_seconds() // 60)} minutes: enter opens the order",
                     style="bold red",
                 )
+            if row.attention:
+                detail.append("\n⚠ needs attention: ", style="bold red")
+                detail.append_text(safe(f"{row.attention} (enter opens its case)"))
         self.query_one("#orders-detail", Static).update(detail, layout=False)
 
     @on(RowTable.RowSelected, "#orders-table")
