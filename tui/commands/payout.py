@@ -160,10 +160,14 @@ def redeem(options: Options, weblink_or_card_code: str, wallet, email, phone, ha
     async def work(session: Session) -> None:
         from tui.api.models import to_wire
         from tui.api.redact import mask_recipient, mask_weblink
+        from tui.core.payout_flow import Attempt
 
         action = f"pay out weblink {mask_weblink(token)} to {request.wallet} {mask_recipient(request.recipient)}"
         session.refuse_readonly(action)
-        result = await session.money().redeem(token, request, confirm=lambda: session.confirm_production(action, yes))
+        phrase, asks = Attempt(token, request).confirmation_phrase()  # what the TUI's Redeem asks
+        result = await session.money().redeem(
+            token, request, confirm=lambda: session.confirm_production(action, yes, phrase, asks)
+        )
         if options.json:
             emit_json(to_wire(result))
             return
