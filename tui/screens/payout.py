@@ -25,7 +25,7 @@ from textual.widgets import Button, Input, Label, RadioButton, RadioSet, Static
 from styles import STYLES
 from tui.api.errors import AuthenticationError, RefusedError, ServiceError
 from tui.api.models import PayoutStatus, RedeemResult
-from tui.api.payout_rules import RecipientInvalid
+from tui.api.payout_rules import RecipientInvalid, redeem_rule
 from tui.api.redact import mask_recipient, mask_weblink
 from tui.api.statuses import is_payout_final, payout_status_meaning
 from tui.core.payout_flow import (
@@ -118,7 +118,7 @@ class PayoutScreen(BaseScreen):
                     highlighter=VisibleControls(),
                     classes=PRIVATE,
                 )
-            with Horizontal(classes="field"):
+            with Horizontal(classes="field", id="problem-row"):  # the spec's text, and its rule on a line below
                 yield Label("", classes="field-label")
                 yield Static(id="problem")
             with Horizontal(id="payout-actions"):
@@ -192,7 +192,9 @@ class PayoutScreen(BaseScreen):
         text = self.form.recipient_problem()
         problem.set_class(text is not None, "-invalid")
         if text:
-            problem.update(safe(text))
+            problem.update(
+                safe(f"{text}\n{redeem_rule(self.form.request())}", multiline=True)
+            )  # the text, then its rule
         elif self.payout is not None and self.panel_token == self.form.token():
             problem.update(Text("Redeemed: the payout's status is below."))
         else:
