@@ -137,7 +137,8 @@ async def test_partial_failure_is_impossible_to_miss(sim):
         head = static_text(screen, "#order-head")
         assert "PartialFailed final" in head and "At least one card succeeded and at least one failed" in head
         assert "Error: 1 of 4 cards failed to be issued." in head
-        assert "Type Sandbox" in head and "USD" in head
+        assert "· Sandbox" in head and "USD" in head
+        assert re.search(r"Order O-\d{8} · Created", head)  # the order number as the orders report says it
         summary = screen.query_one("#order-summary")
         assert static_text(screen, "#order-summary") == "3 of 4 cards sold, 1 failed"
         assert summary.has_class("-attention")

@@ -27,6 +27,7 @@ from tui.commands.common import (
     yes_option,
 )
 from tui.commands.watch import exit_for_status, exit_status_option
+from tui.core.names import NOT_RELEASED, order_number
 from tui.core.safe_text import visible
 from widgets.money import TOTAL_PROMPT, format_money, typed_total
 
@@ -109,6 +110,8 @@ def _released(wire: dict[str, Any], reveal: bool) -> dict[str, Any]:
     def card(wire_card: Any) -> Any:
         if not isinstance(wire_card, dict) or (reveal and card_code_releasable(wire_card.get("status"))):
             return wire_card
+        if not card_code_releasable(wire_card.get("status")):  # not Sold: said as the table says it, not masked
+            return {**wire_card, **{key: NOT_RELEASED for key in ("cardCode", "pin") if wire_card.get(key) is not None}}
         masked = dict(wire_card)
         if masked.get("cardCode") is not None:
             masked["cardCode"] = mask_card_code(str(masked["cardCode"]))
@@ -136,7 +139,7 @@ def _print_order(order, reveal: bool) -> None:
     print_fields(
         [
             ("Request ID", order.request_id),
-            ("Order ID", order.order_id),
+            ("Order number", order_number(order.order_id)),
             ("Status", f"{order.status} ({finality}): {order_status_meaning(order.status)}"),
             ("Created", order.created_date),
             ("Total", money(order.total, order.currency)),
@@ -202,7 +205,7 @@ def _code_and_pin(card, reveal: bool) -> tuple[str, str]:
     from tui.api.weblink import is_payout_url
 
     if not card_code_releasable(card.status):
-        return "(not released)", ""
+        return NOT_RELEASED, ""
     if reveal:
         return card.card_code or "", card.pin or ""
     code = mask_card_code(card.card_code)

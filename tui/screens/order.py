@@ -29,6 +29,7 @@ from tui.api.models import Card, Order, OrderItem
 from tui.api.redact import mask_card_code, mask_pin
 from tui.api.statuses import card_code_releasable, is_order_final, order_status_meaning
 from tui.api.weblink import WeblinkError, is_payout_url, weblink_token
+from tui.core.names import NOT_RELEASED, order_number
 from tui.core.order_watch import card_summary, needs_attention, readable_time
 from tui.core.payout_flow import face_values
 from tui.core.polling import Backoff
@@ -496,9 +497,9 @@ def _order_head(order: Order) -> Text:
         status_text(order.status),
         (" final" if final else " not final", "bold" if final else "italic"),
         f" — {order_status_meaning(order.status)}\n",
-        f"Created {readable_time(order.created_date)} · Total ",
+        f"Order {order_number(order.order_id)} · Created {readable_time(order.created_date)} · Total ",
         (f"{format_amount(order.total, order.currency or 'USD')} {order.currency or ''}".strip(), "bold"),
-        f" · Type {order.order_type or '—'} · Order {order.order_id}",
+        f" · {order.order_type}" if order.order_type else "",  # the type (Production, Sandbox) says itself
         multiline=True,  # the line break after the meaning; a line feed in the service's text stays one too
     )
     if order.error_message:
@@ -510,7 +511,7 @@ def _card_cells(card: Card, product_id: int) -> tuple[Text, ...]:
     released = card_code_releasable(card.status)
     code: Text | str
     if not released:
-        code = Text("withheld", style="dim")
+        code = Text(NOT_RELEASED, style="dim")
     elif is_payout_url(card.card_code):
         code = safe("payout " + mask_card_code(card.card_code).rsplit("/", 1)[-1], style="bold")
     else:
