@@ -126,3 +126,20 @@ def test_ctrl_c_at_the_question_exits_130_and_sends_nothing(production_env):
     assert child.returncode == 130, stderr
     assert "interrupted" in stderr and "RequestId:" not in asked + stderr
     assert giftdesk("order", "show", request_id).exit_code == 3  # nothing was sent
+
+
+def test_request_id_is_said_only_when_the_order_is_sent(sim, demo_credentials, monkeypatch):
+    from tui.local.fileio import data_dir
+    from tui.local.storage import AUDIT_FILE
+
+    credential = demo_credentials["acme-sandbox"]
+    monkeypatch.setenv("GIFTDESK_BASE_URL", sim.base_url)
+    monkeypatch.setenv("GIFTDESK_CLIENT_ID", credential.client_id)
+    monkeypatch.setenv("GIFTDESK_CLIENT_SECRET", credential.client_secret)
+    (data_dir() / AUDIT_FILE).mkdir(parents=True)  # the audit log cannot be written: the write is refused
+    request_id = str(uuid.uuid4())
+    args = ["order", "place", "--account", "1001", "--product", "102", "--value", "5", "--request-id", request_id]
+    refused = giftdesk(*args)
+    assert refused.exit_code != 0 and "nothing was sent" in refused.stderr
+    assert "RequestId:" not in refused.stderr
+    assert giftdesk("order", "show", request_id).exit_code == 3
