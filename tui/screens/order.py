@@ -424,6 +424,9 @@ class OrderScreen(BaseScreen):
         if self.request_id is None:
             self.notify("Open an order first (i, then a RequestId).", severity="warning")
             return
+        if self.order is not None and is_order_final(self.order.status):  # one toast that says it, not two at odds
+            self.notify(f"Order {self.request_id} is already final ({self.order.status}): nothing to watch.")
+            return
         self.pin_order(self.request_id)
 
     # --- notes (the team's in team mode) ---------------------------------------------------
