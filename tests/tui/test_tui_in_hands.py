@@ -1,0 +1,30 @@
+"""What a new engineer met in a shift (issue 39): each read off the screen as plain text, without colour."""
+
+from __future__ import annotations
+
+from apps import app_on, notifications, screen_lines, settle, until
+
+
+async def test_a_terminal_smaller_than_80x24_gets_a_notice_once(sim):
+    app = app_on(sim)
+    async with app.run_test(size=(60, 20)) as pilot:
+        await settle(pilot)
+        said = [n for n in notifications(app) if "60x20" in n]
+        assert said == [
+            "The terminal is 60x20; giftdesk is laid out for 80x24 or more, so some text is cut. Make the window larger."
+        ]
+        await pilot.resize_terminal(59, 20)
+        await pilot.pause()
+        assert not any("59x20" in n for n in notifications(app))  # still small: not said again
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        await pilot.resize_terminal(70, 24)
+        await until(pilot, lambda: any("70x24" in n for n in notifications(app)), timeout=5)
+
+
+async def test_80x24_gets_no_notice(sim):
+    app = app_on(sim)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert not any("too small" in n or "laid out for" in n for n in notifications(app))
+        assert screen_lines(app)
