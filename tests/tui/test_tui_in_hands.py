@@ -28,3 +28,14 @@ async def test_80x24_gets_no_notice(sim):
         await settle(pilot)
         assert not any("too small" in n or "laid out for" in n for n in notifications(app))
         assert screen_lines(app)
+
+
+async def test_ctrl_c_says_how_to_quit_without_markup(sim):
+    app = app_on(sim)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        app.screen.set_focus(None)  # ctrl+c copies in a focused field; elsewhere it explains how to quit
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        assert "Press ctrl+q to quit giftdesk." in notifications(app)
+        assert not any("[b]" in line or "[/b]" in line for line in screen_lines(app))
