@@ -39,3 +39,31 @@ async def test_ctrl_c_says_how_to_quit_without_markup(sim):
         await pilot.pause()
         assert "Press ctrl+q to quit giftdesk." in notifications(app)
         assert not any("[b]" in line or "[/b]" in line for line in screen_lines(app))
+
+
+async def test_add_profile_opens_on_its_name_and_ctrl_s_saves_it(sim, monkeypatch):
+    from textual.widgets import Input
+
+    from tui.screens.profile_form import ProfileForm
+
+    monkeypatch.setenv("ACME_SECRET", "s3cret")
+    app = app_on(sim)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await app.navigate("profiles")
+        await pilot.pause()
+        await pilot.press("a")
+        await pilot.pause()
+        form = app.screen
+        assert isinstance(form, ProfileForm)
+        assert isinstance(app.focused, Input) and app.focused.id == "name"
+        await pilot.press(*"acme")
+        for field, value in (
+            ("base_url", "https://api.example.com"),
+            ("client_id", "acme"),
+            ("secret_ref", "ACME_SECRET"),
+        ):
+            form.query_one(f"#{field}", Input).value = value
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: "acme" in app.profiles, timeout=5)
+        assert not isinstance(app.screen, ProfileForm)
