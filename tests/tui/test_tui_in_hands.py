@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from apps import app_on, notifications, screen_lines, settle, until
 
 
@@ -67,3 +68,17 @@ async def test_add_profile_opens_on_its_name_and_ctrl_s_saves_it(sim, monkeypatc
         await pilot.press("ctrl+s")
         await until(pilot, lambda: "acme" in app.profiles, timeout=5)
         assert not isinstance(app.screen, ProfileForm)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 36), (160, 48)], ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_the_note_dialog_title_is_whole(sim, size):
+    from widgets.note_dialog import NoteDialog
+
+    request_id = "5a0b0000-0000-4000-8000-000000000001"
+    app = app_on(sim)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        await app.push_screen(NoteDialog(request_id))
+        await pilot.pause()
+        shown = "\n".join(screen_lines(app))
+        assert f"Note on {request_id}" in shown and "enter keeps it, esc drops it" in shown
