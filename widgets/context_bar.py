@@ -29,9 +29,11 @@ class Context:
 def describe(context: Context, width: int | None = None) -> str:
     """The bar's text: the longest form that fits `width` (what matters most is kept in every form)."""
     forms = [_parts(context, short) for short in (0, 1, 2)]
+    if width is None:
+        return " │ ".join(forms[0])
     for parts in forms:
         text = " │ ".join(parts)
-        if width is None or cell_len(text) <= width:
+        if cell_len(text) <= width:
             return text
     shortest = forms[-1]
     return _squeezed(shortest, width, [0] + ([shortest.index(context.team)] if context.team in shortest else []))
