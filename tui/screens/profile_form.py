@@ -12,6 +12,7 @@ from textual.widgets import Button, Checkbox, Input, Label, Select
 from tui.local.config import ConfigError, Profile, make_profile, store_keyring_secret
 from widgets.private import PRIVATE
 from widgets.safe_text import safe
+from widgets.toggles import StatedCheckbox
 
 _SECRET_KINDS = [
     ("Environment variable (name)", "env"),
@@ -76,7 +77,7 @@ class ProfileForm(ModalScreen[Profile | None]):
                 type="integer",
                 id="default_account",
             )
-            yield Checkbox("Read-only", p.readonly if p else False, id="readonly")
+            yield StatedCheckbox("Read-only", p.readonly if p else False, id="readonly")
             yield Label("", id="form-error")
             with Horizontal(id="form-buttons"):
                 yield Button("Cancel", id="cancel")
