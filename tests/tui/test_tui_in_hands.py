@@ -82,3 +82,62 @@ async def test_the_note_dialog_title_is_whole(sim, size):
         await pilot.pause()
         shown = "\n".join(screen_lines(app))
         assert f"Note on {request_id}" in shown and "enter keeps it, esc drops it" in shown
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)], ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_the_chosen_wallet_and_kind_read_without_colour(sim, size):
+    app = app_on(sim)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        await app.navigate("payout")
+        await pilot.pause()
+        await pilot.click("#wallet-Venmo")
+        await pilot.pause()
+        shown = "\n".join(screen_lines(app))  # the screen's plain text: what a pasted screenshot keeps
+        assert "( ) PayPal" in shown and "(•) Venmo" in shown
+        assert "(•) Email" in shown and "( ) Phone" in shown and "( ) Handle" in shown
+
+
+async def test_a_checkbox_reads_ticked_or_not_without_colour(sim):
+    from textual.widgets import Checkbox
+
+    app = app_on(sim)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await app.navigate("profiles")
+        await pilot.pause()
+        await pilot.press("a")
+        await pilot.pause()
+        app.screen.query_one("#readonly", Checkbox).focus()  # scrolled into view
+        await pilot.pause()
+        assert "[ ] Read-only" in "\n".join(screen_lines(app))
+        app.screen.query_one("#readonly", Checkbox).value = True
+        await pilot.pause()
+        assert "[x] Read-only" in "\n".join(screen_lines(app))
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)], ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_catalog_slash_says_it_filters_this_page_and_enter_asks_the_whole_catalog(sim, monkeypatch, size):
+    from tui.api.client import ServiceClient
+    from widgets.filter_bar import FilterBar
+
+    sent = []
+    original = ServiceClient.catalog
+
+    async def recording(self, query=None):
+        sent.append(query)
+        return await original(self, query)
+
+    monkeypatch.setattr(ServiceClient, "catalog", recording)
+    app = app_on(sim)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        await pilot.press("slash")
+        await pilot.pause()
+        shown = "\n".join(screen_lines(app))
+        assert "filter this page's 50 rows only; enter: the whole" in shown  # said, not left to be found out
+        await pilot.press(*"books", "enter")
+        await settle(pilot)
+        assert sent[-1].name == "books" and sent[-1].page_index in (None, 0)
+        assert app.screen.query_one(FilterBar).values()["name"] == "books"
+        assert "The whole catalog, by name: books (/ filters only the page shown)." in notifications(app)
