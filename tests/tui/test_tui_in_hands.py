@@ -141,3 +141,42 @@ async def test_catalog_slash_says_it_filters_this_page_and_enter_asks_the_whole_
         assert sent[-1].name == "books" and sent[-1].page_index in (None, 0)
         assert app.screen.query_one(FilterBar).values()["name"] == "books"
         assert "The whole catalog, by name: books (/ filters only the page shown)." in notifications(app)
+
+
+async def test_help_at_80x24_is_one_line_a_key_and_at_most_two_pages(sim):
+    app = app_on(sim)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("question_mark")
+        await settle(pilot)
+        page = app.screen.query_one("#help-page")
+        assert page.virtual_size.height <= 2 * page.size.height  # it was four pages of boxed rows
+        shown = screen_lines(app)
+        assert not any("┃" in line or "━" in line or "╇" in line for line in shown)  # no table boxes
+        assert any(line.startswith("  1        Catalog: ") for line in shown)
+
+
+async def test_the_colon_bar_completes_clears_its_error_and_knows_q(sim):
+    from textual.widgets import Input, Label
+
+    app = app_on(sim)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("colon", *"nowhere", "enter")
+        await pilot.pause()
+        error = app.screen.query_one("#jump-error", Label)
+        assert str(error.render()).startswith("Unknown jump 'nowhere'")
+        field = app.screen.query_one("#jump-input", Input)
+        field.value = ""
+        await pilot.press(*"aud")
+        await pilot.pause()
+        assert not str(error.render()).startswith("Unknown jump")  # the old error goes as soon as one types
+        await pilot.press("tab")
+        await pilot.pause()
+        assert field.value == "audit"
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.screen.destination == "audit"
+        await pilot.press("colon", "q", "enter")
+        await pilot.pause()
+        assert app.return_code == 0  # :q quit the app
