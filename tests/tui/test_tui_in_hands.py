@@ -180,3 +180,36 @@ async def test_the_colon_bar_completes_clears_its_error_and_knows_q(sim):
         await pilot.press("colon", "q", "enter")
         await pilot.pause()
         assert app.return_code == 0  # :q quit the app
+
+
+@pytest.mark.parametrize("fmt", ["json", "csv"])
+async def test_the_orders_board_exports_data_not_screen_text(sim_factory, tmp_path, fmt):
+    import csv
+    import json
+    import re
+
+    from apps import export_shown
+
+    from tui.screens.orders import OrdersScreen
+    from tui.simulator import SimulatorSettings
+
+    sim = sim_factory(SimulatorSettings(seed=11, history=120, limits=None))
+    app = app_on(sim)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("8")
+        await until(pilot, lambda: isinstance(app.screen, OrdersScreen) and not app.screen.table.loading)
+        await pilot.press("d")  # yesterday and today: the seeded past's latest orders
+        await until(pilot, lambda: not app.screen.table.loading and app.screen.shown, timeout=10)
+        await settle(pilot)
+        path = await export_shown(pilot, fmt, tmp_path / "data")
+    text = path.read_text()
+    records = json.loads(text) if fmt == "json" else list(csv.DictReader(text.splitlines()))
+    assert records and not any(glyph in text for glyph in ("⚑", "✎", "--:--"))
+    for record in records:
+        assert re.fullmatch(r"\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}:\d{2})?", record["Time (UTC)"])  # with the year
+        assert re.fullmatch(r"O-\d{8}", record["Order number"])
+        if fmt == "json":
+            assert isinstance(record["Total"], float) and isinstance(record["Qty"], int)
+            assert isinstance(record["Stuck"], bool)
+        else:
+            assert re.fullmatch(r"-?\d+(\.\d+)?", record["Total"]) and record["Stuck"] in ("yes", "no")
