@@ -35,6 +35,7 @@ from tui.core.payout_flow import face_values
 from tui.core.polling import Backoff
 from tui.local.storage import CARD_COPY, CARD_REVEAL, RecentOrders, audit_log
 from tui.screens.base import BaseScreen
+from tui.screens.product_names import known_names, look_up_names, product_label
 from widgets.masked import MaskedValue
 from widgets.money import format_amount, format_money
 from widgets.note_dialog import NoteDialog
@@ -169,6 +170,7 @@ class OrderScreen(BaseScreen):
         if moved:
             self._render_order(order)
             self._recent.record(self.app.session.profile.name, order.request_id, order.status)
+            self._name_products(order)
         self._say("")
         if not is_order_final(order.status):
             self._schedule_look()
@@ -177,6 +179,15 @@ class OrderScreen(BaseScreen):
         if previous is not None and not is_order_final(previous.status):
             severity: SeverityLevel = "information" if order.status.lower() == "succeeded" else "warning"
             self.notify(f"Order {order.request_id} is final: {order.status}.", title="Order final", severity=severity)
+
+    @work(group="order-product-names", exclusive=True)
+    async def _name_products(self, order: Order) -> None:
+        """The items' and cards' products by name once the catalog says them (tui.screens.product_names)."""
+        session = self.app.session
+        names = known_names(session.cache)
+        learnt = await look_up_names(await session.client(), (item.product_id for item in order.items), names)
+        if learnt and self.order is order:  # not an order opened since
+            self._fill_items(order)
 
     def _look_failed(self, request_id: str, error: ServiceError) -> None:
         """Say what went wrong in words; keep looking only when trying again can help."""
@@ -263,12 +274,13 @@ class OrderScreen(BaseScreen):
         table = self.query_one("#order-items", DataTable)
         table.clear(columns=True)
         table.add_columns(*ITEM_COLUMNS)
+        names = known_names(self.app.session.cache)
         for number, item in enumerate(order.items if order else [], start=1):
             currency = item.currency_code or ""
             table.add_row(
                 *safe_row(
                     number,
-                    item.product_id,
+                    product_label(item.product_id, names),
                     format_amount(item.product_face_value, currency or "USD"),
                     item.quantity,
                     item.country_code or "—",
@@ -287,7 +299,7 @@ class OrderScreen(BaseScreen):
             for card in item.cards:
                 self._cards[str(card.id)] = card
                 self._remember_face_value(card, item)
-                table.add_row(*_card_cells(card, item.product_id), key=str(card.id))
+                table.add_row(*_card_cells(card, str(item.product_id)), key=str(card.id))  # named in the items above
         if table.row_count:
             table.move_cursor(row=min(max(row, 0), table.row_count - 1))
         self._show_card(self._selected_card())
@@ -510,7 +522,7 @@ def _order_head(order: Order) -> Text:
     return head
 
 
-def _card_cells(card: Card, product_id: int) -> tuple[Text, ...]:
+def _card_cells(card: Card, product: str) -> tuple[Text, ...]:
     released = card_code_releasable(card.status)
     code: Text | str
     if not released:
@@ -527,5 +539,5 @@ def _card_cells(card: Card, product_id: int) -> tuple[Text, ...]:
         code,
         "yes" if card.pin else "no",
         readable_time(card.expiration_date),
-        product_id,
+        product,
     )
