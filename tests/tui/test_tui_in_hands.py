@@ -213,3 +213,22 @@ async def test_the_orders_board_exports_data_not_screen_text(sim_factory, tmp_pa
             assert isinstance(record["Stuck"], bool)
         else:
             assert re.fullmatch(r"-?\d+(\.\d+)?", record["Total"]) and record["Stuck"] in ("yes", "no")
+
+
+async def test_the_sync_says_its_pages_and_time_left_in_words(sim_factory):
+    from textual.widgets import ProgressBar, Static
+
+    sim = sim_factory(brands=600, faults="latency=150ms")  # six pages, each slow enough to be seen
+    app = app_on(sim)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        await pilot.press("S")
+        await until(pilot, lambda: screen.query("#sync-pages"), timeout=10)
+        pages = screen.query_one("#sync-pages", Static)
+        await until(pilot, lambda: "of 6" in str(pages.render()), timeout=20)
+        assert str(pages.render()).startswith("Catalog sync: page ")
+        assert screen.query_one("#sync-progress", ProgressBar).show_eta
+        await until(pilot, lambda: screen.mirror is not None, timeout=30)
+        await settle(pilot)
+        assert not pages.display  # gone with the bar once synced
