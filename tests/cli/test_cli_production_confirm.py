@@ -143,3 +143,10 @@ def test_request_id_is_said_only_when_the_order_is_sent(sim, demo_credentials, m
     assert refused.exit_code != 0 and "nothing was sent" in refused.stderr
     assert "RequestId:" not in refused.stderr
     assert giftdesk("order", "show", request_id).exit_code == 3
+
+
+def test_production_callbacks_ask_what_the_tui_asks(production_env):
+    args = ["notifications", "set", "--sandbox-url", "https://hooks.example.com/sandbox"]
+    refused = giftdesk(*args, input="production\n")
+    assert refused.exit_code == 2 and "Type 'change production callbacks' to go ahead" in refused.stderr
+    assert giftdesk(*args, input="change production callbacks\n").exit_code == 0

@@ -357,11 +357,6 @@ class Session:
 
         return effective_readonly(self.options.readonly, self.profile)
 
-    def confirm_write(self, action: str, yes: bool) -> None:
-        """Refuse under read-only; in production ask for a typed confirmation unless --yes."""
-        self.refuse_readonly(action)
-        self.confirm_production(action, yes)
-
     def refuse_readonly(self, action: str) -> None:
         if self.readonly:
             fail(

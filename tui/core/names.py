@@ -5,6 +5,7 @@ No Textual here: the command line and the screens say the same words.
 
 from __future__ import annotations
 
+CALLBACKS_PHRASE = "change production callbacks"  # typed to save production callbacks, in the TUI and the CLI
 NOT_RELEASED = "(not released)"  # a card code or PIN of a card that is not Sold: neither shown nor masked
 
 
