@@ -218,7 +218,7 @@ async def test_the_orders_board_exports_data_not_screen_text(sim_factory, tmp_pa
 async def test_the_sync_says_its_pages_and_time_left_in_words(sim_factory):
     from textual.widgets import ProgressBar, Static
 
-    sim = sim_factory(brands=600, faults="latency=150ms")  # six pages, each slow enough to be seen
+    sim = sim_factory(brands=600, faults="latency=400ms")  # six pages, each slow enough to be seen
     app = app_on(sim)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
@@ -229,6 +229,14 @@ async def test_the_sync_says_its_pages_and_time_left_in_words(sim_factory):
         await until(pilot, lambda: "of 6" in str(pages.render()), timeout=20)
         assert str(pages.render()).startswith("Catalog sync: page ")
         assert screen.query_one("#sync-progress", ProgressBar).show_eta
+        screen.query_one("#brands").focus()
+        await pilot.press("down")  # another brand while the sync runs: its products are shown
+        await until(
+            pilot,
+            lambda: screen.detail.name == "Giftdesk Payout" and screen.query_one("#products").row_count == 1,
+            timeout=5,
+        )
+        assert pages.display  # still syncing
         await until(pilot, lambda: screen.mirror is not None, timeout=30)
         await settle(pilot)
         assert not pages.display  # gone with the bar once synced
