@@ -82,9 +82,13 @@ def test_a_new_enough_python_gets_its_venv(project, tmp_path):
 
 
 def test_the_editable_install_prints_no_warning_box(tmp_path: Path):
-    """`make` installs the checkout editable: setuptools' "Editable installation ... !!" box must not show."""
+    """`make` installs the checkout editable: setuptools' "Editable installation ... !!" box must not show.
+
+    Into a virtual env of its own: pip would take the running env's giftdesk out first, even with --prefix."""
+    subprocess.run([sys.executable, "-m", "venv", str(tmp_path / "venv")], check=True, timeout=120)
+    python = tmp_path / "venv" / "bin" / "python"
     done = subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--prefix", str(tmp_path), "-e", str(ROOT)],
+        [str(python), "-m", "pip", "install", "--quiet", "--no-deps", "-e", str(ROOT)],
         capture_output=True,
         text=True,
         timeout=300,
