@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test test-fast lint bench clean
 
 # pyproject.toml's requires-python, checked before a virtual env is made with the wrong one.
 NEEDS_PYTHON := 3.11
@@ -38,6 +38,10 @@ lint: $(STAMP)
 
 test: lint
 	$(BIN)/python -m pytest -q -n 2
+
+# Under a minute: no other process, no PostgreSQL, no pty, no running app (tests/conftest.py marks the rest).
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -q -n 2 -m "not outside and not screen"
 
 # `make bench FIGURES=1,2` runs only those figures (bench/results.md keeps the last whole run).
 bench: $(STAMP)

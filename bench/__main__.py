@@ -44,7 +44,7 @@ MODULES = (
     (catalog_mirror, {15, 16, 17, 18}),
     (team, {19, 20, 21}),
     (receiver, {28, 29, 30}),
-    (busy_hour, {31, 32}),
+    (busy_hour, {31, 32, 33, 34}),
 )
 
 

@@ -19,6 +19,13 @@ the shell loop and the sync took, and each screen's staleness at the hour's
 end (in the hour's minutes: the age of its newest data; the watch list's, of
 its least recently looked-at order) beside how old the limits let it get.
 
+(33, 34) The same hour with the service away for 5 of its minutes, in its middle (issue 35): the
+client reaches the simulator through a gate (tui-free TCP forwarding) that is shut (its port refuses
+connections, open ones are cut) and opened again on the same port, so the simulator's state survives.
+(33) is the 429 answers of that hour (target 0: an outage spends none of the budget, and what it held
+back is not sent in a burst); (34) the worst screen's staleness at the hour's end against its limit plus
+the outage (target at most 1x: every screen got fresh data back as soon as the limits allowed).
+
 (32) The limiter's cost per request: Get order through the client (its
 limiter booking in the profile's SQLite file, limits far away) against a bare
 httpx.AsyncClient making the same request, on one loopback simulator
@@ -29,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import subprocess
 import sys
@@ -45,6 +53,7 @@ from tui.local import report_copies
 from tui.local.report_copies import RATES_KEPT_FOR, UNLIMITED_KEPT_FOR
 
 SCALE = 30  # an hour in two minutes: the shell loop's 50 processes fit in it on a loaded machine
+OUTAGE_MINUTES = 5.0  # of the hour, in its middle (figures 33 and 34)
 ORDERS = 200
 SHELL_SHOWS = 50
 
@@ -80,6 +89,59 @@ def place_pending_orders(sim, credential) -> list[str]:
     return ids
 
 
+class Gate:
+    """The service's door: TCP forwarded to the simulator, shut (the port refuses connections, open ones
+    are cut) and opened again on the same port: an outage that the simulator's state survives."""
+
+    def __init__(self, target_port: int) -> None:
+        import socket
+
+        self.target_port = target_port
+        with socket.socket() as probe:  # a free port, known before the hour's loop starts
+            probe.bind(("127.0.0.1", 0))
+            self.port = probe.getsockname()[1]
+        self._server: asyncio.Server | None = None
+        self._open: set[asyncio.StreamWriter] = set()
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    async def open(self) -> None:
+        self._server = await asyncio.start_server(self._forward, "127.0.0.1", self.port, reuse_address=True)
+
+    async def shut(self) -> None:
+        if self._server is not None:
+            self._server.close()
+            for writer in list(self._open):
+                writer.close()
+            await self._server.wait_closed()
+            self._server = None
+
+    async def _forward(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            upstream_reader, upstream_writer = await asyncio.open_connection("127.0.0.1", self.target_port)
+        except OSError:
+            writer.close()
+            return
+        self._open |= {writer, upstream_writer}
+
+        async def copy(source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> None:
+            try:
+                while data := await source.read(65536):
+                    sink.write(data)
+                    await sink.drain()
+            except OSError:
+                pass
+            finally:
+                sink.close()
+                self._open.discard(sink)
+
+        # Cancelled when the hour's loop ends: its end, not a failure (asyncio's server would print it as one).
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.gather(copy(reader, upstream_writer), copy(upstream_reader, writer))
+
+
 @dataclass
 class Hour:
     """What the bench saw at the hour's end."""
@@ -90,8 +152,11 @@ class Hour:
     sync_seconds: float  # how long the mirror's full sync took
 
 
-async def busy_hour(sim, profile, ids: list[str], scale: float) -> Hour:
-    """The hour's work on one profile, with each screen's staleness at the hour's end."""
+async def busy_hour(sim, profile, ids: list[str], scale: float, gate: Gate | None = None) -> Hour:
+    """The hour's work on one profile, with each screen's staleness at the hour's end; with a `gate`, the
+    service is away for OUTAGE_MINUTES in the hour's middle (a screen whose refresh failed tries again
+    after freshness.RETRY_SECONDS, a failed sync resumes, as the TUI's do)."""
+    from tui.api.errors import ServiceError
     from tui.api.limiter import margin
     from tui.commands.common import build_client
     from tui.core.dates import DayRange
@@ -101,6 +166,7 @@ async def busy_hour(sim, profile, ids: list[str], scale: float) -> Hour:
     from tui.local.mirror import Mirror, mirror_path
     from tui.local.mirror_sync import sync
     from tui.local.report_copies import ReportCopies
+    from tui.screens.freshness import RETRY_SECONDS
 
     # The copies' keeping times and the watch list's polling, compressed like the limits.
     report_copies.RATES_KEPT_FOR = RATES_KEPT_FOR / scale
@@ -112,6 +178,8 @@ async def busy_hour(sim, profile, ids: list[str], scale: float) -> Hour:
     today = date.today()
     week = DayRange(today - timedelta(days=6), today)
     hour = 3600 / scale
+    if gate is not None:
+        await gate.open()
     started = time.time()
 
     async def fetch():
@@ -143,20 +211,40 @@ async def busy_hour(sim, profile, ids: list[str], scale: float) -> Hour:
         return answer
 
     async def left_open(screen: str) -> None:
-        """A screen left open looks again when its copy falls due, as the TUI's do (Answer.renew_in)."""
-        while (wait := (await look(screen)).renew_in()) is not None:
+        """A screen left open looks again when its copy falls due, as the TUI's do (Answer.renew_in);
+        after a failed look, RETRY_SECONDS later."""
+        while True:
+            try:
+                wait = (await look(screen)).renew_in()
+            except ServiceError:
+                wait = RETRY_SECONDS / scale
+            if wait is None:
+                return
             await asyncio.sleep(wait)
 
     async def opened(screen: str, times: int) -> None:
-        """Opened `times` in the hour, evenly: each opening takes the copy."""
+        """Opened `times` in the hour, evenly: each opening takes the copy (one that fails is said, and passed)."""
         for n in range(times):
             await asyncio.sleep(max(0.0, started + n * hour / times - time.time()))
-            await look(screen)
+            with contextlib.suppress(ServiceError):
+                await look(screen)
 
     async def mirror_sync() -> float:
-        with Mirror(mirror_path(profile.name, profile.environment)) as mirror:
-            await sync(mirror, client, full=True)
-        return time.time() - started
+        while True:
+            try:
+                with Mirror(mirror_path(profile.name, profile.environment)) as mirror:
+                    await sync(mirror, client, full=True)
+                return time.time() - started
+            except ServiceError:  # the service away: the full walk goes on from the pages it kept
+                await asyncio.sleep(RETRY_SECONDS / scale)
+
+    async def outage() -> None:
+        assert gate is not None
+        seconds = OUTAGE_MINUTES * 60 / scale
+        await asyncio.sleep(max(0.0, started + (hour - seconds) / 2 - time.time()))
+        await gate.shut()
+        await asyncio.sleep(seconds)
+        await gate.open()
 
     async def shell_loop() -> float:
         """A runbook's loop of `giftdesk order show`, one process after another, as fast as it goes."""
@@ -177,6 +265,7 @@ async def busy_hour(sim, profile, ids: list[str], scale: float) -> Hour:
             *(left_open(screen) for screen in reads),
             opened("ledger", 10),
             opened("rates", 30),
+            *([outage()] if gate is not None else []),
         )
     ]
     shell, syncing = asyncio.create_task(shell_loop()), asyncio.create_task(mirror_sync())
@@ -189,6 +278,8 @@ async def busy_hour(sim, profile, ids: list[str], scale: float) -> Hour:
     await asyncio.gather(*tasks, return_exceptions=True)
     shell_seconds, sync_seconds = await shell, await syncing
     await client.aclose()
+    if gate is not None:
+        await gate.shut()
     get_order = client.limiter.limits[GET_ORDER]
     limits = {
         "ledger": copies.kept_for(TRANSACTIONS),
@@ -201,7 +292,8 @@ async def busy_hour(sim, profile, ids: list[str], scale: float) -> Hour:
     return Hour(staleness, limits, shell_seconds, sync_seconds)
 
 
-def hour_figure(quick: bool) -> Figure:
+def hour_figures(quick: bool, outage: bool = False) -> list[Figure]:
+    """Figure 31 (the hour), or with `outage` figures 33 and 34 (the hour with the service away for OUTAGE_MINUTES)."""
     from tui.api.limits import DEFAULT_LIMITS
     from tui.local.config import SecretSource, make_profile
     from tui.simulator import TIMING_PRESETS, SimulatorServer, SimulatorSettings, demo_credential
@@ -213,10 +305,12 @@ def hour_figure(quick: bool) -> Figure:
     timing = TIMING_PRESETS["fast"].replace(pause_seconds=1e6)
     settings = SimulatorSettings(brands=2000, history=200, timing=timing, limits=sim_limits)
     with private_dirs(), SimulatorServer(settings) as sim:
+        gate = Gate(sim.port) if outage else None
+        base_url = gate.base_url if gate is not None else sim.base_url
         os.environ.update(
             {
                 "GIFTDESK_LIMITS": client_limits,
-                "GIFTDESK_BASE_URL": sim.base_url,
+                "GIFTDESK_BASE_URL": base_url,
                 "GIFTDESK_CLIENT_ID": credential.client_id,
                 "GIFTDESK_CLIENT_SECRET": credential.client_secret,
             }
@@ -225,13 +319,13 @@ def hour_figure(quick: bool) -> Figure:
             profile = make_profile(
                 name="env",
                 environment="sandbox",
-                base_url=sim.base_url,
+                base_url=base_url,
                 client_id=credential.client_id,
                 secret=SecretSource(kind="env", ref="GIFTDESK_CLIENT_SECRET"),
             )
             ids = place_pending_orders(sim, credential)
             hour_started = len(sim.requests())
-            seen = asyncio.run(busy_hour(sim, profile, ids, scale))
+            seen = asyncio.run(busy_hour(sim, profile, ids, scale, gate))
         finally:
             for name in ("GIFTDESK_LIMITS", "GIFTDESK_BASE_URL", "GIFTDESK_CLIENT_ID", "GIFTDESK_CLIENT_SECRET"):
                 os.environ.pop(name, None)
@@ -240,7 +334,9 @@ def hour_figure(quick: bool) -> Figure:
     refused = sum(1 for logged in log if logged.status == 429)
     spent = Counter(logged.endpoint for logged in log)
     minutes = scale / 60  # real seconds -> the hour's minutes
-    print(f"busy hour in {hour:.0f} s ({scale}x): requests per endpoint beside what the limit allows in the hour")
+    away = OUTAGE_MINUTES * 60 / scale if outage else 0.0  # real seconds
+    with_outage = f" with the service away {OUTAGE_MINUTES:g} min in its middle" if outage else ""
+    print(f"busy hour{with_outage} in {hour:.0f} s ({scale}x): requests per endpoint beside what the limit allows")
     for endpoint, count in sorted(spent.items()):
         limit = DEFAULT_LIMITS.get(endpoint)
         allowed = f"{limit.requests * 3600 / limit.seconds:.0f} ({limit})" if limit else "no limit"
@@ -250,16 +346,18 @@ def hour_figure(quick: bool) -> Figure:
         f"{seen.sync_seconds * minutes:.1f} min (of the hour's 60)"
     )
     print("staleness at the hour's end (today's data), in the hour's minutes, beside how old the limits let it get:")
+    worst = 0.0
     for screen, age in sorted(seen.staleness.items()):
-        limit = seen.limits[screen]
+        limit = seen.limits[screen] + away
+        worst = max(worst, age / limit)
         verdict = "within" if age <= limit else f"OVER by {(age - limit) * minutes:.2f} min"
         print(
             f"  {screen:11} {age * minutes:6.2f} min   limit {limit * minutes:6.2f} min   {age / limit:5.2f}x  {verdict}"
         )
     summary = ", ".join(f"{endpoint} {count}" for endpoint, count in sorted(spent.items()))
-    return Figure(
-        31,
-        f"busy hour ({scale}x): 429 answers (requests: {summary})",
+    refusals = Figure(
+        33 if outage else 31,
+        f"busy hour{with_outage} ({scale}x): 429 answers (requests: {summary})",
         refused,
         len(log),
         "requests in the hour",
@@ -267,6 +365,19 @@ def hour_figure(quick: bool) -> Figure:
         0,
         limit_on="value",
     )
+    if not outage:
+        return [refusals]
+    staleness = Figure(
+        34,
+        f"busy hour{with_outage} ({scale}x): the stalest screen at the hour's end against its limit + the outage",
+        worst,
+        1.0,
+        "its limit + the outage",
+        "x",
+        1.0,
+        limit_on="value",
+    )
+    return [refusals, staleness]
 
 
 def cost_figure(quick: bool) -> Figure:
@@ -341,7 +452,7 @@ def _read():
 
 
 def figures(quick: bool = False) -> list[Figure]:
-    return [hour_figure(quick), cost_figure(quick)]
+    return [*hour_figures(quick), cost_figure(quick), *hour_figures(quick, outage=True)]
 
 
 def main() -> None:

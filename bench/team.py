@@ -280,7 +280,7 @@ def _audit_bytes(database) -> Figure:
     try:
         with link.connection() as connection:
             before = connection.execute(f"SELECT {AUDIT_SIZE}, count(*) FROM audit").fetchone()
-        team = TeamAuditLog(link)
+        team = TeamAuditLog(link, throwaway=True)  # a throwaway cluster: its signing key lives for this run
         with tempfile.TemporaryDirectory() as folder:
             local = AuditLog(Path(folder) / "audit.jsonl")
             for number in range(AUDIT_ENTRIES):

@@ -21,7 +21,7 @@ from textual.worker import WorkerFailed
 
 from tui.app import AppSettings, GiftdeskApp, build_app
 from tui.local.config import demo_profile
-from tui.simulator import DEMO_CREDENTIALS
+from tui.simulator import DEMO_CREDENTIALS, SimulatorServer, SimulatorSettings
 
 T = TypeVar("T")
 
@@ -180,3 +180,25 @@ class Driven:
 
     def press(self, *keys: str, seconds: float = ANSWER_SECONDS) -> None:
         self.run(lambda pilot: pilot.press(*keys), what=" ".join(keys), seconds=seconds)
+
+
+class Outage:
+    """A simulator that goes away (its port refuses connections) and comes back on the same port (issue 35):
+    its state starts afresh, its seeded past is the same. `server` is the one serving, or the stopped one."""
+
+    def __init__(self, settings: SimulatorSettings) -> None:
+        self.server = SimulatorServer(settings).start()
+        self.settings = dataclasses.replace(settings, port=self.server.port)
+        self.up_now = True
+
+    def down(self) -> None:
+        self.server.stop()
+        self.up_now = False
+
+    def up(self) -> None:
+        self.server = SimulatorServer(self.settings).start()
+        self.up_now = True
+
+    def stop(self) -> None:
+        if self.up_now:
+            self.down()

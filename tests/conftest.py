@@ -36,8 +36,11 @@ Credentials, accounts, showcase products and magic values: docs/simulator.md.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import logging
+import re
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 
@@ -127,3 +130,28 @@ def sim_factory() -> Iterator[Callable[..., SimulatorServer]]:
 @pytest.fixture(scope="session")
 def demo_credentials() -> dict[str, DemoCredential]:
     return {credential.name: credential for credential in DEMO_CREDENTIALS}
+
+
+# `make test-fast` runs the tests that need no other process, no PostgreSQL, no pty and no running app
+# (`-m "not outside and not screen"`): under a minute on 2 cores. Marked by what the code uses, so that a new test
+# is sorted without anyone remembering to mark it: `outside` when its module reaches for a process or a pty, or it
+# asks for a PostgreSQL fixture; `screen` when its module drives the TUI (Pilot, snapshots), the bulk of the time.
+OUTSIDE_WORDS = re.compile(
+    r"\b(subprocess|Popen|pty|pexpect|tmux|multiprocessing|ProcessPoolExecutor|os\.fork|giftdesk_process|mirror_sync)\b"
+)  # mirror_sync: a sync starts the mirror's writer process
+SCREEN_WORDS = re.compile(r"\b(run_test|app_on|pilot|snap_compare|Pilot)\b")
+POSTGRES_FIXTURES = {"pg_cluster", "team_url", "own_cluster"}
+
+
+@functools.cache
+def module_text(module_path: str) -> str:
+    return Path(module_path).read_text(encoding="utf-8")
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    for item in items:
+        text = module_text(str(item.path))
+        if set(getattr(item, "fixturenames", ())) & POSTGRES_FIXTURES or OUTSIDE_WORDS.search(text):
+            item.add_marker(pytest.mark.outside)
+        if SCREEN_WORDS.search(text):
+            item.add_marker(pytest.mark.screen)

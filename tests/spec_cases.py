@@ -213,4 +213,12 @@ REASON_CODES = (
     "InvalidDenomination",
     "ProductIsOutOfStock",
     "CardsLimitExceeded",
+    "InvalidProduct",
+    "NoProducts",
+    "ClientCatalogNotExist",
+    "ClientPriceInvalid",
+    "UserNotEnabled",
 )
+# Of those, the ones the simulator has no state for (its products are never deleted or inactive; the client's
+# set-up at the provider is always whole): said in words by the client all the same.
+REASON_CODES_NOT_SIMULATED = ("InvalidProduct", "ClientCatalogNotExist", "ClientPriceInvalid", "UserNotEnabled")

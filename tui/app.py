@@ -11,6 +11,7 @@ import gc
 import logging
 import select
 import sys
+import threading
 import time
 from collections.abc import Awaitable, Callable, Iterable
 from contextlib import suppress
@@ -18,8 +19,7 @@ from dataclasses import dataclass, field
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-from textual import events
-from textual._context import active_message_pump
+from textual import events, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.reactive import reactive
@@ -33,6 +33,7 @@ from tui.screens.base import BaseScreen
 from tui.screens.host import GiftdeskHost, NoSession, WatchListUnavailable
 from widgets.context_bar import Context
 from widgets.status_badge import use_palette
+from widgets.textual_private import exit_with_words, in_own_turn, take_out_of_stack
 
 if TYPE_CHECKING:
     from textual.timer import Timer
@@ -131,7 +132,9 @@ def navigation_bindings() -> list[Binding]:
 
 class GiftdeskApp(GiftdeskHost):
     TITLE = "giftdesk"
-    CSS_PATH = [STYLES / "app.tcss"]
+    # The start screen's styles with the app's, read and parsed once: a screen's own file, read when it is pushed,
+    # makes Textual parse every style again (Stylesheet.reparse).
+    CSS_PATH = [STYLES / "app.tcss", STYLES / "catalog.tcss"]
     BINDINGS = [
         *navigation_bindings(),
         Binding("colon", "jump", "Jump", id="jump"),
@@ -166,7 +169,21 @@ class GiftdeskApp(GiftdeskHost):
         self.set_keymap(settings.keymap)
         if settings.profile_name in self.profiles:
             self.current_session = self._new_session(self.profiles[settings.profile_name])
+        textual_theme = self.theme
         self._apply_context()
+        # The start's theme's variables before any style is parsed. Textual's theme watcher also queued a
+        # refresh_css for it, which would parse every style again and restyle every widget on the way to the
+        # first frame, for the variables the stylesheet has now: that one is passed over (`refresh_css`).
+        self.stylesheet.set_variables(self.get_css_variables())
+        self._start_theme_refresh_queued = self.theme != textual_theme
+
+    _start_theme_refresh_queued = False
+
+    def refresh_css(self, animate: bool = True) -> None:
+        if self._start_theme_refresh_queued:
+            self._start_theme_refresh_queued = False
+            return
+        super().refresh_css(animate)
 
     # --- state shown in the frame -------------------------------------------
 
@@ -203,6 +220,7 @@ class GiftdeskApp(GiftdeskHost):
             watching=watching,
             attention=attention,
             team=self._team_words(),
+            unknown_outcomes=self._unknown_outcomes,
         )
         self.theme = PRODUCTION_THEME.name if session.is_production else self.sandbox_theme
 
@@ -293,12 +311,32 @@ class GiftdeskApp(GiftdeskHost):
         self._start_put_off_watching()
         resume_collector()
 
+    _unknown_outcomes = 0  # money actions whose outcome is unknown (DESIGN rule 12): said in the top bar
+
+    @work(thread=True, exclusive=True, group="unknown-outcomes")
+    def count_unknown_outcomes(self) -> None:
+        """Read the audit log for writes whose outcome is unknown (a kill -9 in flight): the top bar says how
+        many until someone checks them. A log that cannot be read is said by the Audit screen, not here."""
+        from tui.local.storage import audit_log, unknown_outcomes
+
+        try:
+            count = len(unknown_outcomes(audit_log().entries()))
+        except Exception as error:  # any store's failure: the top bar stays as it was
+            log.warning("the audit log could not be read for unknown outcomes: %s", error)
+            return
+        self.call_from_thread(self._set_unknown_outcomes, count)
+
+    def _set_unknown_outcomes(self, count: int) -> None:
+        self._unknown_outcomes = count
+        self._apply_context()
+
     def _start_put_off_watching(self) -> None:
         if self._watch_put_off:
             self._start_watching()
 
     def _start_watching(self) -> None:
         """The session's watch list, followed until the session ends (items of other profiles wait)."""
+        self.count_unknown_outcomes()  # the top bar's other count, read as the session starts
         from tui.local.database import DatabaseError
         from tui.watch_service import WatchService
 
@@ -505,11 +543,9 @@ class GiftdeskApp(GiftdeskHost):
         self._told_too_small = small
 
     def _draw_start_whole(self) -> None:
-        """Every widget of the start screen drawn again. Its first frame was made inside Textual's start-up batch,
-        which drops it (App._display) though the compositor takes it as drawn: what did not change again stayed
-        blank on the terminal (at 80x24 the context bar and the kept page's label, at 160x48 its rows)."""
-        for widget in self.screen.walk_children():
-            widget.refresh()
+        """The start screen drawn whole. Its layout was made inside Textual's start-up batch, where a frame is dropped
+        (App._display) though the compositor takes it as drawn, so BaseScreen makes none then: this is its first."""
+        self.screen.refresh()
         self.call_after_refresh(self._start_drawn.set)
 
     async def start_drawn(self) -> None:
@@ -547,7 +583,7 @@ class GiftdeskApp(GiftdeskHost):
         (issue 26). So a screen's request is queued and returns at once; the app's own (its keys,
         a test's Pilot) is waited for.
         """
-        if active_message_pump.get(self) is self:
+        if in_own_turn(self):
             await change(*arguments)
         else:
             self.call_later(change, *arguments)
@@ -586,8 +622,7 @@ class GiftdeskApp(GiftdeskHost):
         """Move a screen open lower in the stack to its top, keeping what it shows and every screen
         between. Textual has no call for taking a screen out of the stack's middle, so it is taken
         out of the stack's own list (its push's result callback with it, as a pop would) and pushed."""
-        self._screen_stack.remove(screen)
-        screen._pop_result_callback()
+        take_out_of_stack(self, screen)
         await self.push_screen(screen)
 
     async def action_go(self, name: str) -> None:
@@ -640,15 +675,21 @@ class GiftdeskApp(GiftdeskHost):
     # --- feedback ----------------------------------------------------------------
 
     def _notify_retry(self, attempt: int, delay: float, reason: str) -> None:
-        self.notify(f"{reason}: retrying in {delay:.0f} s (attempt {attempt}).", title="Retrying", severity="warning")
+        self._say_progress(f"{reason}: retrying in {delay:.0f} s (attempt {attempt}).", delay)
 
     def _notify_wait(self, endpoint: str, seconds: float, limit: Limit | None) -> None:
         rule = f"the provider allows {limit}" if limit else "the provider asked for a pause"
-        self.notify(
-            f"Waiting {seconds:.0f} s for a turn at {endpoint} ({rule}).",
-            title="Provider's limit",
-            timeout=max(3.0, seconds),
-        )
+        self._say_progress(f"Waiting {seconds:.0f} s for a turn at {endpoint} ({rule}).", seconds)
+
+    def _say_progress(self, text: str, seconds: float) -> None:
+        """A retry or a wait, said on the status line of the screen under any dialog: one line said in place
+        (issue 35: a toast each covered half an 80x24 screen, and a dialog's buttons)."""
+        if threading.get_ident() != self._thread_id:  # a worker thread's request
+            self.call_from_thread(self._say_progress, text, seconds)
+            return
+        screen = next((s for s in reversed(self.screen_stack) if isinstance(s, BaseScreen) and s.is_mounted), None)
+        if screen is not None:
+            screen.status_line.say_progress(text, max(seconds, PROGRESS_SHOWN_SECONDS))
 
     def report_error(self, error: BaseException) -> None:
         """Say what happened and what to do; never a secret, never a crash."""
@@ -687,11 +728,14 @@ class GiftdeskApp(GiftdeskHost):
             log_unexpected(error)
         self.bell()
         where = current_log_file()
-        self._exit_renderables.append(
+        exit_with_words(
+            self,
             f"giftdesk stopped on an unexpected error ({type(error).__name__}). "
-            f"A redacted traceback is in {where or 'the log'}."
+            f"A redacted traceback is in {where or 'the log'}.",
         )
-        self._close_messages_no_wait()
+
+
+PROGRESS_SHOWN_SECONDS = 3.0  # a retry or a wait stays said at least this long, however short
 
 
 def resume_collector() -> None:
@@ -741,7 +785,7 @@ def load_settings(
             from tui.local.config import Config, team_user
             from tui.team.mode import TeamMode
 
-            settings.team = TeamMode(team_database, user=team_user(Config(user=settings.user)))
+            settings.team = TeamMode(team_database, user=team_user(Config(user=settings.user)), demo=True)
         return settings
     store = ProfileStore()
     settings = AppSettings(store=store, readonly=readonly, order=order)

@@ -80,6 +80,7 @@ class WatchService:
         )
         self._task: asyncio.Task[None] | None = None
         self._closed = False
+        self._reading = asyncio.Lock()  # team mode: the rows notifications name, read back one at a time
         self.leading = isinstance(self.store, WatchList)  # a local list is this process's alone
         for item in self.store.items(self.profile):
             self._follow(item)
@@ -199,12 +200,18 @@ class WatchService:
             polling.cancel()
 
     def shared_change(self, change: Mapping[str, Any]) -> None:
-        """Team mode: a giftdesk changed an item (heard through NOTIFY, the item in it): follow it as it is now."""
+        """Team mode: a notification names an item that changed. It is a hint (anyone may send one, DESIGN
+        rule 13): the row is read again with this login's rights, in a thread, and followed as it is."""
         if self._closed or isinstance(self.store, WatchList):
             return
-        item = self.store.heard(change)
-        if item is not None and item.profile == self.profile:
-            self._take_shared(item)
+        said_task(self._read_shared(change), f"watch-heard-{self.profile}", self._stopped)
+
+    async def _read_shared(self, change: Mapping[str, Any]) -> None:
+        assert not isinstance(self.store, WatchList)
+        async with self._reading:  # one at a time, in the order heard: the last read is the row as it is now
+            item = await asyncio.to_thread(self.store.heard, change)
+            if item is not None and item.profile == self.profile and not self._closed:
+                self._take_shared(item)
 
     def resync(self) -> None:
         """Team mode, the database back: what changed meanwhile was not heard, so read the whole list again."""

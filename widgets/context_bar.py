@@ -24,6 +24,7 @@ class Context:
     watching: int = 0  # watch list: items not final yet
     attention: int = 0  # watch list: items that ended badly
     team: str | None = None  # team mode: "team", or "team database unreachable, retrying"; None: local
+    unknown_outcomes: int = 0  # money actions whose outcome is unknown, until checked (`giftdesk audit pending`)
 
 
 def describe(context: Context, width: int | None = None) -> str:
@@ -73,6 +74,12 @@ def _parts(context: Context, short: int) -> list[str]:
         parts.append("demo")
     if context.team:
         parts.append(context.team)
+    if context.unknown_outcomes:
+        parts.append(
+            f"⚠ {context.unknown_outcomes} unknown"
+            if short >= 2
+            else f"⚠ {context.unknown_outcomes} outcome(s) unknown: giftdesk audit pending"
+        )
     if context.watching or context.attention:
         parts.append(
             f"watch {context.watching} · ⚑ {context.attention}"

@@ -23,11 +23,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from textual.widgets import Footer
-from textual.widgets._footer import FooterKey
+
+from widgets.textual_private import FooterKey, bindings_ready, mark_bindings_ready
 
 if TYPE_CHECKING:
     from textual.app import ComposeResult
+    from textual.geometry import Region
     from textual.screen import Screen
+    from textual.strip import Strip
 
 
 class KeysFooter(Footer):
@@ -35,7 +38,7 @@ class KeysFooter(Footer):
     _shown: tuple[object, ...] | None = None  # what the keys were built from (`_keys_shown`)
 
     def compose(self) -> ComposeResult:
-        self._shown = self._keys_shown() if self._bindings_ready else None
+        self._shown = self._keys_shown() if bindings_ready(self) else None
         for widget in super().compose():
             if isinstance(widget, FooterKey):  # what its `compact` binding would set once mounted
                 widget.set_class(self.compact, "-compact", update=False)
@@ -44,12 +47,24 @@ class KeysFooter(Footer):
             yield widget
 
     def bindings_changed(self, screen: Screen) -> None:
-        self._bindings_ready = True
+        mark_bindings_ready(self)
         if not screen.app.app_focus or self._recompose_due:
             return
         if self.is_attached and screen is self.screen:
             self._recompose_due = True
-            self.call_after_refresh(self._recompose_once)
+            if self._painted:  # else after its first frame (`render_lines`), which shows no key anyway
+                self.call_after_refresh(self._recompose_once)
+
+    _painted = False
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # A start's screen is laid out in Textual's start-up batch, where "after refresh" comes before any frame:
+        # the keys were composed and styled on the way to the first rows, for a frame that shows none.
+        if not self._painted:
+            self._painted = True
+            if self._recompose_due:  # once this frame is made, in the footer's own turn (it composes there)
+                self.call_later(self._recompose_once)
+        return super().render_lines(crop)
 
     async def _recompose_once(self) -> None:
         self._recompose_due = False

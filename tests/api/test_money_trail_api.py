@@ -50,13 +50,10 @@ async def test_an_order_in_another_currency_is_one_transaction_at_the_published_
     assert item.client_exchange_rate is not None and item.client_exchange_rate.known_rate in (rate, None)
     assert (item.client_exchange_rate.from_currency, item.client_exchange_rate.to_currency) == ("GBP", "USD")
     charged = (Decimal("20") * 2 * rate).quantize(Decimal("0.01"))  # by hand: price × quantity × rate
-    assert transaction.transaction_amount.value == -charged
+    assert transaction.transaction_amount.value == charged  # positive, as the provider records a charge
     assert item.client_total == charged
-    # The provider's dialect: the price as a money object, in the account's currency.
-    assert (
-        item.client_price == (Decimal("20") * rate).quantize(Decimal("0.01"))
-        and item.client_price.currency_code == "USD"
-    )
+    # The provider's recording: the whole line's price, as a money object in the account's currency.
+    assert item.client_price == charged and item.client_price.currency_code == "USD"
     after = next(a for a in await client.accounts() if a.id == 1001).balance
     assert transaction.available_balance.value == after == before - charged
     assert transaction.transaction_id != transaction.reference == transaction.transaction_id.rstrip()

@@ -1,6 +1,6 @@
 """Place order pacing: at least 500 ms between calls, at most 6 orders of a product a minute.
 
-The client's rule (tui/api/pacing.py) and the simulator's (tui/simulator/pacing.py)
+The client's rule (windows of its limiter, tui/api/limits.py) and the simulator's (tui/simulator/pacing.py)
 are separate implementations of the same documented limits (DESIGN.md, "Facts"):
 each is checked on a clock we move by hand, then both together over loopback.
 """
@@ -15,9 +15,9 @@ import pytest
 
 from tui.api.client import NO_RETRY, ServiceClient
 from tui.api.errors import RateLimitedError
-from tui.api.limiter import Limiter
+from tui.api.limiter import Limiter, MemoryLimitStore
+from tui.api.limits import DEFAULT_LIMITS, PLACE_ORDER, PLACE_ORDER_PRODUCT, PLACE_ORDER_SPACING, Limit
 from tui.api.models import OrderLine, PlaceOrder
-from tui.api.pacing import PlaceLimits, PlacePacer
 from tui.simulator.pacing import PlaceOrderLimits
 
 CHECKOUT = "/api/integration/v1.0/orders/checkout"
@@ -42,45 +42,59 @@ def body(*products: int) -> dict:
 
 # --- the client's rule ----------------------------------------------------------------------
 
+PLACE = (PLACE_ORDER_SPACING,)
+
+
+def paced(clock: Clock, table: dict[str, Limit] = DEFAULT_LIMITS) -> Limiter:
+    return Limiter(table, MemoryLimitStore(), clock=clock)
+
+
+def place_turn(limiter: Limiter, *products: int) -> float:
+    """Seconds to wait before a Place order of these products; the turn is booked (and answered at once)."""
+    turn = limiter.turn(PLACE_ORDER, also=(*PLACE, *(f"{PLACE_ORDER_PRODUCT} {p}" for p in sorted(set(products)))))
+    limiter.answered(turn)
+    return turn.wait
+
 
 def test_pacer_keeps_half_a_second_between_calls():
     clock = Clock()
-    pacer = PlacePacer(clock=clock)
-    assert pacer.reserve([FIXED_PRODUCT]) == 0
-    assert pacer.reserve([OTHER_PRODUCT]) == pytest.approx(0.5)  # booked at once: side by side calls queue up
-    assert pacer.reserve([OTHER_PRODUCT + 1]) == pytest.approx(1.0)
-    clock.now += 5
-    assert pacer.reserve([FIXED_PRODUCT]) == 0
+    limiter = paced(clock)
+    assert place_turn(limiter, FIXED_PRODUCT) == 0
+    assert place_turn(limiter, OTHER_PRODUCT) == pytest.approx(0.55)  # booked at once: side by side calls queue up
+    assert place_turn(limiter, OTHER_PRODUCT + 1) == pytest.approx(1.1)
+    clock.now += 10
+    assert place_turn(limiter, FIXED_PRODUCT) == 0
 
 
 def test_pacer_counts_a_call_from_when_its_answer_came():
     clock = Clock()
-    pacer = PlacePacer(clock=clock)
-    pacer.reserve([FIXED_PRODUCT])
-    clock.now += 2.0  # a slow request: the service may have seen it late
-    pacer.done([FIXED_PRODUCT])
-    assert pacer.reserve([OTHER_PRODUCT]) == pytest.approx(0.5)
+    limiter = paced(clock)
+    first = limiter.turn(PLACE_ORDER, also=PLACE)
+    clock.now += 3  # the answer took 3 s
+    limiter.answered(first)
+    assert place_turn(limiter, OTHER_PRODUCT) == pytest.approx(0.55)
 
 
 def test_pacer_allows_six_orders_of_a_product_a_minute():
     clock = Clock()
-    pacer = PlacePacer(clock=clock)
+    limiter = paced(clock)
+    first = clock.now
     for _ in range(6):
-        clock.now += pacer.reserve([FIXED_PRODUCT])
-    first = 1000.0
-    assert pacer.reserve([FIXED_PRODUCT]) == pytest.approx(
-        first + 60 - clock.now
-    )  # the 7th waits for the 1st to age out
-    assert pacer.reserve([OTHER_PRODUCT]) == pytest.approx(first + 60.5 - clock.now)  # and the next call after it
+        clock.now += place_turn(limiter, FIXED_PRODUCT)
+    assert place_turn(limiter, FIXED_PRODUCT) == pytest.approx(first + 60.6 - clock.now)  # a minute after the first
+    assert place_turn(limiter, OTHER_PRODUCT) == pytest.approx(first + 60.6 + 0.55 - clock.now)  # and after it
 
 
 def test_pacer_counts_every_product_of_an_order_once():
     clock = Clock()
-    pacer = PlacePacer(PlaceLimits(min_interval=0.0, per_product=2, window=60.0), clock=clock)
-    assert pacer.reserve([FIXED_PRODUCT, FIXED_PRODUCT, OTHER_PRODUCT]) == 0
-    assert pacer.reserve([OTHER_PRODUCT]) == 0
-    assert pacer.reserve([OTHER_PRODUCT]) == pytest.approx(60)
-    assert pacer.reserve([FIXED_PRODUCT]) == pytest.approx(60)  # after the booked one above, not before it
+    limiter = paced(
+        clock, {**DEFAULT_LIMITS, PLACE_ORDER_SPACING: Limit(1000, 1.0), PLACE_ORDER_PRODUCT: Limit(2, 60.0)}
+    )
+    assert place_turn(limiter, FIXED_PRODUCT, FIXED_PRODUCT, OTHER_PRODUCT) == 0
+    assert place_turn(limiter, OTHER_PRODUCT) == 0
+    assert place_turn(limiter, OTHER_PRODUCT) == pytest.approx(60.6)
+    # Its own product's window has room: it goes at Place order's 2/s, not behind the other product's minute.
+    assert place_turn(limiter, FIXED_PRODUCT) == pytest.approx(1.05)
 
 
 async def test_client_waits_before_sending_a_call_too_soon():
@@ -100,12 +114,11 @@ async def test_client_waits_before_sending_a_call_too_soon():
         "pacing-test-Secr3t-2c1d",
         transport=httpx.MockTransport(service),
         sleep=sleep,
-        pacer=PlacePacer(clock=clock),
-        limiter=Limiter(clock=clock),
+        limiter=paced(clock),
     ) as client:
         for _ in range(7):
             await client.place_order(PlaceOrder(str(uuid.uuid4()), 1001, [OrderLine(FIXED_PRODUCT, 1, VALUE)]))
-    assert sleeps[:5] == [pytest.approx(0.5)] * 5
+    assert sleeps[:5] == [pytest.approx(0.55)] * 5  # 500 ms and the limiter's margin
     assert all(later - earlier >= 0.5 for earlier, later in itertools.pairwise(sent))
     assert sent[6] - sent[0] >= 60
 
@@ -141,13 +154,12 @@ def test_simulator_answers_429_with_retry_after(sim_factory, demo_credentials):
 async def test_a_paced_client_never_trips_the_simulator(sim_factory, demo_credentials):
     sim = sim_factory(place_limits=True)
     credential = demo_credentials["acme-sandbox"]
-    async with ServiceClient(sim.base_url, *credential.auth, retry=NO_RETRY) as client:
+    async with ServiceClient(sim.base_url, *credential.auth, retry=NO_RETRY, limiter=Limiter(DEFAULT_LIMITS)) as client:
         for product in (FIXED_PRODUCT, OTHER_PRODUCT, FIXED_PRODUCT):
             await client.place_order(PlaceOrder(str(uuid.uuid4()), 1001, [OrderLine(product, 1, VALUE)]))
     # The same burst without pacing is refused: the limit is real.
-    async with ServiceClient(
-        sim.base_url, *credential.auth, retry=NO_RETRY, pacer=PlacePacer(PlaceLimits(min_interval=0.0))
-    ) as client:
+    unpaced = Limiter({**DEFAULT_LIMITS, PLACE_ORDER: Limit(100, 1.0), PLACE_ORDER_SPACING: Limit(100, 0.5)})
+    async with ServiceClient(sim.base_url, *credential.auth, retry=NO_RETRY, limiter=unpaced) as client:
         with pytest.raises(RateLimitedError):
             for product in (FIXED_PRODUCT, OTHER_PRODUCT):
                 await client.place_order(PlaceOrder(str(uuid.uuid4()), 1001, [OrderLine(product, 1, VALUE)]))

@@ -10,8 +10,9 @@ import pytest
 from tui.api.client import ServiceClient
 from tui.api.limiter import Limiter
 from tui.core.dates import DayRange
+from tui.local.ages import as_of
 from tui.local.limit_store import profile_database
-from tui.local.report_copies import ReportCopies, as_of, service_today
+from tui.local.report_copies import ReportCopies, service_today
 from tui.simulator.rate_limits import PROVIDER_LIMITS
 
 pytestmark = pytest.mark.usefixtures("provider_limits")  # DESIGN's table, as a user has it

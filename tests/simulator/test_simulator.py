@@ -16,6 +16,7 @@ import time
 import uuid
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import httpx
@@ -181,12 +182,13 @@ def test_a_malformed_authorization_header_is_401(sim):
         "/api/Integration/v1.0/accounts",
         "/api/integration/v2.0/Catalog",
         "/api/integration/v1/notification",
-        "/api/integration/v2/payout/status/abc%3D",
+        "/api/INTEGRATION/V2.0/CATALOG",
     ],
 )
-def test_path_casing_is_exact(sim, path):
+def test_paths_match_in_any_case_and_v1_is_v1_0_as_the_provider_does(sim, path):
+    # The provider is an ASP.NET service (DESIGN.md "What the real provider sends"); it was 404 here before.
     with http(sim) as client:
-        assert client.get(path).status_code == 404
+        assert client.get(path).status_code == 200
 
 
 # --- accounts -----------------------------------------------------------------
@@ -387,10 +389,15 @@ CHECKOUT_REFUSALS = [
 
 
 def test_the_refusals_use_designs_reason_codes_and_two_words_of_the_simulators_own():
-    assert {reason for reason, _ in CHECKOUT_REFUSALS} | {"OrderAlreadyExists", "OrderNotFound"} == {
-        *spec.REASON_CODES,
-        "InvalidQuantity",
-    }
+    answered = {reason for reason, _ in CHECKOUT_REFUSALS} | {"OrderAlreadyExists", "OrderNotFound", "NoProducts"}
+    assert answered == {*spec.REASON_CODES, "InvalidQuantity"} - set(spec.REASON_CODES_NOT_SIMULATED)
+
+
+def test_an_order_of_no_products_is_no_products_as_the_provider_answers(sim):
+    with http(sim) as client:
+        body = {"RequestId": str(uuid.uuid4()), "AccountId": 1001, "Products": []}
+        response = client.post(CHECKOUT, json=body)
+    assert (response.status_code, response.json()) == (400, {"message": "NoProducts"})
 
 
 @pytest.mark.parametrize(("reason", "order"), CHECKOUT_REFUSALS)
@@ -924,3 +931,37 @@ def test_giftdesk_sim_prints_paste_able_exports_and_serves():
     finally:
         process.send_signal(signal.SIGINT)
         assert process.wait(timeout=10) == 0
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/api/integration/v1.0/notification",  # as integrators call it
+        "/api/Integration/v1/notification",  # SPEC's
+        "/API/INTEGRATION/V1.0/NOTIFICATION",
+    ],
+)
+def test_the_notification_path_in_every_spelling(sim, path):
+    with http(sim) as client:
+        assert client.get(path).status_code == 200
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["/api/Integration/v1/orders", "/api/integration/v1/Orders", "/api/INTEGRATION/v1.0/orders"],  # the SDK's first
+)
+def test_the_orders_report_in_every_spelling(sim, path):
+    with http(sim) as client:
+        response = client.get(path, params={"startDate": "2026-01-01", "endDate": "2026-01-02"})
+    assert response.status_code == 200 and isinstance(response.json(), list)
+
+
+def test_transactions_and_get_order_in_other_spellings_keep_the_ids_case(sim):
+    with http(sim) as client:
+        request_id = str(uuid.uuid4()).upper()  # the provider keeps a RequestId as sent
+        assert place(client, FIXED_25, 25, request_id=request_id).status_code == 200
+        assert client.get(f"/api/Integration/v1/Orders/{request_id}").json()["requestId"] == request_id
+        today = datetime.now(UTC).date().isoformat()
+        answer = client.get("/api/Integration/v1/transactions", params={"startDate": today, "endDate": today})
+        assert answer.status_code == 200 and "clients" in answer.json()
+        assert client.get("/api/integration/v1/nothing-here").status_code == 404

@@ -67,10 +67,12 @@ def test_balances_and_transactions_always_agree(acme):
         balance = opening
         for t in mine:
             assert t["transactionAmount"]["currencyCode"] == currency
-            balance += t["transactionAmount"]["value"]
+            # As the provider records a charge: a positive amount, the balance falling by it.
+            assert t["transactionType"] == "Order" and t["transactionAmount"]["value"] > 0
+            balance -= t["transactionAmount"]["value"]
             assert t["availableBalance"]["value"] == balance
             items_total = sum(item["clientTotal"] for item in t["orderItems"])
-            assert items_total == -t["transactionAmount"]["value"] == t["orderTotal"]["value"]
+            assert items_total == t["transactionAmount"]["value"] == t["orderTotal"]["value"]
         assert Decimal(str(accounts[account_id]["balance"])) == balance
 
 
@@ -83,11 +85,10 @@ def test_a_converted_charge_is_price_times_the_published_rate(acme):
     assert item["clientExchangeRate"] == {"fromCurrency": "GBP", "toCurrency": "EUR", "exchangeRate": rate}
     price = get(http, CATALOG, ProductId="501")["items"][0]["products"][0]["price"]["min"]  # in GBP
     by_hand = (price * item["quantity"] * rate).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
-    assert item["clientTotal"] == by_hand == -t["transactionAmount"]["value"]
+    assert item["clientTotal"] == by_hand == t["transactionAmount"]["value"]
     assert item["denomination"] == {"value": Decimal("20.0"), "currencyCode": "GBP"}
-    # The provider's dialect: prices as money objects in the account's currency.
-    unit = (price * rate).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
-    assert item["clientPrice"] == item["estimatedPrice"] == {"value": unit, "currencyCode": "EUR"}
+    # The provider's recording: the whole line's price (quantity x card) as money in the account's currency.
+    assert item["clientPrice"] == item["estimatedPrice"] == {"value": by_hand, "currencyCode": "EUR"}
 
 
 def test_the_rate_is_not_stated_between_equal_currencies_and_on_every_third_order(acme):
@@ -121,14 +122,14 @@ def test_the_documented_shape(acme):
         "transactionAmount",
         "transactionDate",
         "orderItems",
-        # and the fields the provider sends beyond its documentation
-        "brandWithDenominationCurrency",
-        "createdDate",
+        # and the fields the provider's recording has beyond its documentation, null at this level
+        "clientName",
         "xeroCreditNoteNumber",
         "orderType",
         "currencyCode",
     }
     assert t["currencyCode"] is None and t["xeroCreditNoteNumber"] is None
+    assert t["clientName"] is None and t["orderType"] is None
     assert t["transactionId"] != t["transactionId"].rstrip()  # padded, as the provider sends it
     assert t["orderNumber"].startswith("O-") and t["transactionType"] == "Order"
     assert set(t["orderItems"][0]) == {
@@ -145,7 +146,11 @@ def test_the_documented_shape(acme):
         "quantity",
         "clientTotal",
         "clientExchangeRate",
+        # in each item, as the recording has them
+        "brandWithDenominationCurrency",
+        "createdDate",
     }
+    assert t["orderItems"][0]["createdDate"] == "0001-01-01T00:00:00"  # the provider's "not stated"
 
 
 def test_each_credential_sees_only_its_own(acme, demo_credentials):
@@ -198,5 +203,5 @@ def test_a_seeded_past_has_its_transactions_on_the_orders_days_and_they_add_up(s
         by_account.setdefault(t.order.account.id, []).append(t)
     for account_transactions in by_account.values():
         for before, after in itertools.pairwise(account_transactions):
-            assert after.balance_after - before.balance_after == after.amount
+            assert before.balance_after - after.balance_after == after.amount  # a charge: the balance falls by it
         assert account_transactions[-1].balance_after == account_transactions[-1].order.account.balance

@@ -50,7 +50,7 @@ def test_the_team_log_is_append_only_and_a_hand_edited_row_is_found(link, team_u
     for n in range(4):
         redeem(log, n)
     intact = verify(team_url)
-    assert intact.exit_code == 0 and "4 entries, chain intact" in intact.output
+    assert intact.exit_code == 0 and "4 entries, chain and signatures intact" in intact.output
 
     with psycopg.connect(team_url, autocommit=True) as connection:
         with pytest.raises(psycopg.errors.RaiseException, match="append-only"):
@@ -242,3 +242,26 @@ def test_removing_the_last_lines_of_the_local_log_is_found():
     log.path.unlink()
     gone = verify()
     assert gone.exit_code == 1 and "the log ends at its start (it is empty)" in gone.output
+
+
+def test_audit_pending_lists_the_teams_unknown_outcomes_until_checked(link, team_url):
+    """Issue 35, break 9, in team mode: an attempt no outcome followed (its giftdesk killed) is pending for the
+    whole team, with its check, until a line of the same write settles it."""
+    import json
+
+    log = TeamAuditLog(link)
+    check = "check: giftdesk order show 0e7c6a3e-1111-4d5e-9f00-6a1b2c3d4e5f"
+    subject = "0e7c6a3e-1111-4d5e-9f00-6a1b2c3d4e5f"
+    log.record(
+        profile="p", environment="sandbox", action="place-order", subject=subject, outcome="attempt", detail=check
+    )
+
+    def pending() -> list[dict]:
+        listed = CliRunner().invoke(main, ["audit", "pending", "--json"], env={"GIFTDESK_DATABASE_URL": team_url})
+        assert listed.exit_code == 0, listed.output
+        return json.loads(listed.output)
+
+    [entry] = pending()
+    assert entry["subject"] == subject and entry["check"] == f"giftdesk order show {subject}"
+    log.record(profile="p", environment="sandbox", action="place-order", subject=subject, outcome="checked: Succeeded")
+    assert pending() == []

@@ -17,6 +17,18 @@ def fixed_freshness(monkeypatch) -> None:
 
 
 @pytest.fixture(autouse=True)
+def fixed_status_line_clock(monkeypatch) -> None:
+    """The status line says when a refresh failed (and how old the last good data is): at a fixed moment, so
+    that snapshots do not depend on when they run (tests of its ages move it themselves)."""
+    import widgets.status_line
+
+    monkeypatch.setattr(widgets.status_line, "clock", lambda: FIXED_MOMENT)
+
+
+FIXED_MOMENT = 1_780_000_000.0
+
+
+@pytest.fixture(autouse=True)
 def no_renewal_during_the_test(monkeypatch) -> None:
     """The test suite relaxes the provider's limits (tests/conftest.py), so an open ledger, board or rates
     screen would refresh itself every few seconds under a test's feet: not during a test, unless the test is

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from apps import app_on, export_shown, notifications
+from apps import app_on, export_shown, notifications, screen_lines
 from textual.widgets import DataTable, Static
 
 from tui.screens.audit import AuditScreen
@@ -192,3 +192,30 @@ async def test_an_attempt_without_an_outcome_shows_as_outcome_unknown_with_its_c
         assert (
             "outcome unknown" in detail and "check: giftdesk order show 0e7c6a3e-1111-4d5e-9f00-6a1b2c3d4e5f" in detail
         )
+
+
+async def test_columns_are_sized_by_content_so_a_wide_terminal_cuts_nothing(sim, audit_file):
+    # Issue 39 item 8: at 160 columns a RequestId subject showed as `5ddd8330-52e7-4882-` beside a 40-column
+    # empty Outcome, and `notification-change` as `notificatio`.
+    order = "5ddd8330-52e7-4882-9a3c-0c2b1f6e8d41"
+    audit_file.write_text(
+        "".join(
+            json.dumps({**entry, "time": "2026-03-01T10:00:00+00:00", "profile": "demo-sandbox"}) + "\n"
+            for entry in (
+                {"environment": "sandbox", "action": "new-order", "subject": order, "outcome": "placed"},
+                {
+                    "environment": "sandbox",
+                    "action": "notification-change",
+                    "subject": "notification configuration",
+                    "outcome": "saved; read-back matches",
+                },
+            )
+        )
+    )
+    app = app_on(sim)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await open_audit(app, pilot)
+        await pilot.pause(0.1)
+        lines = screen_lines(app)
+        assert any(order in line for line in lines) and any("notification-change" in line for line in lines)
+        assert any("notification configuration" in line for line in lines)

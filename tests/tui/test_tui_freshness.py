@@ -68,7 +68,8 @@ async def test_a_wait_for_a_turn_over_a_second_is_told(sim_factory):
         await pilot.press("0")
         await settle(pilot)
         await pilot.press("r")
-        await until(pilot, lambda: any("for a turn at exchange_rates" in n for n in notifications(pilot.app)))
+        await until(pilot, lambda: "for a turn at exchange_rates" in str(pilot.app.screen.status_line.render()))
+        assert not any("for a turn" in n for n in notifications(pilot.app))  # said in place, not a toast
         await settle(pilot)
     assert [logged.status for logged in sim.requests("exchange_rates")] == [200, 200]
 
@@ -159,7 +160,7 @@ async def test_a_refresh_by_itself_never_cancels_an_r_waiting_for_its_turn(sim_f
         screen = pilot.app.screen
         await until(pilot, lambda: screen.rates is not None)
         await pilot.press("r")
-        await until(pilot, lambda: any("for a turn at exchange_rates" in n for n in notifications(pilot.app)))
+        await until(pilot, lambda: "for a turn at exchange_rates" in str(screen.status_line.render()))
         screen._renew()  # its timer's work, while the `r` waits
         await until(pilot, lambda: len(sim.requests("exchange_rates")) == 2, timeout=15)
         await settle(pilot)

@@ -78,7 +78,7 @@ async def test_the_note_dialog_title_is_whole(sim, size):
     app = app_on(sim)
     async with app.run_test(size=size) as pilot:
         await settle(pilot)
-        await app.push_screen(NoteDialog(request_id))
+        await app.push_screen(NoteDialog(request_id, lambda _text: None))
         await pilot.pause()
         shown = "\n".join(screen_lines(app))
         assert f"Note on {request_id}" in shown and "enter keeps it, esc drops it" in shown

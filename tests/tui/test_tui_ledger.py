@@ -83,11 +83,11 @@ async def test_the_detail_pane_shows_price_discount_fee_and_rate(sim_factory, de
     async with app.run_test(size=WIDE) as pilot:
         screen = await open_ledger(pilot)
         detail = text_of(screen, "#ledger-detail")
-        # The provider's dialect: the price as a money object in the account's currency, and the fields
-        # sent beyond the documented ones, as they came.
+        # The provider's recording: the whole line's price as a money object in the account's currency, and the
+        # fields sent beyond the documented ones (the item's own, then the transaction's), as they came.
         for expected in (
             "2 × Tea & Co £20 (Tea & Co)",
-            "price 25.32 USD · estimated 25.32 USD",
+            "line price 50.63 USD · estimated 50.63 USD",
             "discount 0.0%",
             "fee 0.00 USD",
             "rate 1 GBP = 1.265823 USD",
@@ -95,7 +95,8 @@ async def test_the_detail_pane_shows_price_discount_fee_and_rate(sim_factory, de
             "100,000.00 USD → 99,949.37 USD",
             "Also sent:",
             "brandWithDenominationCurrency: Tea & Co GBP 20",
-            "orderType: Sandbox",
+            "createdDate: 0001-01-01T00:00:00",
+            "orderType: —",
             "xeroCreditNoteNumber: —",
         ):
             assert expected in detail

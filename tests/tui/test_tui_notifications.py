@@ -3,7 +3,11 @@ listener panel end to end (place order -> callback -> order shown final)."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import uuid
+from pathlib import Path
 
 import httpx
 import pytest
@@ -167,7 +171,12 @@ async def test_read_back_mismatch_is_an_error(own_sim, demo_credentials, monkeyp
     async with app_on(own_sim).run_test(size=(100, 30)) as pilot:
         screen = await open_screen(pilot)
 
+        real, reads = ServiceClient.get_notifications, []
+
         async def tampered(self):
+            reads.append(1)
+            if len(reads) == 1:  # the check before saving that nothing changed elsewhere: as stored
+                return await real(self)
             return NotificationConfig(notification_url="https://elsewhere.example.com", secret_key=SECRET)
 
         monkeypatch.setattr(ServiceClient, "get_notifications", tampered)
@@ -308,3 +317,60 @@ def test_snapshot_80x24(snap_compare, own_sim, demo_credentials, case):
 def test_snapshot_160x48(snap_compare, own_sim, demo_credentials):
     configure(own_sim, demo_credentials, notificationUrlSandbox="http://127.0.0.1:8787/callback")
     assert snap_compare(app_on(own_sim), terminal_size=(160, 48), run_before=_loaded)
+
+
+# --- changed elsewhere (issue 35, break 4) --------------------------------------------------------------
+
+GIFTDESK = str(Path(sys.executable).parent / "giftdesk")
+
+
+def set_from_a_shell(sim, demo_credentials, url: str) -> None:
+    """`giftdesk notifications set --url URL` in a shell of its own, on the same credential as the app."""
+    credential = demo_credentials["acme-sandbox"]
+    env = {
+        **os.environ,
+        "GIFTDESK_BASE_URL": sim.base_url,
+        "GIFTDESK_CLIENT_ID": credential.client_id,
+        "GIFTDESK_CLIENT_SECRET": credential.client_secret,
+    }
+    done = subprocess.run(
+        [GIFTDESK, "notifications", "set", "--url", url], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+
+
+async def test_the_settings_are_read_again_when_the_screen_is_shown_again(own_sim, demo_credentials):
+    configure(own_sim, demo_credentials)
+    async with app_on(own_sim).run_test(size=(100, 30)) as pilot:
+        screen = await open_screen(pilot)
+        set_from_a_shell(own_sim, demo_credentials, "https://changed.example.com/cb")
+        await pilot.press("8")
+        await pilot.press("5")
+        assert pilot.app.screen is screen
+        await until(pilot, lambda: screen.query_one("#production-url", Input).value == "https://changed.example.com/cb")
+        assert "Changed elsewhere since last read: production URL" in text_of(screen, "#config-state")
+
+
+async def test_a_stale_form_is_not_saved_over_newer_values_set_from_a_shell(own_sim, demo_credentials):
+    configure(own_sim, demo_credentials)
+    async with app_on(own_sim).run_test(size=(100, 30)) as pilot:
+        screen = await open_screen(pilot)
+        set_from_a_shell(own_sim, demo_credentials, "https://changed.example.com/cb")
+        await type_into(pilot, screen, "#sandbox-url", "http://127.0.0.1:9/callback")
+        await pilot.press("ctrl+s")
+        await confirm(pilot)
+        await until(pilot, lambda: "Not saved: changed elsewhere" in text_of(screen, "#config-state"))
+        assert screen.query_one("#sandbox-url", Input).value == "http://127.0.0.1:9/callback"  # the edits kept
+    assert stored(own_sim, demo_credentials)["notificationUrl"] == "https://changed.example.com/cb"
+    assert stored(own_sim, demo_credentials)["notificationUrlSandbox"] == ""
+
+
+async def test_r_reads_the_settings_again_and_is_shown_in_the_footer(own_sim, demo_credentials):
+    configure(own_sim, demo_credentials)
+    async with app_on(own_sim).run_test(size=(100, 30)) as pilot:
+        screen = await open_screen(pilot)
+        assert any(binding.key == "r" and binding.show for binding in NotificationsScreen.BINDINGS)
+        set_from_a_shell(own_sim, demo_credentials, "https://changed.example.com/cb")
+        screen.query_one("#notifications-tabs").focus()
+        await pilot.press("r")
+        await until(pilot, lambda: screen.query_one("#production-url", Input).value == "https://changed.example.com/cb")

@@ -445,7 +445,8 @@ async def test_429_waits_and_retries_visibly_then_succeeds(sim_factory):
         other.start()
         await wait_until(pilot, lambda: token_of(card) in sim.state.payouts.in_flight)  # the other is held now
         await pilot.click("#confirm")
-        await wait_until(pilot, lambda: any("rate limited" in n.message for n in app._notifications))
+        # Said on the screen's status line, in place (issue 35), not a toast per retry.
+        await wait_until(pilot, lambda: "rate limited" in str(screen.status_line.render()))
         await wait_until(pilot, lambda: shown_status(screen) == "Completed")
         other.join()
     assert len(sim.payouts_for(token_of(card))) == 1

@@ -311,3 +311,33 @@ async def test_pinning_an_order_already_final_is_one_toast_that_says_so(sim):
         told = [n for n in notifications(app) if done in n]
         assert told == [f"Order {done} is already final (Succeeded): nothing to watch."]
         assert app.watch_list.items() == []
+
+
+async def test_a_payout_watched_before_its_redeem_says_issued_not_redeemed_then_moves_on(sim):
+    """Issue 35, break 3: the natural move right after selling a payout card; never "Refused, final"."""
+    import httpx
+    from watch_support import CREDENTIAL
+
+    from tui.core.watching import NOT_REDEEMED
+
+    request_id = place(sim, "10.00")
+    with httpx.Client(base_url=sim.base_url, auth=CREDENTIAL.auth) as http:
+        await_sold = time.monotonic() + 10
+        while not (cards := http.get(f"/api/integration/v1.0/orders/{request_id}").json()["items"][0]["cards"]) or (
+            cards[0]["status"] != "Sold"
+        ):
+            assert time.monotonic() < await_sold
+            time.sleep(0.05)
+        code = cards[0]["cardCode"]
+        app = app_on(sim)
+        async with app.run_test(size=SIZE) as pilot:
+            app.watch_list.add_payout(code)
+            screen = await open_watch(app, pilot)
+            await until(pilot, lambda: table_rows(screen) and table_rows(screen)[0][2] == NOT_REDEEMED)
+            assert table_rows(screen)[0][3] == "watching"  # not final: looked at again, slowly
+            redeemed = http.post(
+                f"/api/Integration/v2/payout/redeem/{code.rsplit('/', 1)[1]}",
+                json={"wallet": "PayPal", "recipientEmail": "ann@example.com"},
+            )
+            assert redeemed.status_code in (200, 202)
+            await until(pilot, lambda: table_rows(screen)[0][2] not in (NOT_REDEEMED, "Refused"), timeout=20)

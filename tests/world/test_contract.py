@@ -277,3 +277,8 @@ def test_the_client_reads_answers_generated_from_the_contract(name):
             asyncio.run(read(operation_id, status, answer))
 
     reads()
+
+
+def test_a_v2_brand_need_not_carry_internal_id_as_the_providers_own_example_has_none():
+    brand = DOCUMENT["components"]["schemas"]["Brand"]
+    assert all("internalId" not in part.get("required", []) for part in brand["allOf"] if isinstance(part, dict))

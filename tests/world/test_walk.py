@@ -6,7 +6,9 @@ bindings of every screen, dialog and widget (their BINDINGS, the app's screen ke
 tui.core.navigation): the keys a person can press, kept true as screens change. After each step:
 the app still answers (its message loop takes a callback and draws within STEP_SECONDS; and
 a screen key, a step of its own, shows that screen within STEP_SECONDS), nothing raised (no crash, no
-"Unexpected error"), and the screen stack is sane. The app has only the sandbox demo profile,
+"Unexpected error"), and the screen stack is sane. The service goes away and comes back as a step of its
+own (issue 35): a screen whose refresh failed says so on its status line, with the age of what it shows,
+and the Orders board keeps what it showed. The app has only the sandbox demo profile,
 so whatever the walk types into a form and confirms moves no production money.
 
 Budget: three walks of 30 steps per size in `make test` (about half a minute), reported as they
@@ -18,12 +20,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import importlib
 import os
 import pkgutil
 
 import pytest
-from apps import Driven, demo_profiles, notifications, screen_lines
+from apps import Driven, Outage, demo_profiles, notifications, screen_lines
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_state_machine_as_test
@@ -37,7 +40,9 @@ import tui.screens
 import widgets
 from tui.app import AppSettings, build_app, navigation_bindings
 from tui.core.navigation import BY_NAME, DESTINATIONS, HOME
+from tui.demo import demo_settings
 from tui.screens.base import BaseScreen
+from tui.screens.orders import OrdersScreen
 
 SIZES = [(80, 24), (160, 48)]
 LOOK_SECONDS = 2.0  # how long the walk looks at a screen it went to before the next key
@@ -116,10 +121,14 @@ def navigable(app) -> bool:
 
 
 class Walk(RuleBasedStateMachine):
-    def __init__(self, sim, size: tuple[int, int]) -> None:
+    def __init__(self, service: Outage, size: tuple[int, int]) -> None:
         super().__init__()
-        self.driven = Driven(sandbox_app(sim), size).__enter__()
+        if not service.up_now:  # an earlier walk ended in an outage
+            service.up()
+        self.service = service
+        self.driven = Driven(sandbox_app(service.server), size).__enter__()
         self.app = self.driven.app
+        self.board_rows = 0  # the Orders board's rows when its data was last fresh
 
     @rule(choice=st.integers(min_value=0, max_value=999))
     def press(self, choice: int) -> None:
@@ -169,6 +178,29 @@ class Walk(RuleBasedStateMachine):
         for key in (*ROWS_THAT_OPEN[name], *["down"] * down, "enter"):
             self.press_key(key)
 
+    @rule()
+    def outage(self) -> None:
+        """The service goes away (its port refuses connections), or comes back on the same port."""
+        if self.service.up_now:
+            self.service.down()
+        else:
+            self.service.up()
+
+    @invariant()
+    def a_failed_refresh_is_said_and_blanks_nothing(self) -> None:
+        screen = self.app.screen
+        if not isinstance(screen, BaseScreen) or not screen.is_mounted or not screen.REFRESH_GROUPS:
+            return
+        line = screen.status_line
+        if not line.stale:
+            if isinstance(screen, OrdersScreen) and not screen.table.loading:
+                self.board_rows = screen.table.row_count
+            return
+        words = str(line.render())
+        assert line.display and words.startswith(("⚠ Stale: last good data as of", "⚠ Nothing loaded", "⟳")), words
+        if isinstance(screen, OrdersScreen) and words.startswith("⚠ Stale") and self.board_rows:
+            assert screen.table.row_count, f"the board was blanked by a failed refresh: {words}"
+
     @invariant()
     def still_answers(self) -> None:
         self.driven.run(answers, what="the check after the last key", seconds=STEP_SECONDS)
@@ -212,9 +244,17 @@ class Walk(RuleBasedStateMachine):
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda size: f"{size[0]}x{size[1]}")
-def test_a_random_walk_of_every_screens_keys_keeps_the_app_answering(demo_sim, size):
+def test_a_random_walk_of_every_screens_keys_keeps_the_app_answering(size):
+    service = Outage(dataclasses.replace(demo_settings(), limits=None))  # its own: the walk stops and starts it
+    try:
+        walk(service, size)
+    finally:
+        service.stop()
+
+
+def walk(service: Outage, size: tuple[int, int]) -> None:
     run_state_machine_as_test(
-        lambda: Walk(demo_sim, size),
+        lambda: Walk(service, size),
         settings=settings(
             max_examples=EXAMPLES,
             stateful_step_count=STEPS,

@@ -40,7 +40,6 @@ from tui.api.errors import (
 )
 from tui.api.limiter import Limiter, Turn
 from tui.api.limits import Limit, wait_words
-from tui.api.pacing import PlacePacer
 from tui.api.payout_rules import validate_redeem
 from tui.api.redact import Secret, mask_text, register_secret
 from tui.api.request_ids import check_request_id
@@ -196,7 +195,6 @@ class ServiceClient:
         on_retry: OnRetry | None = None,
         sleep: Sleep = event_loop_sleep,
         rand: Callable[[], float] = random.random,
-        pacer: PlacePacer | None = None,
         limits: Bounds | None = None,
         ends_by: float | None = None,
         limiter: Limiter | None = None,
@@ -218,7 +216,6 @@ class ServiceClient:
         self.on_retry = on_retry
         self._sleep = sleep
         self._rand = rand
-        self._pacer = pacer or PlacePacer()
         self.limits, self.ends_by = limits or Bounds(), ends_by
         self._timeout = timeout if isinstance(timeout, httpx.Timeout) else httpx.Timeout(timeout)
         self.limiter = limiter or Limiter()
@@ -294,14 +291,13 @@ class ServiceClient:
     async def place_order(self, order: PlaceOrder) -> str:
         """Place an order; returns the RequestId the service echoes. Retries reuse `order.request_id`.
 
-        Paced to the provider's limits first (tui/api/pacing.py): this may wait. A RequestId that
+        Paced to the provider's limits first, by the limiter every process of the profile shares (its
+        500 ms spacing, and at most 6 orders of a product a minute): this may wait. A RequestId that
         is not a GUID is refused before anything is sent (RequestIdInvalid): the provider takes only GUIDs.
         """
         check_request_id(order.request_id)
-        products = [line.product_id for line in order.products]
-        delay = self._pacer.reserve(products)
-        if delay > 0:
-            await self._sleep(delay)
+        products = sorted({line.product_id for line in order.products})
+        also = (endpoints.PLACE_ORDER_SPACING, *(f"{endpoints.PLACE_ORDER_PRODUCT} {product}" for product in products))
         try:
             response = await self._send(
                 "POST",
@@ -310,12 +306,11 @@ class ServiceClient:
                 json=order.to_wire(),
                 retry_on=RetryOn.READ,
                 retry=replace(self.retry, max_retry_after=PLACE_MAX_RETRY_AFTER),
+                also=also,
             )
         except RateLimitedError as limited:
             limited.hint = PLACE_RATE_LIMITED_HINT
             raise
-        finally:
-            self._pacer.done(products)
         data = _json(response, CHECKOUT_PATH)
         if not isinstance(data, str):
             raise MalformedResponseError(f"POST {CHECKOUT_PATH}: expected the RequestId as a JSON string")
@@ -425,23 +420,29 @@ class ServiceClient:
         *,
         retry_on: RetryOn,
         retry: RetryPolicy | None = None,
+        also: tuple[str, ...] = (),
         **request: Any,
     ) -> httpx.Response:
-        """The one path of every request: each try waits for its turn (the limiter), then goes out."""
+        """The one path of every request: each try waits for its turn (the limiter; `also`: the further
+        windows it needs room in), then goes out. A try that never reached the service does not count."""
         where = mask_text(f"{method} {path}")
         policy = retry or self.retry
         attempt = 0
         in_doubt = False  # an earlier attempt may have reached the service: its answer was lost, or a 5xx
         while True:
             attempt += 1
-            turn = await self._wait_for_turn(endpoint, where, announce=attempt == 1)
+            turn = await self._wait_for_turn(endpoint, where, announce=attempt == 1, also=also)
+            outcome: httpx.Response | _Failure | None = None
             try:
                 outcome = await self._attempt(method, path, where, request)
             except RefusedError as refused:
                 refused.after_unknown_attempt = in_doubt  # tui.money tells "ours" from "placed before" by it
                 raise
             finally:
-                self.limiter.answered(turn)
+                if isinstance(outcome, _Failure) and outcome.kind is RetryOn.CONNECT:
+                    self.limiter.cancel(turn)
+                else:
+                    self.limiter.answered(turn)
             if isinstance(outcome, httpx.Response):
                 self._honour_limit_headers(endpoint, outcome)
                 return outcome
@@ -466,16 +467,18 @@ class ServiceClient:
             if outcome.kind is not RetryOn.RATE_LIMIT:
                 await self._sleep(delay)
 
-    async def _wait_for_turn(self, endpoint: str, where: str, *, announce: bool) -> Turn:
+    async def _wait_for_turn(self, endpoint: str, where: str, *, announce: bool, also: tuple[str, ...]) -> Turn:
         """Wait for the endpoint's turn (`announce`: tell on_wait of a long one; a retry was told already)."""
-        turn = self._booked(self.limiter.turn(endpoint, max_wait=self.max_wait), where)
+        # Place order's further windows may ask for up to a minute's wait (6 orders of a product): waited for.
+        max_wait = max(self.max_wait, PLACE_MAX_RETRY_AFTER) if also else self.max_wait
+        turn = self._booked(self.limiter.turn(endpoint, max_wait=max_wait, also=also), where)
         if announce and turn.wait > VISIBLE_WAIT and self.on_wait is not None:
             self.on_wait(endpoint, turn.wait, self.limiter.limits.get(endpoint))
         while turn.wait > 0:
             log.debug("%s: waiting %.2f s for its turn", where, turn.wait)
             await self._sleep(turn.wait)
             # A 429 that came meanwhile (here or in another process) may hold the endpoint past this turn.
-            turn = self._booked(self.limiter.recheck(turn, max_wait=self.max_wait), where)
+            turn = self._booked(self.limiter.recheck(turn, max_wait=max_wait), where)
         return turn
 
     def _booked(self, turn: Turn, where: str) -> Turn:

@@ -45,6 +45,26 @@ REASONS: dict[str, tuple[str, str]] = {
         "the order asks for more cards than the provider allows",
         "At most 500 cards per order: split it into several orders.",
     ),
+    "InvalidProduct": (
+        "a product cannot be ordered (deleted, inactive, or not in this account's catalog)",
+        "Check the product and its status with `giftdesk catalog --product-id N`, or choose another.",
+    ),
+    "NoProducts": (
+        "the order names no product",
+        "Give at least one product: `giftdesk order place --account ID --product ID --value V`.",
+    ),
+    "ClientCatalogNotExist": (
+        "no catalog is set up for these credentials",
+        "Ask the provider's account manager to assign a catalog to this client; nothing can be ordered until then.",
+    ),
+    "ClientPriceInvalid": (
+        "the provider has no valid price for this product for this client",
+        "Choose another product, and report this one to the provider: its price for you is not set up.",
+    ),
+    "UserNotEnabled": (
+        "these credentials are not enabled for the API",
+        "Ask the provider to enable the API user, and check the profile's client id (`giftdesk profiles show`).",
+    ),
 }
 
 # A reason code: one word in CamelCase, as the provider's 400 bodies carry them.

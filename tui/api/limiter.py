@@ -10,6 +10,11 @@ comes its booking moves to that moment. Never an undercount, however long a
 request waited or travelled.
 A Retry-After (or a rate-limit header saying none are left) holds the
 endpoint back until the moment it names, whatever the table says.
+A turn may also need room in further windows (Place order's 500 ms spacing
+and its 6 orders of a product a minute): it is booked in all of them at once,
+at the first moment each has room. Only a request that reached the service
+counts: a turn whose request never left (connection refused, DNS failure,
+connect timeout) is cancelled.
 
 The bookings live in a `LimitStore`: `MemoryLimitStore` for one process, or
 the profile's shared SQLite store (tui.local.limit_store) injected by the
@@ -20,19 +25,22 @@ Times are wall-clock seconds (time.time): the only clock processes share.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from tui.api.limits import Limit, limits_table
 
+Window = tuple[str, Limit | None]  # a key of the store, and its limit (None: only holds apply)
+
 
 class LimitStore(Protocol):
     """Where the bookings live. Each method is atomic (across processes, for a shared store)."""
 
-    def reserve(self, key: str, limit: Limit | None, now: float, latest: float) -> tuple[float, int | None]:
-        """The earliest moment from `now` for one more request under `limit` (and any hold), with the
-        booking's id; nothing is booked (id None) when that moment is later than `latest`."""
+    def reserve(self, windows: Sequence[Window], now: float, latest: float) -> tuple[float, int | None]:
+        """The earliest moment from `now` at which every window has room for one more request (and no hold
+        is on), with the booking's id (one booking, counted in every window); nothing is booked (id None)
+        when that moment is later than `latest`."""
         ...
 
     def answered(self, booking: int, at: float) -> None:
@@ -67,32 +75,35 @@ class MemoryLimitStore:
 
     def __init__(self) -> None:
         self._windows: dict[str, _Window] = {}
-        self._keys: dict[int, str] = {}
+        self._keys: dict[int, list[str]] = {}
         self._next_id = 0
 
-    def reserve(self, key: str, limit: Limit | None, now: float, latest: float) -> tuple[float, int | None]:
+    def reserve(self, windows: Sequence[Window], now: float, latest: float) -> tuple[float, int | None]:
+        at = max(self._earliest(key, limit, now) for key, limit in windows)
+        if at > latest:
+            return at, None
+        self._next_id += 1
+        for key, _ in windows:
+            self._windows[key].bookings[self._next_id] = at
+        self._keys[self._next_id] = [key for key, _ in windows]
+        return at, self._next_id
+
+    def _earliest(self, key: str, limit: Limit | None, now: float) -> float:
         window = self._windows.setdefault(key, _Window())
         horizon = now - (limit.seconds if limit is not None else 0.0)
         for booking, at in list(window.bookings.items()):  # answered a window ago, or lost: no longer counted
             if at <= (horizon if booking in window.answered else horizon - IN_FLIGHT_FORGOTTEN):
                 del window.bookings[booking]
-                del self._keys[booking]
                 window.answered.discard(booking)
         counted = [at if booking in window.answered else max(at, now) for booking, at in window.bookings.items()]
-        at = earliest(sorted(counted, reverse=True), limit, now, window.held_until)
-        if at > latest:
-            return at, None
-        self._next_id += 1
-        window.bookings[self._next_id] = at
-        self._keys[self._next_id] = key
-        return at, self._next_id
+        return earliest(sorted(counted, reverse=True), limit, now, window.held_until)
 
     def answered(self, booking: int, at: float) -> None:
-        key = self._keys.get(booking)
-        if key is not None:
+        for key in self._keys.get(booking, ()):
             window = self._windows[key]
-            window.bookings[booking] = max(window.bookings[booking], at)
-            window.answered.add(booking)
+            if booking in window.bookings:
+                window.bookings[booking] = max(window.bookings[booking], at)
+                window.answered.add(booking)
 
     def hold(self, key: str, until: float) -> None:
         window = self._windows.setdefault(key, _Window())
@@ -103,10 +114,9 @@ class MemoryLimitStore:
         return window.held_until if window is not None else 0.0
 
     def cancel(self, booking: int) -> None:
-        key = self._keys.pop(booking, None)
-        if key is not None:
+        for key in self._keys.pop(booking, ()):
             window = self._windows[key]
-            del window.bookings[booking]
+            window.bookings.pop(booking, None)
             window.answered.discard(booking)
 
 
@@ -134,6 +144,7 @@ class Turn:
     at: float
     wait: float
     booking: int | None  # None: not booked, the wait is longer than the caller accepts
+    also: tuple[str, ...] = ()  # the further windows it is booked in: a limit's name, then what it counts by
 
 
 class Limiter:
@@ -154,24 +165,32 @@ class Limiter:
         self.key = key
         self.clock = clock
 
-    def turn(self, endpoint: str, *, max_wait: float = float("inf")) -> Turn:
-        """Book the endpoint's next turn, unless it is more than `max_wait` seconds away."""
+    def turn(self, endpoint: str, *, max_wait: float = float("inf"), also: tuple[str, ...] = ()) -> Turn:
+        """Book the endpoint's next turn, unless it is more than `max_wait` seconds away. `also`: further
+        windows the request needs room in, each a limit's name then what it counts by
+        ("place_order_product 201": that product's orders), booked with it."""
         now = self.clock()
-        at, booking = self.store.reserve(self._key(endpoint), self.limits.get(endpoint), now, now + max_wait)
-        return Turn(endpoint, at, max(0.0, at - now), booking)
+        at, booking = self.store.reserve(self._windows(endpoint, also), now, now + max_wait)
+        return Turn(endpoint, at, max(0.0, at - now), booking, also)
 
     def recheck(self, turn: Turn, *, max_wait: float = float("inf")) -> Turn:
         """When a booked turn comes: a hold set since it was booked (a 429's Retry-After, in this process or
         another) that reaches past it moves it to the endpoint's next turn after the hold. Otherwise the
         turn stands, with nothing left to wait."""
-        if turn.booking is None or self.store.held_until(self._key(turn.endpoint)) <= turn.at:
+        windows = self._windows(turn.endpoint, turn.also)
+        if turn.booking is None or max(self.store.held_until(key) for key, _ in windows) <= turn.at:
             return replace(turn, wait=0.0)
         self.store.cancel(turn.booking)
-        return self.turn(turn.endpoint, max_wait=max_wait)
+        return self.turn(turn.endpoint, max_wait=max_wait, also=turn.also)
 
     def answered(self, turn: Turn) -> None:
         if turn.booking is not None:
             self.store.answered(turn.booking, self.clock())
+
+    def cancel(self, turn: Turn) -> None:
+        """The turn's request never reached the service (DESIGN rule 11): it does not count."""
+        if turn.booking is not None:
+            self.store.cancel(turn.booking)
 
     def hold(self, endpoint: str, seconds: float) -> None:
         """The service asked for a pause (Retry-After, or no requests left until a reset)."""
@@ -181,6 +200,9 @@ class Limiter:
         """A 429 without a Retry-After: the limit's own spacing (1 s for an endpoint without a figure)."""
         limit = self.limits.get(endpoint)
         return limit.interval if limit is not None else 1.0
+
+    def _windows(self, endpoint: str, also: tuple[str, ...]) -> list[Window]:
+        return [(self._key(name), self.limits.get(name.split()[0])) for name in (endpoint, *also)]
 
     def _key(self, endpoint: str) -> str:
         return f"{self.key} {endpoint}" if self.key else endpoint

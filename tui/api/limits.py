@@ -26,6 +26,9 @@ REDEEM = "redeem"
 PAYOUT_STATUS = "payout_status"
 TRANSACTIONS = "transactions"
 EXCHANGE_RATES = "exchange_rates"
+# Place order's own pacing (DESIGN "Facts"), windows booked with each Place order turn (tui.api.limiter):
+PLACE_ORDER_SPACING = "place_order_spacing"  # 500 ms between two calls: at most 1 in any 0.5 s
+PLACE_ORDER_PRODUCT = "place_order_product"  # at most 6 orders of one product a minute, counted per product
 
 ENDPOINTS = (
     ACCOUNTS,
@@ -39,6 +42,8 @@ ENDPOINTS = (
     PAYOUT_STATUS,
     TRANSACTIONS,
     EXCHANGE_RATES,
+    PLACE_ORDER_SPACING,
+    PLACE_ORDER_PRODUCT,
 )
 
 UNITS = {"s": 1.0, "sec": 1.0, "second": 1.0, "min": 60.0, "minute": 60.0, "h": 3600.0, "hour": 3600.0, "day": 86400.0}
@@ -78,6 +83,8 @@ DEFAULT_LIMITS: Mapping[str, Limit] = {
     PAYOUT_STATUS: Limit(120, 60.0),
     EXCHANGE_RATES: Limit(20, 60.0),
     TRANSACTIONS: Limit(4, 3600.0),
+    PLACE_ORDER_SPACING: Limit(1, 0.5),
+    PLACE_ORDER_PRODUCT: Limit(6, 60.0),
 }
 
 

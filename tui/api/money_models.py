@@ -88,6 +88,11 @@ class Rate(WireModel):
     currency_code: str
     value: Decimal  # units of currency_code for one unit of the base; 0: unknown
 
+    @property
+    def known(self) -> Decimal | None:
+        """The rate, or None: the provider sends 0 for a rate it does not state (unknown, not zero)."""
+        return self.value if self.value else None
+
 
 class ExchangeRates(WireModel):
     base_currency_code: str

@@ -428,7 +428,7 @@ class Session:
 def say_freshness(answer: Answer[Any]) -> None:
     """On stderr, when an answer came (wholly or partly) from the local copy: how old it is, and when the
     service can be asked again if it could not be now."""
-    from tui.local.report_copies import ago
+    from tui.local.ages import ago
 
     if not answer.from_copy:
         return
@@ -612,11 +612,15 @@ def print_fields(fields: Sequence[tuple[str, Any]]) -> None:
         click.echo(f"{label + ':':<{width + 1}}  {visible(value)}")
 
 
-def money(amount: Decimal | float | None, currency: str) -> str:
-    """As the TUI shows it: the currency's own decimals (JPY none), then its code."""
+def money(amount: Decimal | float | None, currency: str | None) -> str:
+    """As the TUI shows it: the currency's own decimals (JPY none), then its code. Without a currency (Get order
+    may send none: DESIGN "What the real provider sends"), the amount's own, else the number as it came, said so."""
     from widgets.money import format_money
 
-    return "" if amount is None else format_money(amount, currency)
+    if amount is None:
+        return ""
+    currency = currency or getattr(amount, "currency_code", None)
+    return format_money(amount, currency) if currency else f"{amount} (currency not stated)"
 
 
 async def watch(

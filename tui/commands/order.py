@@ -1,4 +1,4 @@
-"""`giftdesk order show|place`."""
+"""`giftdesk order show|case|place`."""
 
 from __future__ import annotations
 
@@ -26,6 +26,8 @@ from tui.commands.common import (
     write_service_options,
     yes_option,
 )
+from tui.commands.order_case import case
+from tui.commands.order_id import find_order_or_fail
 from tui.commands.watch import exit_for_status, exit_status_option
 from tui.core.names import NOT_RELEASED, order_number
 from tui.core.safe_text import visible
@@ -36,17 +38,18 @@ WATCH_INTERVAL = 2.0  # seconds between polls of --watch
 
 @click.group("order")
 def command() -> None:
-    """Show an order, or place one.
+    """Show an order, its case file, or place one.
 
     \b
     Examples:
       giftdesk order show ID --watch
+      giftdesk order case O-00500199
       giftdesk order place --account ID --product ID --value N
     """
 
 
 @command.command("show")
-@click.argument("request_id", metavar="ID", shell_complete=complete_request_ids)
+@click.argument("order_id", metavar="ID", shell_complete=complete_request_ids)
 @click.option(
     "--watch", "watch_", is_flag=True, help="Poll until the order is final (Succeeded, Failed, PartialFailed)."
 )
@@ -63,10 +66,11 @@ def command() -> None:
 )
 @exit_status_option
 @service_options
-def show(options: Options, request_id: str, watch_: bool, interval: float, reveal: bool, exit_status: bool) -> None:
+def show(options: Options, order_id: str, watch_: bool, interval: float, reveal: bool, exit_status: bool) -> None:
     """Show one order: status, items and cards.
 
-    ID is the order's RequestId. Card codes and PINs are masked unless
+    ID is the order's RequestId, its first 8 characters or more, the order
+    number (O-00500199 or 500199) or a card serial giftdesk has seen. Card codes and PINs are masked unless
     --reveal, in the table and in --json alike, and only a Sold card's code
     is ever shown. With --watch,
     changes of status go to stderr and the final order to stdout.
@@ -78,8 +82,14 @@ def show(options: Options, request_id: str, watch_: bool, interval: float, revea
     """
 
     async def work(session: Session) -> None:
+        from tui.commands.audit import settle_checked, settle_not_found
+
+        not_placed = "no order with this RequestId: it was not placed"
+        request_id = await find_order_or_fail(session, order_id)
         if options.json and not watch_:  # the order as it came: no model needed for a good answer (issue 16)
-            wire = await session.client.get_order_wire(request_id)
+            with settle_not_found(session, request_id, not_placed):
+                wire = await session.client.get_order_wire(request_id)
+            settle_checked(session, wire["requestId"], f"order status {wire['status']}")
             emit_json(_released(wire, reveal))
             exit_for_status(exit_status, wire["status"])
             return
@@ -92,7 +102,12 @@ def show(options: Options, request_id: str, watch_: bool, interval: float, revea
         if watch_:
             order = await watch(fetch, lambda o: is_order_final(o.status), _progress, interval, session.sleep)
         else:
-            order = await fetch()
+            with settle_not_found(session, request_id, not_placed):
+                order = await fetch()
+        settle_checked(session, order.request_id, f"order status {order.status}")
+        from tui.order_lookup import remember
+
+        remember(session.copies, order)  # its number and cards' serials find it next time
         if options.json:
             emit_json(_released(to_wire(order), reveal))
         else:
@@ -326,3 +341,6 @@ def place(
             say(f"see it with: {order_check_command(placed.request_id)}")
 
     run(options, work)
+
+
+command.add_command(case)

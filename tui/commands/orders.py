@@ -16,6 +16,7 @@ from tui.commands.common import (
     money,
     print_table,
     run,
+    say,
     say_freshness,
     service_options,
 )
@@ -82,11 +83,22 @@ def command() -> None:
     multiple=True,
     help="Keep only lines with this status (any case; repeat for several).",
 )
+@click.option(
+    "--attention",
+    is_flag=True,
+    help="Keep only orders that need attention (e.g. Failed but charged; `giftdesk order case ID` says why).",
+)
 @click.option("--csv", "as_csv", is_flag=True, help="Print CSV on stdout, headed as the table is (REQUEST ID, ...).")
 @fresh_option
 @service_options
 def list_orders(
-    options: Options, start: str, end: str | None, statuses: tuple[str, ...], as_csv: bool, fresh: bool
+    options: Options,
+    start: str,
+    end: str | None,
+    statuses: tuple[str, ...],
+    attention: bool,
+    as_csv: bool,
+    fresh: bool,
 ) -> None:
     """List order lines of the days from --from to --to (both included).
 
@@ -122,6 +134,8 @@ def list_orders(
         lines = answer.value
         _check_statuses(statuses, {line.status for line in lines})
         lines = [line for line in lines if not wanted or line.status.lower() in wanted]
+        if attention:
+            lines = await _needing_attention(session, lines)
         if options.json:
             emit_json([to_wire(line) for line in lines])
         elif as_csv:
@@ -130,6 +144,20 @@ def list_orders(
             _print_lines(lines, day_range)
 
     run(options, work)
+
+
+async def _needing_attention(session: Session, lines: list) -> list:
+    """The lines of the orders whose case needs attention; each order's reasons on stderr."""
+    from tui.case_file import needing_attention
+    from tui.core.safe_text import visible
+    from tui.local.storage import audit_log
+
+    found, problem = await needing_attention(lines, session.client, session.copies, audit_log().entries())
+    if problem:
+        say(f"transactions not read ({problem}): attention from the report's status and the audit only")
+    for request_id, verdict in found.items():
+        say(f"{visible(request_id)}: {visible('; '.join(verdict.reasons))}")
+    return [line for line in lines if line.client_reference_number in found]
 
 
 def _check_statuses(wanted: tuple[str, ...], seen: set[str]) -> None:

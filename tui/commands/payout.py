@@ -217,7 +217,9 @@ def status(options: Options, weblink_or_card_code: str, watch_: bool, interval: 
 
     async def work(session: Session) -> None:
         from tui.api.models import to_wire
+        from tui.api.redact import mask_weblink
         from tui.api.statuses import is_payout_final
+        from tui.commands.audit import settle_checked, settle_not_found
 
         def fetch():
             return session.client.payout_status(token)
@@ -227,7 +229,9 @@ def status(options: Options, weblink_or_card_code: str, watch_: bool, interval: 
                 fetch, lambda p: is_payout_final(p.status), lambda p: p.status, interval, session.sleep
             )
         else:
-            payout = await fetch()
+            with settle_not_found(session, mask_weblink(token), "no payout for this weblink yet: not redeemed"):
+                payout = await fetch()
+        settle_checked(session, mask_weblink(token), f"payout status {payout.status}")
         if options.json:
             emit_json(to_wire(payout))
         else:

@@ -56,8 +56,14 @@ def command(options: Options, base: str | None, currency: str | None, as_csv: bo
         if options.json:
             emit_json(to_wire(rates))
             return
+        # A rate of 0 is the service's "not stated": said so (empty in CSV), never printed as a rate of zero.
         rows = [
-            [visible(rates.base_currency_code), visible(rate.currency_code), str(rate.value)] for rate in rates.rates
+            [
+                visible(rates.base_currency_code),
+                visible(rate.currency_code),
+                str(rate.known) if rate.known is not None else ("" if as_csv else "not stated"),
+            ]
+            for rate in rates.rates
         ]
         (print_csv if as_csv else print_table)(HEADERS, rows)
 

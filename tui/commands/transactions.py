@@ -102,7 +102,7 @@ def _print(report, currencies: list[str], as_csv: bool) -> None:
         say(visible(f"{currency}: {reconciliation.summary(format_money)}"))
         for line in reconciliation.lines:
             t = line.transaction
-            amounts = (t.transaction_amount.value, t.available_balance.value)
+            amounts = (line.signed_amount, t.available_balance.value)  # the direction read, not the sign sent
             money = [str(value) if as_csv else format_money(value, t.currency) for value in amounts]
             rows.append(
                 [

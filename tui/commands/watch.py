@@ -95,7 +95,13 @@ def command(
     outcome: dict[str, bool] = {}
 
     async def work(session: Session) -> None:
-        outcome.update(await _watch_all(session, wanted, json_lines=options.json))
+        from tui.commands.order_id import find_order_or_fail
+
+        # Any ID finds its order (DESIGN "Command line contract"): resolved before anything is watched.
+        found = [
+            Pasted("order", await find_order_or_fail(session, p.reference)) if p.kind == "order" else p for p in wanted
+        ]
+        outcome.update(await _watch_all(session, list(dict.fromkeys(found)), json_lines=options.json))
 
     run(options, work, concurrent=True, endless=True)
     if outcome.get("refused"):

@@ -26,9 +26,12 @@ def parse_amount(text: str) -> Decimal:
 @dataclass(frozen=True)
 class Converted:
     currency: str
-    rate: Decimal
-    amount: Decimal  # exact: amount × rate, rounded only when shown
+    rate: Decimal | None  # None: the service did not state it (it sent 0)
+    amount: Decimal | None  # exact: amount × rate, rounded only when shown; None when the rate is not stated
 
 
 def convert_all(amount: Decimal, rates: ExchangeRates) -> list[Converted]:
-    return [Converted(rate.currency_code, rate.value, amount * rate.value) for rate in rates.rates]
+    return [
+        Converted(rate.currency_code, rate.known, None if rate.known is None else amount * rate.known)
+        for rate in rates.rates
+    ]

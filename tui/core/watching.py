@@ -13,7 +13,10 @@ scheduler is the only thing that asks the service about them:
 - items of a profile that is not active are paused, as are those `paused_by` says
   (a team giftdesk that does not lead holds the orders another polls);
 - `settle()` (an order callback from the listener) ends an item at once and
-  stops its polling; an answer already on its way for it is dropped.
+  stops its polling; an answer already on its way for it is dropped;
+- a payout the service does not know yet (its card sold, not redeemed) is
+  "Issued, not redeemed": not final, looked at on a slow backoff (up to
+  minutes) until the redeem makes it known.
 
 The clock and the sleep are injected, so tests drive it in virtual time
 against the real simulator.
@@ -100,6 +103,10 @@ def budget_for(limits: Mapping[str, Limit]) -> Budget:
 DEFAULT_BUDGET = budget_for(DEFAULT_LIMITS)
 _EPSILON = 1e-9
 DEFAULT_BACKOFF = Backoff()
+# A payout not redeemed yet may stay so for days (the card sits in a customer's inbox): looked at slowly.
+NOT_REDEEMED = "Issued, not redeemed"
+NOT_REDEEMED_BACKOFF = Backoff(first=5.0, factor=2.0, cap=600.0)
+NOT_REDEEMED_DETAIL = "the service knows no payout for this weblink yet: looked at again, slowly, until it is redeemed"
 
 
 def looked_again_within(watching: int, budget: Budget, backoff: Backoff) -> float:
@@ -111,12 +118,14 @@ def looked_again_within(watching: int, budget: Budget, backoff: Backoff) -> floa
 
 @dataclass(frozen=True)
 class Observation:
-    """One look at an item: its status, whether that is final, a line for a person, wire extras."""
+    """One look at an item: its status, whether that is final, a line for a person, wire extras, and how
+    to look again when it is not final (None: the scheduler's backoff)."""
 
     status: str
     final: bool
     detail: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+    backoff: Backoff | None = None
 
     @property
     def bad(self) -> bool:
@@ -345,7 +354,8 @@ class WatchScheduler:
         item.status, item.final = observation.status, observation.final
         item.unchanged = 0 if changed else item.unchanged + 1
         if not item.final:
-            self._schedule(item, self._clock() + self.backoff.delay(item.unchanged))
+            backoff = observation.backoff or self.backoff
+            self._schedule(item, self._clock() + backoff.delay(item.unchanged))
         if changed:
             self._on_change(item, observation)
         self._poke()
@@ -382,7 +392,12 @@ def client_fetch(client: Callable[[], Awaitable[ServiceClient]]) -> Fetch:
         if item.kind == "order":
             order = await service.get_order(item.reference)
             return order_observation(order.status, [card.status for card in order.cards], order_id=order.order_id)
-        payout = await service.payout_status(item.reference)
+        try:
+            payout = await service.payout_status(item.reference)
+        except RefusedError as error:
+            if not payout_not_known(error):
+                raise
+            return Observation(NOT_REDEEMED, False, NOT_REDEEMED_DETAIL, backoff=NOT_REDEEMED_BACKOFF)
         extra = {
             name: value
             for name, value in (("transactionId", payout.transaction_id), ("payoutBatchId", payout.payout_batch_id))
@@ -391,6 +406,11 @@ def client_fetch(client: Callable[[], Awaitable[ServiceClient]]) -> Fetch:
         return Observation(payout.status, is_payout_final(payout.status), payout.transaction_id or "", extra)
 
     return fetch
+
+
+def payout_not_known(error: RefusedError) -> bool:
+    """The service has no payout for the weblink (404, or a refusal saying not found): issued, not redeemed yet."""
+    return error.status == 404 or "not found" in error.message.lower()
 
 
 def order_observation(status: str, card_statuses: Iterable[str | None], *, order_id: int | None = None) -> Observation:

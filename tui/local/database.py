@@ -15,7 +15,7 @@ import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from tui.local.fileio import ensure_private_dir
+from tui.local.fileio import NotPrivateFile, ensure_private_file
 
 
 class DatabaseError(Exception):
@@ -30,10 +30,10 @@ def open_database(path: Path, migrations: Sequence[str], *, check_same_thread: b
     guessed at. `check_same_thread=False` lets one thread at a time other than
     the opener's use it (the caller serialises).
     """
-    ensure_private_dir(path.parent)
-    if not path.exists():
-        # Created private before SQLite writes anything into it.
-        os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
+    try:
+        ensure_private_file(path)  # created private before SQLite writes anything into it; never a symlink
+    except NotPrivateFile as error:
+        raise DatabaseError(str(error)) from None
     try:
         connection = sqlite3.connect(path, isolation_level=None, check_same_thread=check_same_thread)
         use_wal(connection)

@@ -8,6 +8,7 @@ this module is imported on every command's start.
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -36,6 +37,13 @@ def data_dir(environ: Mapping[str, str] = os.environ) -> Path:
     return Path(override) if override else _platform_dir("data")
 
 
+AUDIT_FILE = "audit.jsonl"  # the money actions' log (tui.local.storage), in the data folder
+
+
+def audit_path() -> Path:
+    return data_dir() / AUDIT_FILE
+
+
 def log_dir(environ: Mapping[str, str] = os.environ) -> Path:
     """Log files: GIFTDESK_LOG_DIR, else the user log dir."""
     override = environ.get("GIFTDESK_LOG_DIR")
@@ -57,11 +65,91 @@ def mirror_path(profile_name: str, environment: str) -> Path:
 
 
 def ensure_private_dir(path: Path) -> None:
-    """Create `path` (and parents) readable by the owner only, if it does not exist yet.
+    """Create `path`, and each of its parents that is missing, readable by the owner only (0700, whatever
+    the umask: `mkdir(parents=True)` gives the parents the umask's mode, 0777 under umask 000).
 
     An existing directory keeps its mode: it may be shared on purpose (e.g. $HOME/.config).
     """
-    path.mkdir(mode=PRIVATE_DIR_MODE, parents=True, exist_ok=True)
+    missing = []
+    for folder in (path, *path.parents):
+        if folder.is_dir():
+            break
+        missing.append(folder)
+    for folder in reversed(missing):
+        try:
+            folder.mkdir(mode=PRIVATE_DIR_MODE)
+        except FileExistsError:
+            if not folder.is_dir():
+                raise
+            continue  # another process made it meanwhile (0700 too)
+        os.chmod(folder, PRIVATE_DIR_MODE)  # a umask taking the owner's own bits away leaves it unusable
+
+
+class NotPrivateFile(OSError):
+    """One of giftdesk's files is not its own regular file: a symbolic link, something else than a file,
+    or another user's. Never written to, never read: someone replaced it."""
+
+
+def _checked(path: Path, info: os.stat_result) -> None:
+    """NotPrivateFile unless `info` (of `path`, not followed) is a regular file of this user."""
+    if stat.S_ISLNK(info.st_mode):
+        found = f"a symbolic link to {os.readlink(path)}"
+    elif not stat.S_ISREG(info.st_mode):
+        found = "not a regular file"
+    elif info.st_uid != os.getuid():
+        found = f"a file of another user (uid {info.st_uid})"
+    else:
+        return
+    raise NotPrivateFile(
+        f"{path} is {found}, not giftdesk's own file: it was replaced. giftdesk neither reads nor writes it; "
+        "move it aside (and find out who replaced it)"
+    )
+
+
+def open_private(path: Path, flags: int) -> int:
+    """`os.open` of one of giftdesk's own files (created 0600 with O_CREAT), never through a symbolic link,
+    and checked to be this user's regular file (NotPrivateFile otherwise)."""
+    try:
+        fd = os.open(path, flags | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, PRIVATE_FILE_MODE)
+    except OSError as error:
+        if not isinstance(error, FileNotFoundError) and os.path.islink(path):
+            _checked(path, os.lstat(path))
+        raise
+    try:
+        _checked(path, os.fstat(fd))
+    except NotPrivateFile:
+        os.close(fd)
+        raise
+    return fd
+
+
+def read_private(path: Path) -> bytes:
+    """The whole of one of giftdesk's own files (b"" when there is none); NotPrivateFile when it was replaced."""
+    try:
+        fd = open_private(path, os.O_RDONLY)
+    except FileNotFoundError:
+        return b""
+    with os.fdopen(fd, "rb") as file:
+        return file.read()
+
+
+def mentions(path: Path, text: str) -> bool:
+    """Whether one of giftdesk's own files holds `text` (False for one missing or replaced): a cheap look
+    before parsing it."""
+    try:
+        return text.encode() in read_private(path)
+    except OSError:
+        return False
+
+
+def ensure_private_file(path: Path) -> None:
+    """Create `path` empty and private (0600, in a 0700 folder) when it is missing; either way, check that
+    it is this user's own regular file, not a symbolic link (NotPrivateFile): for a database SQLite opens."""
+    ensure_private_dir(path.parent)
+    try:
+        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC, PRIVATE_FILE_MODE))
+    except FileExistsError:
+        _checked(path, os.lstat(path))
 
 
 def atomic_write(path: Path, data: bytes) -> None:
@@ -108,7 +196,7 @@ def append_line(path: Path, line: bytes) -> None:
     if not line.endswith(b"\n"):
         raise ValueError("a record must end with a newline")
     ensure_private_dir(path.parent)
-    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, PRIVATE_FILE_MODE)
+    fd = open_private(path, os.O_RDWR | os.O_APPEND | os.O_CREAT)
     try:
         os.fchmod(fd, PRIVATE_FILE_MODE)
         size = os.fstat(fd).st_size
@@ -132,7 +220,7 @@ def append_chained(
     import fcntl
 
     ensure_private_dir(path.parent)
-    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, PRIVATE_FILE_MODE)
+    fd = open_private(path, os.O_RDWR | os.O_APPEND | os.O_CREAT)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         size = os.fstat(fd).st_size

@@ -3,7 +3,9 @@
 `SqliteLimitStore` implements tui.api.limiter.LimitStore: a TUI and a runbook's
 `for` loop of `giftdesk order show` on the same profile book their turns in
 the same table, each booking in one `BEGIN IMMEDIATE` transaction, so two
-processes can never take the same turn. WAL: readers never wait for a writer,
+processes can never take the same turn. A turn booked in several windows
+(Place order's spacing and its per-product window) is one row per window,
+the rows sharing the turn's id. WAL: readers never wait for a writer,
 and a commit needs no fsync (a booking lost in a power cut costs nothing).
 """
 
@@ -11,21 +13,25 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tui.api.limiter import IN_FLIGHT_FORGOTTEN, Limiter, earliest
+from tui.api.limiter import IN_FLIGHT_FORGOTTEN, Limiter, Window, earliest
 from tui.api.limits import Limit, LimitSyntaxError, limits_table
 from tui.local.database import DatabaseError, use_wal, what_to_do
-from tui.local.fileio import data_dir, ensure_private_dir
+from tui.local.fileio import NotPrivateFile, data_dir, ensure_private_file
 
 if TYPE_CHECKING:
     from tui.local.config import Profile
 
+# `turns` replaced `bookings` (one row per turn) when a turn could take several windows; an older file's
+# `bookings` holds nothing that counts after its hour.
 SCHEMA = """
-CREATE TABLE IF NOT EXISTS bookings (id INTEGER PRIMARY KEY, key TEXT NOT NULL, at REAL NOT NULL,
-                                     answered INTEGER NOT NULL DEFAULT 0);
-CREATE INDEX IF NOT EXISTS bookings_by_key ON bookings (key, at);
+CREATE TABLE IF NOT EXISTS turns (id INTEGER PRIMARY KEY, turn INTEGER, key TEXT NOT NULL, at REAL NOT NULL,
+                                  answered INTEGER NOT NULL DEFAULT 0);
+CREATE INDEX IF NOT EXISTS turns_by_key ON turns (key, at);
+CREATE INDEX IF NOT EXISTS turns_by_turn ON turns (turn);
 CREATE TABLE IF NOT EXISTS holds (key TEXT PRIMARY KEY, until REAL NOT NULL);
 """
 BUSY_TIMEOUT_SECONDS = 10.0  # another process's booking takes well under a millisecond
@@ -39,8 +45,10 @@ def profile_database(profile_name: str, environment: str) -> Path:
 
 def open_database(path: Path) -> sqlite3.Connection:
     """The profile's database, WAL, private; autocommit (each store begins its own transactions)."""
-    ensure_private_dir(path.parent)
-    path.touch(mode=0o600, exist_ok=True)
+    try:
+        ensure_private_file(path)
+    except NotPrivateFile as error:
+        raise DatabaseError(str(error)) from None
     try:
         connection = sqlite3.connect(path, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None, check_same_thread=False)
         use_wal(connection)
@@ -56,34 +64,40 @@ class SqliteLimitStore:
         self._db.executescript(SCHEMA)
         self._lock = threading.Lock()  # one connection, used from the event loop and from worker threads
 
-    def reserve(self, key: str, limit: Limit | None, now: float, latest: float) -> tuple[float, int | None]:
+    def reserve(self, windows: Sequence[Window], now: float, latest: float) -> tuple[float, int | None]:
         with self._lock, self._db:
             self._db.execute("BEGIN IMMEDIATE")
-            horizon = now - (limit.seconds if limit is not None else 0.0)
-            self._db.execute(
-                "DELETE FROM bookings WHERE key = ? AND at <= ? - (1 - answered) * ?",
-                (key, horizon, IN_FLIGHT_FORGOTTEN),
-            )
-            count = limit.requests if limit is not None else 0
-            # A request still in flight counts as arriving now at the earliest (tui.api.limiter).
-            newest = [
-                at
-                for (at,) in self._db.execute(
-                    "SELECT CASE WHEN answered THEN at ELSE max(at, ?) END AS counted FROM bookings WHERE key = ? "
-                    "ORDER BY counted DESC LIMIT ?",
-                    (now, key, count),
-                )
-            ]
-            held = self._db.execute("SELECT until FROM holds WHERE key = ?", (key,)).fetchone()
-            at = earliest(newest, limit, now, held[0] if held else 0.0)
+            at = max(self._earliest(key, limit, now) for key, limit in windows)
             if at > latest:
                 return at, None
-            cursor = self._db.execute("INSERT INTO bookings (key, at) VALUES (?, ?)", (key, at))
-            return at, cursor.lastrowid
+            turn: int | None = None
+            for key, _ in windows:
+                cursor = self._db.execute("INSERT INTO turns (turn, key, at) VALUES (?, ?, ?)", (turn, key, at))
+                turn = turn or cursor.lastrowid
+            self._db.execute("UPDATE turns SET turn = ? WHERE id = ?", (turn, turn))
+            return at, turn
+
+    def _earliest(self, key: str, limit: Limit | None, now: float) -> float:
+        horizon = now - (limit.seconds if limit is not None else 0.0)
+        self._db.execute(
+            "DELETE FROM turns WHERE key = ? AND at <= ? - (1 - answered) * ?", (key, horizon, IN_FLIGHT_FORGOTTEN)
+        )
+        count = limit.requests if limit is not None else 0
+        # A request still in flight counts as arriving now at the earliest (tui.api.limiter).
+        newest = [
+            at
+            for (at,) in self._db.execute(
+                "SELECT CASE WHEN answered THEN at ELSE max(at, ?) END AS counted FROM turns WHERE key = ? "
+                "ORDER BY counted DESC LIMIT ?",
+                (now, key, count),
+            )
+        ]
+        held = self._db.execute("SELECT until FROM holds WHERE key = ?", (key,)).fetchone()
+        return earliest(newest, limit, now, held[0] if held else 0.0)
 
     def answered(self, booking: int, at: float) -> None:
         with self._lock, self._db:
-            self._db.execute("UPDATE bookings SET at = max(at, ?), answered = 1 WHERE id = ?", (at, booking))
+            self._db.execute("UPDATE turns SET at = max(at, ?), answered = 1 WHERE turn = ?", (at, booking))
 
     def hold(self, key: str, until: float) -> None:
         with self._lock, self._db:
@@ -100,7 +114,7 @@ class SqliteLimitStore:
 
     def cancel(self, booking: int) -> None:
         with self._lock, self._db:
-            self._db.execute("DELETE FROM bookings WHERE id = ?", (booking,))
+            self._db.execute("DELETE FROM turns WHERE turn = ?", (booking,))
 
     def close(self) -> None:
         self._db.close()

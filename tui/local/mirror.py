@@ -136,7 +136,7 @@ class SyncRecord:
 
     def age(self, now: datetime | None = None) -> str:
         """How long ago it finished, in words: "just now", "5 min ago", "3 h ago", "2 days ago"."""
-        from tui.local.report_copies import ago  # the same words as every freshness line
+        from tui.local.ages import ago  # the same words as every freshness line
 
         return ago(((now or now_utc()) - datetime.fromisoformat(self.finished)).total_seconds())
 

@@ -20,10 +20,10 @@ The copies hold the wire JSON (tui.api.wire_json: amounts exactly as they came).
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar
 
 from tui.api import wire_json
 from tui.api.errors import RateLimitedError
@@ -43,6 +43,7 @@ CREATE TABLE IF NOT EXISTS copies (kind TEXT NOT NULL, key TEXT NOT NULL, body B
 """
 RATES_KEPT_FOR = 600.0  # seconds: rates move slowly; a support engineer converts amounts, not trades
 UNLIMITED_KEPT_FOR = 60.0  # an open day of an endpoint without a limit (the orders report)
+SEEN_ORDERS = "seen-orders"  # key: a RequestId; body: its order number and card serials (tui.core.order_ids)
 RENEW_SLACK = 0.05  # seconds: a look timed for the moment a copy falls due comes after it, never just before
 T = TypeVar("T")
 
@@ -64,23 +65,6 @@ class Answer(Generic[T]):
         if self.renew_at is None:
             return None
         return max(0.0, self.renew_at - (time.time() if now is None else now)) + RENEW_SLACK
-
-
-def as_of(fetched: float, now: float | None = None) -> str:
-    """ "as of 12:04 (3 min ago)": when a screen's data came from the service."""
-    seconds = max(0.0, (time.time() if now is None else now) - fetched)
-    return f"as of {time.strftime('%H:%M', time.localtime(fetched))} ({ago(seconds)})"
-
-
-def ago(seconds: float) -> str:
-    """Seconds as a person says them: "just now", "5 min ago", "3 h ago", "2 days ago"."""
-    if seconds < 60:
-        return "just now"
-    if seconds < 3600:
-        return f"{seconds // 60:.0f} min ago"
-    if seconds < 2 * 86400:
-        return f"{seconds // 3600:.0f} h ago"
-    return f"{seconds // 86400:.0f} days ago"
 
 
 def service_today() -> date:
@@ -114,13 +98,17 @@ class ReportCopies:
         from tui.api.models import to_wire
         from tui.api.money_models import TransactionsReport
 
+        asked: dict[tuple[date, date], Any] = {}  # each answer by the range it was asked for
+
         async def fetch(first: date, last: date) -> tuple[Any, dict[date, Any] | None]:
-            wire = to_wire(await client.transactions(first, last))
+            wire = asked[first, last] = to_wire(await client.transactions(first, last))
             return wire, _transactions_by_day(wire, first, last)
 
         days, answer = await self._by_day(TRANSACTIONS, start, end, fresh, fetch)
         if days is None:
             return _with(answer, TransactionsReport.model_validate(answer.value))
+        if (start, end) in asked:  # the whole range came in one answer: as it came, its own start and end too
+            return _with(answer, TransactionsReport.model_validate(asked[start, end]))
         clients: dict[str | None, list[Any]] = {}
         for day in _days(start, end):
             for part in days[day]["clients"]:
@@ -170,6 +158,21 @@ class ReportCopies:
 
         answer = await self._kept(CATALOG_V1, "", self.kept_for(CATALOG_V1), fresh, fetch)
         return _with(answer, [Brand.model_validate(brand) for brand in answer.value])
+
+    # --- the orders giftdesk has seen (any ID finds the order: tui.core.order_ids) -------------------
+
+    def remember_cards(self, request_id: str, number: str | None, serials: Sequence[str]) -> None:
+        """Keep what names an order seen whole (Get order): its order number and its cards' serials, never a code."""
+        self._write(SEEN_ORDERS, {request_id: {"orderNumber": number, "serials": list(serials)}}, self.clock())
+
+    def known_orders(self) -> list[SeenOrder]:
+        """Every order the copies name: the orders report's lines, the transactions, and the orders seen whole."""
+        known: list[SeenOrder] = []
+        for kind, key, body in self._db.execute(
+            "SELECT kind, key, body FROM copies WHERE kind IN (?, ?, ?)", (ORDER_HISTORY, TRANSACTIONS, SEEN_ORDERS)
+        ):
+            known.extend(_orders_in(kind, key, body))
+        return known
 
     # --- how copies are kept -----------------------------------------------------------
 
@@ -307,6 +310,43 @@ def _transactions_by_day(wire: Any, first: date, last: date) -> dict[date, Any] 
         for day, rows in by_day.items():
             days[day]["clients"].append({**client, "transactions": rows})
     return days
+
+
+class SeenOrder(NamedTuple):
+    """An order a copy names, with what can name it (tui.core.order_ids resolves an ID among these)."""
+
+    request_id: str
+    order_number: str | None
+    serials: tuple[str, ...] = ()
+    where: str = ""
+
+
+def _orders_in(kind: str, key: str, body: bytes) -> list[SeenOrder]:
+    """The orders one stored copy names (a copy of another shape names none)."""
+    wire = wire_json.loads(body)
+    if kind == SEEN_ORDERS:
+        number = wire.get("orderNumber") if isinstance(wire, dict) else None
+        serials = tuple(s for s in _list(wire, "serials") if isinstance(s, str))
+        return [SeenOrder(key, number if isinstance(number, str) else None, serials, where="seen")]
+    rows = (
+        wire
+        if kind == ORDER_HISTORY and isinstance(wire, list)
+        else [row for client in _list(wire, "clients") for row in _list(client, "transactions")]
+    )
+    found = []
+    for row in rows:
+        if not isinstance(row, dict):
+            continue
+        request_id = row.get("clientReferenceNumber") if kind == ORDER_HISTORY else row.get("requestId")
+        if isinstance(request_id, str) and request_id.strip():
+            number = row.get("orderNumber")
+            found.append(SeenOrder(request_id.strip(), number if isinstance(number, str) else None, where=kind))
+    return found
+
+
+def _list(value: Any, key: str) -> list[Any]:
+    inner = value.get(key) if isinstance(value, dict) else None
+    return inner if isinstance(inner, list) else []
 
 
 def _lines_by_day(wire: list[Any], first: date, last: date) -> dict[date, Any] | None:

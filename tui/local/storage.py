@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Protocol
@@ -20,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from tui.api.bounds import Bounds, depth_exceeds
 from tui.api.redact import MASK, mask_recipient, mask_text
-from tui.local.fileio import append_chained, atomic_write, data_dir
+from tui.local.fileio import AUDIT_FILE, NotPrivateFile, append_chained, atomic_write, data_dir, read_private
 from tui.local.state_files import ChosenAccounts, RecentOrder, RecentOrders, now_iso
 
 __all__ = [
@@ -42,12 +43,12 @@ __all__ = [
     "first_break",
     "mark_unsettled",
     "new_entry",
+    "record_checked",
+    "unknown_outcomes",
     "use_audit_store",
 ]
 
 log = logging.getLogger(__name__)
-
-AUDIT_FILE = "audit.jsonl"
 
 # Audit actions the app records; other names are accepted (a newer version may add some).
 REDEEM = "redeem"
@@ -246,25 +247,25 @@ class AuditLog:
 
         The head must name an entry of the chain: one cut off the end is not there any more. A head
         behind the end (a crash between the line and its head) is whole; a log without a head (written
-        before giftdesk kept one) is checked by its chain alone."""
+        before giftdesk kept one) is checked by its chain alone. A log (or head) replaced by a symbolic
+        link or another user's file is named, unread."""
         try:
-            raw = self.path.read_bytes()
-        except FileNotFoundError:
-            raw = b""
+            raw, head = read_private(self.path), self._head()
+        except NotPrivateFile as replaced:
+            return 0, str(replaced)
         lines = [_link(number, line) for number, line in enumerate(raw.splitlines(), start=1) if line.strip()]
         links = [link for link in lines if link is not None]  # a torn line is passed over, as on read
         broken = first_break(links)
-        head = self._head()
         if broken is None and head is not None and head not in {stored for _, _, stored in links}:
             last = links[-1][0] if links else "its start (it is empty)"
             broken = tail_missing(last, f"a later entry (hash {head[:16]}…, kept in {self.head_path.name})")
         return len(lines), broken
 
     def _head(self) -> str | None:
-        try:
-            data = _json_object(self.head_path.read_bytes())
-        except FileNotFoundError:
+        raw = read_private(self.head_path)
+        if not raw and not self.head_path.exists():
             return None
+        data = _json_object(raw)
         stored = data.get(HASH_FIELD) if data is not None else None
         return stored if isinstance(stored, str) else ""  # a head made unreadable names no entry: found as missing
 
@@ -282,10 +283,7 @@ class AuditLog:
         return found
 
     def _read(self) -> list[AuditEntry]:  # the hash is not an entry's field: it is dropped here
-        try:
-            raw = self.path.read_bytes()
-        except FileNotFoundError:
-            return []
+        raw = read_private(self.path)  # NotPrivateFile when it was replaced: never read through a link
         entries = []
         for number, line in enumerate(raw.splitlines(), start=1):
             if not line.strip():
@@ -347,3 +345,46 @@ def mark_unsettled(entries: list[AuditEntry]) -> list[AuditEntry]:
     for index in open_attempts.values():
         marked[index] = marked[index].model_copy(update={"outcome": UNSETTLED})
     return marked
+
+
+UNKNOWN = "outcome unknown"  # how the outcome of a write cut off or unanswered begins (tui.money)
+CHECKED = "checked"  # how a line that settles such a write begins: someone looked the thing up
+_CHECK = re.compile(r"check: (.+)$")
+
+
+def unknown_outcomes(entries: Iterable[AuditEntry]) -> list[AuditEntry]:
+    """The writes (profile, action, subject) whose last line says their outcome is unknown, oldest first:
+    what a new start lists until someone checks them (DESIGN rule 12). `entries` newest first, as read."""
+    last: dict[tuple[str, str, str], AuditEntry] = {}
+    for entry in reversed(list(entries)):
+        last[(entry.profile, entry.action, entry.subject)] = entry
+    return [entry for entry in last.values() if entry.outcome.startswith(UNKNOWN)]
+
+
+def check_command(entry: AuditEntry) -> str | None:
+    """The command that checks what became of a write, as its lines name it (tui.money writes it)."""
+    for text in (entry.outcome, entry.detail or ""):
+        found = _CHECK.search(text)
+        if found:
+            return found.group(1)
+    return None
+
+
+def record_checked(audit: AuditStore, subject: str, found: str) -> None:
+    """`subject` (a RequestId, a masked weblink) was looked up and `found` says what it is: each write of it
+    whose outcome was unknown gets a line saying so, and is no longer listed as pending. A log that cannot
+    be read or written is passed over: a read never fails for it."""
+    try:
+        for entry in unknown_outcomes(audit.entries(filter_text=subject)):
+            if entry.subject == subject:
+                audit.record(
+                    profile=entry.profile,
+                    environment=entry.environment,
+                    action=entry.action,
+                    subject=subject,
+                    outcome=f"{CHECKED}: {found}",
+                    wallet=entry.wallet,
+                    recipient=entry.recipient,
+                )
+    except Exception as error:  # any store's failure (a full disk, the team database away)
+        log.warning("the audit log could not settle %s: %s", mask_text(subject), error)

@@ -59,6 +59,7 @@ class AccountsScreen(FreshnessMixin, DateRangeKeys, BaseScreen):
     destination = "accounts"
     REFRESHES_BY_ITSELF = True
     LOAD_GROUP = "ledger"
+    REFRESH_GROUPS = frozenset({"accounts", LOAD_GROUP})
     CSS_PATH = STYLES / "accounts.tcss"
     EXPORT_NAME = "ledger"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
@@ -104,11 +105,14 @@ class AccountsScreen(FreshnessMixin, DateRangeKeys, BaseScreen):
         self.reload_ledger(fresh=True)
 
     def range_changed(self) -> None:
+        self.report = None  # another range's transactions: not this one's, even when its load fails
+        self.ledger.table.clear()
+        self.status_line.forget(self.LOAD_GROUP)
         self.reload_ledger(fresh=False)
 
     def reload_ledger(self, *, fresh: bool) -> None:
-        """The range's transactions: from the local copy where it can answer, unless `fresh` (r)."""
-        self.report = None
+        """The range's transactions: from the local copy where it can answer, unless `fresh` (r). Until
+        they come (and when their load fails) the last good ones stay."""
         self.ledger.table.loading = True
         self.load_ledger(fresh)
 

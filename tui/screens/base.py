@@ -1,10 +1,12 @@
 """What every giftdesk screen shares: the context bar, the footer, read-only
-hiding of actions that change anything, and errors from workers shown as
-notifications instead of crashing the app."""
+hiding of actions that change anything, errors from workers shown as
+notifications instead of crashing the app, and the status line (issue 35):
+a failed refresh of the screen's data (its REFRESH_GROUPS' workers) is said
+stale there, with its age and the error, while the data stays; retries and
+waits are said there too, in place."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -20,6 +22,8 @@ from tui.core.words import counted
 from tui.screens.host import WatchListUnavailable
 from widgets.context_bar import ContextBar
 from widgets.footer import KeysFooter
+from widgets.status_line import StatusLine
+from widgets.textual_private import in_batch, is_text_area
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -40,6 +44,8 @@ class BaseScreen(Screen):
     EXPORT_NAME: ClassVar[str | None] = None
     # A footer with less space between keys, composed so (setting it after mounting restyles every key).
     COMPACT_FOOTER: ClassVar[bool] = False
+    # The worker groups that load the screen's data: their successes and failures say how fresh it is.
+    REFRESH_GROUPS: ClassVar[frozenset[str]] = frozenset()
 
     # A screen opens on its table, never in a text field: the digit keys that
     # move between screens must not be typed into a form (its own key focuses it).
@@ -60,6 +66,7 @@ class BaseScreen(Screen):
         self._take_breakpoint_classes()
         yield ContextBar()
         yield from self.compose_body()
+        yield StatusLine()
         yield KeysFooter(compact=self.COMPACT_FOOTER)
 
     def compose_body(self) -> ComposeResult:
@@ -84,6 +91,13 @@ class BaseScreen(Screen):
             chosen = self._get_breakpoint_classes(width, horizontal) | self._get_breakpoint_classes(height, vertical)
             self.update_classes({name: name in chosen for _, name in [*horizontal, *vertical]}, animate=False)
 
+    def _compositor_refresh(self) -> None:
+        # The top screen's frame made during a batch is dropped, though the compositor takes it as drawn: not made,
+        # its regions stay to be drawn after the batch (the start's first frame, made in Textual's start-up batch,
+        # cost its render). A screen below passes its regions up to the top one as Textual does.
+        if not (in_batch(self.app) and self is self.app.screen):
+            super()._compositor_refresh()
+
     def _on_screen_resume(self, event: ScreenResume) -> None:
         # Runs before Textual's handler. The first resume follows the mount, which styled every
         # widget moments ago: Textual would restyle them all again. Later resumes restyle as usual.
@@ -102,12 +116,7 @@ class BaseScreen(Screen):
         return not at_start  # the start screen: nothing to go back to
 
     def _in_text_field(self) -> bool:
-        # TextArea's module is not imported for this (it costs the start ~12 ms): before a screen
-        # that has one imported it, no TextArea can have focus.
-        text_area = sys.modules.get("textual.widgets._text_area")
-        return isinstance(self.focused, Input) or (
-            text_area is not None and isinstance(self.focused, text_area.TextArea)
-        )
+        return isinstance(self.focused, Input) or is_text_area(self.focused)
 
     async def action_leave_field_or_back(self) -> None:
         if self._in_text_field():
@@ -170,7 +179,21 @@ class BaseScreen(Screen):
         """Team mode: another giftdesk changed something of this profile (`change["what"]`: "watch",
         "note", "inbox", or "all" when the database is back); screens that show it override this."""
 
+    @property
+    def status_line(self) -> StatusLine:
+        return self.query_one(StatusLine)
+
+    def data_as_of(self, group: str) -> float | None:
+        """When the data a refresh of `group` just brought came from the service (None: now); a screen that
+        takes a local copy says the copy's time."""
+        return None
+
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group in self.REFRESH_GROUPS and event.worker.node is self:
+            if event.state == WorkerState.SUCCESS:
+                self.status_line.succeeded(self.data_as_of(event.worker.group), part=event.worker.group)
+            elif event.state == WorkerState.ERROR and event.worker.error is not None:
+                self.status_line.failed(event.worker.error, part=event.worker.group)
         if event.state == WorkerState.ERROR and event.worker.error is not None:
             self.app.report_error(event.worker.error)
 

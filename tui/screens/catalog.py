@@ -265,6 +265,7 @@ class CatalogScreen(FreshnessMixin, MirrorSource):
     EXPORT_NAME = "catalog-page"  # e: the page's brands as shown (export_rows)
     AUTO_FOCUS = "#brands"  # not BaseScreen's first DataTable: that is the detail pane's products
     COMPACT_FOOTER = True  # every everyday key fits in 80 columns
+    REFRESH_GROUPS = frozenset({"catalog"})
     # The footer shows keys in this order and cuts what does not fit (80 columns): the everyday
     # keys first, then paging; first/last/go-to page are said on the page line, in Help and the palette.
     BINDINGS = [

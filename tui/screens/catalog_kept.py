@@ -16,7 +16,7 @@ from rich.style import Style
 from rich.text import Span, Text
 
 from tui.core.safe_text import visible
-from tui.local.report_copies import ago
+from tui.local.ages import ago
 from widgets.pager import PageState
 
 KEPT_PAGE_VERSION = 2  # the kept page's shape: a page kept in another is not shown (2: when it was kept)

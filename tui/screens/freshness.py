@@ -13,7 +13,7 @@ import time
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from tui.local.report_copies import as_of
+from tui.local.ages import as_of
 
 if TYPE_CHECKING:
     from textual.timer import Timer
@@ -60,6 +60,11 @@ class FreshnessMixin:
         self._redraw_freshness()
         seconds = answer.renew_in(clock())
         self._renew_after(None if seconds is None else max(seconds, SHORTEST_RENEWAL))
+
+    def data_as_of(self, group: str) -> float | None:
+        """The status line's "last good data as of" for the screen's loads: the answer's own time (a local
+        copy may be older); another group's data came now."""
+        return self.freshness.fetched if group == self.LOAD_GROUP and self.freshness is not None else None
 
     def freshness_text(self) -> str:
         return text_for(self.freshness) if self.freshness is not None else ""

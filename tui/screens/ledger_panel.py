@@ -92,7 +92,7 @@ class LedgerPanel(Vertical):
                 [
                     (t.transaction_date or "").replace("T", " ")[:19],
                     t.transaction_type or "",
-                    str(t.transaction_amount.value),
+                    str(line.signed_amount),
                     str(t.available_balance.value),
                     t.currency,
                     t.order_number or "",
@@ -118,12 +118,12 @@ def range_label(day_range: DayRange, today: date) -> str:
 
 def _row(line: LedgerLine) -> tuple[Text, ...]:
     t = line.transaction
-    amount, after = t.transaction_amount, t.available_balance
+    amount, after = line.signed_amount, t.available_balance  # the direction read, not the sign sent
     check = Text("✓", style="green") if line.adds_up else Text("✗", style="bold red")
     return (
         check,
         safe(_when(t)[:16]),
-        Text(format_amount(amount.value, t.currency), style="red" if amount.value < 0 else "green", justify="right"),
+        Text(format_amount(amount, t.currency), style="red" if amount < 0 else "green", justify="right"),
         Text(format_amount(after.value, t.currency), justify="right"),
         safe(t.transaction_type or ""),
         safe(t.order_number or ""),
@@ -172,7 +172,8 @@ def _item_lines(item: TransactionItem, account_currency: str) -> list[str]:
     lines = [
         f"{item.quantity or 0} × {item.product_name or '?'} ({item.brand_name or '?'})",
         f"  face {_money_text(item.denomination, brand_currency)}",
-        f"  price {_money_text(item.client_price, brand_currency)} · estimated {_money_text(item.estimated_price, account_currency)}",
+        f"  line price {_money_text(item.client_price, account_currency)}"
+        f" · estimated {_money_text(item.estimated_price, account_currency)}",
         f"  discount {discount} · fee {fee}",
     ]
     if rate is not None:

@@ -27,6 +27,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
 from textual.widgets import Button, DataTable, Input, Label, Static, TabbedContent, TabPane
 
 from styles import STYLES
@@ -266,7 +267,8 @@ class NotificationsScreen(BaseScreen):
     AUTO_FOCUS = "Tabs"  # opens on Configuration; a table would pull the Listener tab forward
     BINDINGS = [
         Binding("ctrl+s", "save", "Save", id="notifications.save"),
-        Binding("ctrl+r", "reload", "Reload", id="notifications.reload", show=False),
+        Binding("r", "reload", "Reload", id="notifications.reload"),
+        Binding("ctrl+r", "reload", "Reload", id="notifications.reload-in-form", show=False),  # from a text field
         Binding("ctrl+o", "toggle_secret", "Show/hide secret", id="notifications.reveal"),
         Binding("ctrl+g", "generate_secret", "Generate secret", id="notifications.generate", show=False),
         Binding("ctrl+l", "toggle_listener", "Listener on/off", id="notifications.listener"),
@@ -341,16 +343,39 @@ class NotificationsScreen(BaseScreen):
     def action_reload(self) -> None:
         self.load()
 
+    _shown_before = False
+    _under_dialog = False  # a dialog of this screen's (the save's confirmation) covered it: nothing to re-read
+
+    def on_screen_suspend(self) -> None:
+        self._under_dialog = isinstance(self.app.screen, ModalScreen)
+
+    def on_screen_resume(self) -> None:
+        # Shown again: `giftdesk notifications set` (or a teammate) may have changed it meanwhile (issue 35).
+        if self._shown_before and not self._under_dialog:
+            self.load(keep_edits=True)
+        self._shown_before = True
+
     @work(exclusive=True, exit_on_error=False, group="config")
-    async def load(self) -> None:
+    async def load(self, keep_edits: bool = False) -> None:
+        """GET notification into the form; `keep_edits`: a form edited and not saved keeps its edits (the
+        service's values are read, and said when they changed)."""
         form = self.query_one("#config-form")
+        before = self.stored
+        edited = before is not None and bool(differing_fields(self._form(), before))
         form.loading = True
         try:
             self.stored = await (await self.app.session.client()).get_notifications()
         finally:
             form.loading = False
-        self._fill(self.stored)
-        self._say_state("Read from the service (GET notification).")
+        changed = differing_fields(self.stored, before) if before is not None else []
+        elsewhere = f" Changed elsewhere since last read: {', '.join(changed)}." if changed else ""
+        if keep_edits and edited:
+            self._say_state(
+                f"Read again from the service.{elsewhere} Your unsaved edits are kept (r takes the service's)."
+            )
+        else:
+            self._fill(self.stored)
+            self._say_state(f"Read from the service (GET notification).{elsewhere}")
         self.show_verdict()  # also when nothing changed, e.g. an empty production URL
 
     def _fill(self, config: NotificationConfig) -> None:
@@ -423,6 +448,17 @@ class NotificationsScreen(BaseScreen):
         form = self.query_one("#config-form")
         form.loading = True
         try:
+            current = await client.get_notifications()
+            if previous is not None and (changed := differing_fields(current, previous)):
+                # Changed elsewhere (a shell, a teammate) since this form was read: saving would overwrite it unseen.
+                self.stored = current
+                self._say_state(
+                    f"Not saved: changed elsewhere since this form was read ({', '.join(changed)}). Your edits are "
+                    "kept: check them against the service's (r shows those), then save again.",
+                    "bold red",
+                )
+                self.notify("Changed elsewhere since it was read: nothing saved.", title="Not saved", severity="error")
+                return
             await client.set_notifications(wanted)
             self.stored = await client.get_notifications()
         except ServiceError as error:

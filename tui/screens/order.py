@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Mapping
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import events, on, work
@@ -29,18 +29,25 @@ from tui.api.models import Card, Order, OrderItem
 from tui.api.redact import mask_card_code, mask_pin
 from tui.api.statuses import card_code_releasable, is_order_final, order_status_meaning
 from tui.api.weblink import WeblinkError, is_payout_url, weblink_token
+from tui.case_file import CaseFile, Stores, case_markdown, open_case, shown_time
 from tui.core.names import NOT_RELEASED, order_number
+from tui.core.order_ids import AmbiguousOrderId, UnknownOrderId, is_request_id
 from tui.core.order_watch import card_summary, needs_attention, readable_time
 from tui.core.payout_flow import face_values
 from tui.core.polling import Backoff
 from tui.local.storage import CARD_COPY, CARD_REVEAL, RecentOrders, audit_log
+from tui.order_lookup import find_order
 from tui.screens.base import BaseScreen
+from tui.screens.host import WatchListUnavailable
 from tui.screens.product_names import known_names, look_up_names, product_label
 from widgets.masked import MaskedValue
 from widgets.money import format_amount, format_money
 from widgets.note_dialog import NoteDialog
 from widgets.safe_text import VisibleControls, safe, safe_assemble, safe_row
 from widgets.status_badge import status_text
+
+if TYPE_CHECKING:
+    from tui.api.client import ServiceClient
 
 ITEM_COLUMNS = ("#", "Product", "Face value", "Qty", "Country", "Currency")
 CARD_COLUMNS = ("", "Serial", "Status", "Code", "PIN", "Expires", "Product")
@@ -64,12 +71,14 @@ class OrderScreen(BaseScreen):
         Binding("i", "focus_lookup", "RequestId", id="order.lookup", show=False),  # said in the field itself
         # The everyday keys first: the footer leaves out, whole, what does not fit (Help lists all).
         Binding("r", "toggle_recent", "Recent", id="order.recent"),
+        Binding("l", "toggle_case", "Case", id="order.case"),
         Binding("w", "pin", "Watch", id="order.watch"),
         Binding("v", "reveal", "Reveal", id="order.reveal"),
         Binding("c", "copy('code')", "Copy code", id="order.copy-code"),
         Binding("n", "copy('pin')", "Copy PIN", id="order.copy-pin", show=False),
         Binding("y", "payout", "Payout", id="order.payout"),
         Binding("t", "new_test_order", "Test order", id="order.test-order"),
+        Binding("s", "copy_summary", "Copy summary", id="order.copy-summary", show=False),
         Binding("m", "note", "Note", id="order.note", show=False),  # in Help and the palette: the footer keeps its keys
         Binding("ctrl+r", "refresh", "Refresh now", id="order.refresh", show=False),
     ]
@@ -87,6 +96,7 @@ class OrderScreen(BaseScreen):
         self._cards: dict[str, Card] = {}
         self._recent = RecentOrders()
         self._set_aside_said = False
+        self.case: CaseFile | None = None
 
     # --- layout ----------------------------------------------------------------------
 
@@ -102,6 +112,8 @@ class OrderScreen(BaseScreen):
         yield Static(id="order-message")
         with ContentSwitcher(initial="recent-orders", id="order-views"):
             with VerticalScroll(id="order-view"):
+                yield Static(id="order-verdict")
+                yield Static(id="order-case")
                 yield Static(id="order-head")
                 yield Static(id="order-summary")
                 yield Static(id="order-checked")
@@ -138,9 +150,10 @@ class OrderScreen(BaseScreen):
             self._say("Type or paste a RequestId first.", problem=True)
             return
         self._stop_polling()
-        self.request_id, self.order, self._unchanged_looks = request_id, None, 0
+        self.request_id, self.order, self._unchanged_looks, self.case = request_id, None, 0, None
         self.query_one("#request-id", Input).value = request_id
         self._render_order(None)
+        self._show_case()
         self.query_one("#order-views", ContentSwitcher).current = "order-view"
         self._show_notes()
         self.query_one("#order-cards").focus()
@@ -156,11 +169,22 @@ class OrderScreen(BaseScreen):
             return
         try:
             client = await self.app.session.client()
+            if self.order is None and not is_request_id(request_id):  # any ID finds the order (issue 38)
+                request_id = self.request_id = await self._found(request_id, client)
             order = await client.get_order(request_id)
+        except (AmbiguousOrderId, UnknownOrderId) as error:
+            self._say(f"{error}. Give more of the RequestId, or the whole of it.", problem=True)
+            return
         except ServiceError as error:
             self._look_failed(request_id, error)
             return
         self._order_seen(order)
+
+    async def _found(self, typed: str, client: ServiceClient) -> str:
+        session = self.app.session
+        found = await find_order(typed, client, session.copies(), self._recent.request_ids())
+        self.query_one("#request-id", Input).value = found
+        return found
 
     def _order_seen(self, order: Order) -> None:
         previous, self.order = self.order, order
@@ -170,6 +194,7 @@ class OrderScreen(BaseScreen):
         if moved:
             self._render_order(order)
             self._recent.record(self.app.session.profile.name, order.request_id, order.status)
+            self._load_case(order)
             self._name_products(order)
         self._say("")
         if not is_order_final(order.status):
@@ -213,6 +238,62 @@ class OrderScreen(BaseScreen):
                 return
         self._say(message, problem=True)
         self.notify(message, title="Order", severity="error", timeout=10)
+
+    # --- the case file (issue 38) -------------------------------------------------------------
+
+    @work(exclusive=True, group="order-case", exit_on_error=False)
+    async def _load_case(self, order: Order) -> None:
+        """The verdict and the timeline: from the order just seen, the local copies and the stores (no second Get
+        order); a newer look replaces it."""
+        session = self.app.session
+        try:
+            client = await session.client()
+            self.case = await open_case(order.request_id, client, session.copies(), self._stores(), order=order)
+        except (ServiceError, OSError) as error:
+            self.query_one("#order-verdict", Static).update(safe(f"Case not known: {error}"))
+            return
+        self._show_case()
+
+    def _stores(self) -> Stores:
+        try:
+            watch_list: Any = self.app.watch_list.store
+        except WatchListUnavailable:
+            watch_list = None  # said where it is used; the case goes on without it
+        return Stores(self.app.session.profile.name, audit_log(), self.app.notes, watch_list, None)
+
+    def _show_case(self) -> None:
+        verdict_line = self.query_one("#order-verdict", Static)
+        timeline = self.query_one("#order-case", Static)
+        case = self.case
+        verdict_line.set_class(bool(case and case.verdict.attention), "-attention")
+        if case is None:
+            verdict_line.update("")
+            timeline.update("")
+            return
+        reasons = "".join(f"\n ! {reason}" for reason in case.verdict.reasons)
+        verdict_line.update(safe(f"{case.verdict.words}{reasons}", multiline=True))
+        rows = [Text("Case (oldest first, UTC)", style="bold")]
+        for event in case.events:
+            row = Text(shown_time(event.time))
+            row.append(f"  {event.source:<12} ", style="dim")
+            row.append_text(safe(event.what))
+            if event.by:
+                row.append_text(safe(f"  · {event.by}"))
+            rows.append(row)
+        timeline.update(Text("\n").join(rows))
+
+    def action_toggle_case(self) -> None:
+        timeline = self.query_one("#order-case", Static)
+        timeline.set_class(not timeline.has_class("-shown"), "-shown")
+        if timeline.has_class("-shown"):
+            self.query_one("#order-view", VerticalScroll).scroll_home(animate=False)
+
+    def action_copy_summary(self) -> None:
+        if self.case is None:
+            self.notify("Open an order first: its case is copied once it is known.", severity="warning")
+            return
+        self.app.copy_to_clipboard(case_markdown(self.case))
+        self.notify("The case's summary (Markdown, masked) is on the clipboard.", title="Copied")
 
     # --- polling ---------------------------------------------------------------------------
 
@@ -449,17 +530,14 @@ class OrderScreen(BaseScreen):
             return
         request_id = self.request_id
 
-        def keep(text: str | None) -> None:
-            if text is None:
-                return
-            try:
-                self.app.notes.add(self.app.session.profile.name, request_id, text)
-            except (ValueError, OSError) as error:  # a bad note, or the team database away (said in the header)
-                self.notify(str(error), title="Note not kept", severity="warning")
-                return
-            self._show_notes()
+        def keep(text: str) -> None:  # a failure stays in the dialog, the note with it (widgets.note_dialog)
+            self.app.notes.add(self.app.session.profile.name, request_id, text)
 
-        self.app.push_screen(NoteDialog(request_id), keep)
+        def kept(text: str | None) -> None:
+            if text is not None:
+                self._show_notes()
+
+        self.app.push_screen(NoteDialog(request_id, keep), kept)
 
     def team_changed(self, change: Mapping[str, Any]) -> None:
         if change.get("what") in ("note", "all") and self.request_id is not None:

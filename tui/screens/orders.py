@@ -129,6 +129,7 @@ class OrdersScreen(FreshnessMixin, DateRangeKeys, BaseScreen):
         Binding("r", "reload", "Reload", id="orders.reload"),
         Binding("w", "pin", "Watch", id="orders.watch"),
     ]
+    REFRESH_GROUPS = frozenset({"orders-load"})
 
     def __init__(self) -> None:
         super().__init__()
@@ -141,6 +142,7 @@ class OrdersScreen(FreshnessMixin, DateRangeKeys, BaseScreen):
         self.sort_column = "time"
         self.descending = True
         self.problem: str | None = None  # why the last load failed
+        self.loaded_range: DayRange | None = None  # the range of the last load that succeeded
         self.counts: dict[str, int] = {}  # orders per status (and stuck) of the whole range
         self.orders = 0  # orders in the range
         self._detail_of: BoardRow | None = None  # the row the detail line shows
@@ -195,14 +197,15 @@ class OrdersScreen(FreshnessMixin, DateRangeKeys, BaseScreen):
             lines = answer.value
         except Exception as error:
             self.problem = str(error)
-            if keep_place:  # a refresh by itself that failed: what was shown stays, with why
+            if self.loaded_range == day_range:  # this range's last good data stays, said stale (the status line)
                 self._show_summary()
             else:
                 self.show_lines([])
+                self.status_line.forget("orders-load")  # another range's good data is not this one's
             raise  # BaseScreen reports it
         finally:
             self.table.loading = False
-        self.problem = None
+        self.problem, self.loaded_range = None, day_range
         place = self.shown[self.table.cursor_row].request_id if keep_place and self.shown else None
         self.show_freshness(answer)
         self.show_lines(lines)
@@ -313,7 +316,7 @@ class OrdersScreen(FreshnessMixin, DateRangeKeys, BaseScreen):
         summary = Text(f"{self.day_range} · ", style="bold")
         if self.freshness is not None:
             summary.append(f"{self.freshness_text()} · ", style="dim")
-        if self.problem is not None:
+        if self.problem is not None and not self.rows:
             summary.append_text(safe(f"could not load: {self.problem}", style="red"))
         elif not self.rows:
             summary.append("no orders · t today · d 24 h · k 7 days · R a range of days", style="dim")

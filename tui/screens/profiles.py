@@ -1,4 +1,8 @@
-"""Profiles: list, add, edit, remove, and switch (which rebuilds everything)."""
+"""Profiles: list, add, edit, remove, and switch (which rebuilds everything).
+
+The profiles file may change under the screen (`giftdesk profiles add` in a shell, an editor): it is
+read again when it changes on disk (looked at every CONFIG_CHECK_SECONDS while shown), when the screen
+is shown again, and on `r` (issue 35)."""
 
 from __future__ import annotations
 
@@ -12,6 +16,8 @@ from tui.screens.profile_form import ProfileForm
 from widgets.confirm import ConfirmScreen
 from widgets.safe_text import safe, safe_row
 
+CONFIG_CHECK_SECONDS = 2.0  # how often the shown screen looks whether the profiles file changed
+
 
 class ProfilesScreen(BaseScreen):
     destination = "profiles"
@@ -20,7 +26,10 @@ class ProfilesScreen(BaseScreen):
         Binding("a", "add", "Add", id="profiles.add"),
         Binding("e", "edit", "Edit", id="profiles.edit"),
         Binding("x", "remove", "Remove", id="profiles.remove"),
+        Binding("r", "reload", "Reload", id="profiles.reload"),
     ]
+    _file_seen: tuple[int, int] | None = None  # the profiles file's (mtime, size) when last read
+    _from_file: frozenset[str] = frozenset()  # the profiles that came from the file when last read
 
     def compose_body(self) -> ComposeResult:
         yield Static(safe(self._where()), id="profiles-where")
@@ -36,6 +45,45 @@ class ProfilesScreen(BaseScreen):
         table = self.query_one(DataTable)
         # The short columns first: at 80 columns the long URL and id are the ones cut, not the secret's source.
         table.add_columns("", "Name", "Environment", "Secret from", "Read-only", "Base URL", "Client id")
+        self._file_seen = self._file_state()
+        self.refresh_table()
+        self.set_interval(CONFIG_CHECK_SECONDS, self._reread_if_changed)
+
+    def on_screen_resume(self) -> None:
+        self._reread_if_changed()
+
+    def _file_state(self) -> tuple[int, int] | None:
+        store = self.app.profile_store
+        try:
+            info = store.path.stat() if store is not None else None
+        except OSError:
+            return None
+        return (info.st_mtime_ns, info.st_size) if info is not None else None
+
+    def _reread_if_changed(self) -> None:
+        if self._file_state() != self._file_seen:
+            self.action_reload()
+
+    def action_reload(self) -> None:
+        """The profiles file read again: profiles added, changed or removed elsewhere are shown (the one in use
+        stays while it is used; the demo's and the environment's are not in the file)."""
+        store = self.app.profile_store
+        if store is None:
+            return
+        self._file_seen = self._file_state()
+        try:
+            stored = store.load().profiles
+        except ConfigError as error:
+            self.app.report_error(error)
+            return
+        current = self.app.current_session.profile.name if self.app.current_session else None
+        known = self.app.profiles
+        if not self._from_file:
+            self._from_file = frozenset(name for name in known if name in stored)
+        for name in [name for name in known if name in self._from_file and name not in stored and name != current]:
+            del known[name]  # removed from the file elsewhere
+        known.update(stored)
+        self._from_file = frozenset(stored)
         self.refresh_table()
 
     def refresh_table(self) -> None:

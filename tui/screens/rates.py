@@ -28,6 +28,7 @@ from widgets.money import format_money
 from widgets.safe_text import safe
 
 RATE_COLUMNS = ("Currency", "Rate", "Converted")
+NOT_STATED = "not stated"  # the service sent 0: a rate it does not state
 DEFAULT_AMOUNT = Decimal(100)
 
 
@@ -35,6 +36,7 @@ class RatesScreen(FreshnessMixin, BaseScreen):
     destination = "rates"
     REFRESHES_BY_ITSELF = True
     LOAD_GROUP = "rates"
+    REFRESH_GROUPS = frozenset({LOAD_GROUP})
     CSS_PATH = STYLES / "rates.tcss"
     EXPORT_NAME = "rates"
     BINDINGS = [
@@ -142,8 +144,8 @@ class RatesScreen(FreshnessMixin, BaseScreen):
         self.table.add_rows(
             (
                 safe(row.currency),
-                Text(str(row.rate), justify="right"),
-                Text(format_money(row.amount, row.currency), justify="right"),
+                Text(NOT_STATED if row.rate is None else str(row.rate), justify="right"),
+                Text(NOT_STATED if row.amount is None else format_money(row.amount, row.currency), justify="right"),
             )
             for row in convert_all(self.amount, self.rates)
         )

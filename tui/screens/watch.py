@@ -31,6 +31,7 @@ from widgets.safe_text import safe
 from widgets.status_badge import status_text
 
 COLUMNS = ("Kind", "Reference", "Status", "Final", "Last change", "Detail")
+PINNED_BY = "Pinned by"  # the team's list (tui.team.watchlist): the login that pinned each item, after "Final"
 # Below this width the Detail column would be cut at the edge (a RequestId takes 36 cells): the highlighted
 # item's detail is said in full on a line under the table instead.
 DETAIL_COLUMN_WIDTH = 120
@@ -54,9 +55,10 @@ def _final(item: WatchedItem) -> Text:
     return Text("final ⚠", style="bold red") if ended_badly(item.status) else Text("final", style="green")
 
 
-def row_cells(item: WatchedItem) -> tuple[Text, ...]:
+def row_cells(item: WatchedItem, shared: bool = False) -> tuple[Text, ...]:
+    """A row's cells; `shared` (the team's list): with who pinned it, after "Final"."""
     status = status_text(visible(item.status)) if item.status else Text("…", style="dim")
-    return (
+    cells = (
         Text(item.kind),
         safe(item.label),
         status,
@@ -64,6 +66,7 @@ def row_cells(item: WatchedItem) -> tuple[Text, ...]:
         Text(_when(item.changed_at or item.added_at)),
         safe(item.detail, limit=60),
     )
+    return (*cells[:4], safe(item.pinned_by), *cells[4:]) if shared else cells
 
 
 class WatchScreen(BaseScreen):
@@ -81,16 +84,21 @@ class WatchScreen(BaseScreen):
         yield Static(id="watch-detail")
 
     def on_mount(self) -> None:
-        self.columns = self._columns_for(self.app.size.width)
+        self.shared = False  # whether the list is the team's: its items say who pinned them
+        self.columns = self._columns_for(self.app.size.width, self.shared)
         self.query_one(DataTable).add_columns(*self.columns)
         self.watch(self.app, "context", self._context_changed)
 
     @staticmethod
-    def _columns_for(width: int) -> tuple[str, ...]:
-        return COLUMNS if width >= DETAIL_COLUMN_WIDTH else COLUMNS[:-1]
+    def _columns_for(width: int, shared: bool) -> tuple[str, ...]:
+        columns = COLUMNS if width >= DETAIL_COLUMN_WIDTH else COLUMNS[:-1]
+        return (*columns[:4], PINNED_BY, *columns[4:]) if shared else columns
 
     def on_resize(self) -> None:
-        columns = self._columns_for(self.size.width)
+        self._fit_columns()
+
+    def _fit_columns(self) -> None:
+        columns = self._columns_for(self.size.width or self.app.size.width, self.shared)
         if columns != self.columns:
             self.columns = columns
             self.query_one(DataTable).clear(columns=True).add_columns(*columns)
@@ -104,7 +112,8 @@ class WatchScreen(BaseScreen):
         item = self.app.watch_list.store.get(item_id) if item_id is not None else None
         line.display = item is not None and "Detail" not in self.columns
         if item is not None:
-            line.update(safe(f"{item.label} · {item.detail or 'no detail yet'} · enter opens it", limit=300))
+            pinned = f" · pinned by {item.pinned_by}" if item.pinned_by else ""
+            line.update(safe(f"{item.label}{pinned} · {item.detail or 'no detail yet'} · enter opens it", limit=300))
 
     def _context_changed(self, _context: Context) -> None:
         self.show_items()
@@ -117,10 +126,14 @@ class WatchScreen(BaseScreen):
             table.clear()
             self.query_one("#watch-summary", Static).update(safe(str(problem), multiline=True))
             return
+        if any(item.pinned_by for item in items) != self.shared:
+            self.shared = not self.shared
+            self._fit_columns()
+            return  # _fit_columns showed them
         selected = self._selected_id()
         table.clear()
         for item in items:
-            table.add_row(*row_cells(item)[: len(self.columns)], key=str(item.id))
+            table.add_row(*row_cells(item, self.shared)[: len(self.columns)], key=str(item.id))
         if selected is not None and str(selected) in {str(i.id) for i in items}:
             table.move_cursor(row=table.get_row_index(str(selected)))
         watching = sum(not i.final for i in items)

@@ -11,6 +11,7 @@ import threading
 from collections.abc import Awaitable, Callable
 
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
@@ -25,6 +26,7 @@ from .pacing import PlaceOrderLimits
 from .payouts import PayoutDesk, RedeemRefused, parse_redeem_body
 from .rate_limits import RateLimits, retry_after
 from .settings import Timing
+from .spelling import AnySpelling
 from .webhooks import WebhookSender, portal_handlers
 
 REDEEM_PREFIX = "/api/Integration/v2/payout/redeem/"
@@ -216,4 +218,5 @@ def build_app(state: SimulatorState) -> Starlette:
             for path, handler in portal_handlers(state.webhooks).items()
         ),
     ]
-    return Starlette(routes=routes)
+    spellings = Middleware(AnySpelling, templates=[route.path for route in routes])
+    return Starlette(routes=routes, middleware=[spellings])

@@ -2,8 +2,10 @@
 
 The order book calls `Ledger.charge` in the same step that debits the account
 (OrderBook.place), so an account's balance and its transactions always agree:
-the balance after a transaction is the balance before it plus its (signed)
-amount. Failed cards are not refunded (docs/simulator.md), so there is no
+the balance after a transaction is the balance before it moved by its amount.
+As the provider's sandbox records it, an Order charge's `transactionAmount` is
+positive while the balance falls by it: the sign does not say the direction
+(DESIGN.md "What the real provider sends"). Failed cards are not refunded (docs/simulator.md), so there is no
 refund transaction. The answer's shape is DESIGN.md's (provider SDK facts):
 money as `{value, currencyCode}`, `transactionId` padded with trailing spaces
 as the provider's fixed-width column sends it, nested `orderItems`.
@@ -50,7 +52,7 @@ class Transaction:
     transaction_id: str
     kind: str  # transactionType
     order: Order
-    amount: Decimal  # signed: a charge is negative
+    amount: Decimal  # as the provider writes it: a charge is positive, and the balance falls by it
     balance_after: Decimal
 
     @property
@@ -76,11 +78,11 @@ class Transaction:
             "transactionAmount": money(self.amount, currency),
             "transactionDate": wire_time(self.at),
             "orderItems": [_item_json(line, currency, order.order_id) for line in order.lines],
-            # Sent by the provider besides the documented fields (DESIGN.md "What the real provider sends").
-            "brandWithDenominationCurrency": _brand_with_denomination(order.lines[0]),
-            "createdDate": wire_time(self.at),
+            # Sent by the provider besides the documented fields, null in its recording (DESIGN.md "What the real
+            # provider sends"): the item-level fields are in each orderItems element.
+            "clientName": None,
+            "orderType": None,
             "xeroCreditNoteNumber": None,
-            "orderType": "Sandbox" if order.credential.environment == "sandbox" else "Production",
             "currencyCode": None,
         }
 
@@ -102,9 +104,12 @@ def stated_rate(brand_currency: str, currency: str, order_id: int) -> Decimal:
     return rate(brand_currency, currency)
 
 
+NOT_STATED = "0001-01-01T00:00:00"  # the provider's "no date" in its recorded items
+
+
 def _item_json(line: OrderLine, currency: str, order_id: int) -> dict:
     brand_currency = line.brand.currency
-    client_price = convert(price_of(line.product, line.value), brand_currency, currency)  # in the account's currency
+    line_price = line_charge(line.product, line.value, line.quantity, brand_currency, currency)  # the whole line
     return {
         "productName": line.product.name,
         "brandName": line.brand.name,
@@ -114,15 +119,17 @@ def _item_json(line: OrderLine, currency: str, order_id: int) -> dict:
         "clientDiscountValue": float(line.product.discount * 100),
         "clientTransactionFeeType": FEE_TYPE,
         "clientTransactionFeeValue": 0.0,
-        "clientPrice": money(client_price, currency),
-        "estimatedPrice": money(client_price, currency),
+        "clientPrice": money(line_price, currency),
+        "estimatedPrice": money(line_price, currency),
         "quantity": line.quantity,
-        "clientTotal": float(line_charge(line.product, line.value, line.quantity, brand_currency, currency)),
+        "clientTotal": float(line_price),
         "clientExchangeRate": {
             "fromCurrency": brand_currency,
             "toCurrency": currency,
             "exchangeRate": float(stated_rate(brand_currency, currency, order_id)),
         },
+        "brandWithDenominationCurrency": _brand_with_denomination(line),
+        "createdDate": NOT_STATED,
     }
 
 
@@ -139,7 +146,7 @@ class Ledger:
             transaction_id=f"T{self._next_id}".ljust(TRANSACTION_ID_WIDTH),
             kind="Order",
             order=order,
-            amount=-order.total,
+            amount=order.total,
             balance_after=order.account.balance,
         )
         self._next_id += 1

@@ -201,8 +201,10 @@ def parse_checkout(body: object) -> tuple[str, int, list[RequestedLine]]:
         raise invalid
     if not GUID.fullmatch(request_id):
         raise OrderRejected("InvalidRequestId")
-    if not isinstance(products, list) or not products:
-        raise OrderRejected("InvalidProductIds")
+    if not isinstance(products, list):
+        raise invalid
+    if not products:
+        raise OrderRejected("NoProducts")  # the provider's answer to an empty Products
     lines = []
     for item in products:
         if not isinstance(item, dict):

@@ -27,7 +27,8 @@ def team_database(config: Config | None = None, environ: Mapping[str, str] = os.
 
 
 def open_team_link(config: Config | None = None, environ: Mapping[str, str] = os.environ) -> TeamLink | None:
-    """A link to the team database, signed with the config's `user` (else the OS user); None: local mode."""
+    """A link to the team database (who is its login; the config's `user`, else the OS user, a display name only);
+    None: local mode."""
     from tui.team.link import TeamLink
 
     config = config if config is not None else ProfileStore().load()

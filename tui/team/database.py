@@ -129,7 +129,147 @@ MIGRATIONS: tuple[str, ...] = (
     DROP INDEX inbox_by_time;
     CREATE INDEX inbox_by_time ON inbox (profile, environment, received_at);
     """,
+    # 4: the database trusts no client (DESIGN rule 13). Operators (members of OPERATORS_ROLE, one login each)
+    # read the tables and append only through the functions below, which run as the tables' owner and stamp
+    # who (session_user) and when; they cannot update, delete, truncate, alter or touch a trigger. Each audit
+    # entry carries its operator's Ed25519 signature of its chain hash, checked against operator_keys by
+    # `giftdesk audit verify` (tui.team.audit); entries before this migration are chained, not signed.
+    """
+    DO $$ BEGIN
+        IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'giftdesk_operators') THEN
+            CREATE ROLE giftdesk_operators NOLOGIN;
+        END IF;
+    END $$;
+
+    CREATE TABLE operator_keys (
+        role name NOT NULL,
+        public_key text NOT NULL,
+        registered_at timestamptz NOT NULL DEFAULT now(),
+        registered_by name NOT NULL DEFAULT session_user,
+        PRIMARY KEY (role, public_key)
+    );
+    ALTER TABLE audit ADD COLUMN operator name, ADD COLUMN written_at timestamptz, ADD COLUMN signature text;
+    ALTER TABLE audit_head ADD COLUMN signed_from bigint;
+    ALTER TABLE audit_head DISABLE TRIGGER audit_head_only_moves_on;
+    UPDATE audit_head SET signed_from = last_id + 1;
+    ALTER TABLE audit_head ENABLE TRIGGER audit_head_only_moves_on;
+    ALTER TABLE audit_head ALTER COLUMN signed_from SET NOT NULL;
+
+    CREATE FUNCTION giftdesk_now() RETURNS text LANGUAGE sql STABLE AS $$
+        SELECT to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS') || '+00:00'
+    $$;
+
+    CREATE FUNCTION giftdesk_register_key(p_public_key text) RETURNS boolean
+    LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $$
+    BEGIN  -- an operator's first key, on its first signed write; later ones only by `giftdesk team operator add`
+        IF EXISTS (SELECT FROM operator_keys WHERE role = session_user) THEN
+            RETURN false;
+        END IF;
+        INSERT INTO operator_keys (role, public_key) VALUES (session_user, p_public_key);
+        RETURN true;
+    END $$;
+
+    CREATE FUNCTION giftdesk_audit_append(
+        p_profile text, p_environment text, p_entry text, p_hash text, p_signature text
+    ) RETURNS bigint LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $$
+    DECLARE
+        head_hash text;
+        claimed text;
+        new_id bigint;
+    BEGIN
+        PERFORM pg_advisory_xact_lock(1635083380);  -- tui.team.audit's _APPEND_LOCK: one chain
+        SELECT hash INTO head_hash FROM audit_head;
+        IF encode(sha256(convert_to(head_hash || E'\n' || p_entry, 'UTF8')), 'hex') <> p_hash THEN
+            RAISE EXCEPTION 'the entry''s hash does not follow the audit log''s head';
+        END IF;
+        BEGIN
+            claimed := p_entry::jsonb ->> 'who';
+        EXCEPTION WHEN others THEN
+            claimed := NULL;
+        END;
+        IF claimed IS DISTINCT FROM session_user::text THEN
+            RAISE EXCEPTION 'an audit entry''s "who" is its writer''s login (%), not %', session_user, claimed;
+        END IF;
+        INSERT INTO audit (profile, environment, entry, hash, operator, written_at, signature)
+            VALUES (p_profile, p_environment, p_entry, p_hash, session_user, now(), p_signature)
+            RETURNING id INTO new_id;
+        UPDATE audit_head SET last_id = new_id, hash = p_hash, entries = entries + 1;
+        RETURN new_id;
+    END $$;
+
+    CREATE FUNCTION giftdesk_watch_pin(
+        p_profile text, p_environment text, p_kind text, p_reference text, p_label text, p_sealed text
+    ) RETURNS SETOF watch_items LANGUAGE sql SECURITY DEFINER SET search_path = public, pg_temp AS $$
+        INSERT INTO watch_items (profile, environment, kind, reference, label, sealed, pinned_by, added_at, updated_at)
+            VALUES (p_profile, p_environment, p_kind, p_reference, p_label, p_sealed, session_user,
+                    giftdesk_now(), giftdesk_now())
+        ON CONFLICT (profile, environment, kind, reference) DO UPDATE SET removed_at = NULL,
+            sealed = CASE WHEN watch_items.final THEN NULL ELSE COALESCE(excluded.sealed, watch_items.sealed) END,
+            pinned_by = CASE WHEN watch_items.removed_at IS NULL THEN watch_items.pinned_by ELSE excluded.pinned_by END,
+            added_at = CASE WHEN watch_items.removed_at IS NULL THEN watch_items.added_at ELSE excluded.added_at END
+        RETURNING *
+    $$;
+
+    CREATE FUNCTION giftdesk_watch_record(p_id bigint, p_status text, p_final boolean, p_detail text)
+    RETURNS SETOF watch_items LANGUAGE sql SECURITY DEFINER SET search_path = public, pg_temp AS $$
+        UPDATE watch_items SET
+            changed_at = CASE WHEN status IS NOT DISTINCT FROM p_status AND final = p_final
+                         THEN changed_at ELSE giftdesk_now() END,
+            status = p_status, final = p_final, detail = p_detail, updated_at = giftdesk_now(),
+            sealed = CASE WHEN p_final THEN NULL ELSE sealed END
+        WHERE id = p_id AND removed_at IS NULL AND NOT final
+        RETURNING *
+    $$;
+
+    CREATE FUNCTION giftdesk_watch_remove(p_id bigint) RETURNS SETOF watch_items
+    LANGUAGE sql SECURITY DEFINER SET search_path = public, pg_temp AS $$
+        UPDATE watch_items SET removed_at = giftdesk_now(), sealed = NULL WHERE id = p_id AND removed_at IS NULL
+        RETURNING *
+    $$;
+
+    CREATE FUNCTION giftdesk_note_add(p_profile text, p_environment text, p_request_id text, p_body text)
+    RETURNS SETOF notes LANGUAGE sql SECURITY DEFINER SET search_path = public, pg_temp AS $$
+        INSERT INTO notes (profile, environment, request_id, author, written_at, body)
+            VALUES (p_profile, p_environment, p_request_id, session_user, giftdesk_now(), p_body)
+        RETURNING *
+    $$;
+
+    CREATE FUNCTION giftdesk_inbox_keep(
+        p_profile text, p_environment text, p_event_id text, p_kind text, p_verdict text, p_reason text,
+        p_received_at text, p_source text, p_payload text, p_outcome text, p_processed_at text
+    ) RETURNS boolean LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $$
+    BEGIN
+        INSERT INTO inbox (profile, environment, event_id, kind, verdict, reason, received_at, source, payload,
+                           outcome, processed_at)
+            VALUES (p_profile, p_environment, p_event_id, p_kind, p_verdict, p_reason, p_received_at, p_source,
+                    p_payload, p_outcome, p_processed_at)
+            ON CONFLICT (profile, environment, event_id) DO NOTHING;
+        RETURN FOUND;
+    END $$;
+
+    CREATE FUNCTION giftdesk_inbox_mark(
+        p_profile text, p_environment text, p_event_id text, p_outcome text, p_processed_at text
+    ) RETURNS void LANGUAGE sql SECURITY DEFINER SET search_path = public, pg_temp AS $$
+        UPDATE inbox SET outcome = p_outcome, processed_at = p_processed_at
+        WHERE profile = p_profile AND environment = p_environment AND event_id = p_event_id
+    $$;
+
+    REVOKE ALL ON ALL TABLES IN SCHEMA public FROM PUBLIC;
+    REVOKE ALL ON ALL SEQUENCES IN SCHEMA public FROM PUBLIC;
+    REVOKE EXECUTE ON ALL FUNCTIONS IN SCHEMA public FROM PUBLIC;
+    REVOKE CREATE ON SCHEMA public FROM PUBLIC;
+    GRANT USAGE ON SCHEMA public TO giftdesk_operators;
+    GRANT SELECT ON giftdesk_schema, audit, audit_head, operator_keys, watch_items, notes, inbox TO giftdesk_operators;
+    GRANT EXECUTE ON FUNCTION giftdesk_now(), giftdesk_register_key(text),
+        giftdesk_audit_append(text, text, text, text, text),
+        giftdesk_watch_pin(text, text, text, text, text, text), giftdesk_watch_record(bigint, text, boolean, text),
+        giftdesk_watch_remove(bigint), giftdesk_note_add(text, text, text, text),
+        giftdesk_inbox_keep(text, text, text, text, text, text, text, text, text, text, text),
+        giftdesk_inbox_mark(text, text, text, text, text)
+        TO giftdesk_operators;
+    """,
 )
+OPERATORS_ROLE = "giftdesk_operators"  # the group role of every operator's login (migration 4)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -141,6 +281,10 @@ class TeamDatabaseError(OSError):
 
 class TeamUnreachable(TeamDatabaseError):
     """The database does not answer (down, wrong host, refused login)."""
+
+
+class NotAnOperator(TeamDatabaseError):
+    """The login works but may read nothing: it is not in the operators' group role (`giftdesk team operator add`)."""
 
 
 class SchemaNotCurrent(TeamDatabaseError):
@@ -231,8 +375,17 @@ def migrate(database: TeamDatabase) -> tuple[int, int]:
 
 def check(database: TeamDatabase) -> int:
     """The schema's version when the database is reachable and current; else the error that says why."""
-    with _said(database), database.connect() as connection:
-        version = schema_version(connection)
+    try:
+        with _said(database), database.connect() as connection:
+            version = schema_version(connection)
+    except TeamDatabaseError as error:
+        if "permission denied" not in str(error):
+            raise
+        login = _without_password(database.url).split("//", 1)[-1].split("@", 1)[0].split(":", 1)[0] or "NAME"
+        raise NotAnOperator(
+            f"team database {database.shown}: this login is not a giftdesk operator (it may read nothing): "
+            f"ask whoever runs the database for `giftdesk team operator add {login}`"
+        ) from None
     _refuse_newer(database, version)
     if version < SCHEMA_VERSION:
         raise SchemaNotCurrent(

@@ -19,6 +19,7 @@ import psycopg
 
 from tui.local.inbox import _COLUMNS, Delivery, _delivery, _row, _time
 from tui.team.link import TeamLink
+from tui.team.rows import readable
 
 
 class TeamInbox:
@@ -46,12 +47,10 @@ class TeamInbox:
         marks = ", ".join(["%s"] * (2 + len(_COLUMNS.split(","))))
         with self.link.connection() as connection, connection.transaction():
             for delivery in deliveries:
-                cursor = connection.execute(
-                    f"INSERT INTO inbox (profile, environment, {_COLUMNS}) VALUES ({marks})"
-                    " ON CONFLICT (profile, environment, event_id) DO NOTHING",
-                    (self.profile, self.environment, *_row(delivery)),
-                )
-                kept.append(cursor.rowcount == 1)
+                row = connection.execute(  # giftdesk_inbox_keep: operators write through the database's functions
+                    f"SELECT giftdesk_inbox_keep({marks})", (self.profile, self.environment, *_row(delivery))
+                ).fetchone()
+                kept.append(bool(row and row[0]))
                 if kept[-1]:
                     self._announce(connection, delivery.event_id)
         return kept
@@ -59,9 +58,8 @@ class TeamInbox:
     def mark(self, event_id: str, outcome: str) -> None:
         with self.link.connection() as connection, connection.transaction():
             connection.execute(
-                "UPDATE inbox SET outcome = %s, processed_at = %s WHERE profile = %s AND environment = %s"
-                " AND event_id = %s",
-                (outcome, _time(datetime.now(UTC)), self.profile, self.environment, event_id),
+                "SELECT giftdesk_inbox_mark(%s, %s, %s, %s, %s)",
+                (self.profile, self.environment, event_id, outcome, _time(datetime.now(UTC))),
             )
             self._announce(connection, event_id)
 
@@ -72,7 +70,7 @@ class TeamInbox:
                 " ORDER BY seq",
                 (self.profile, self.environment, "" if when is None else _time(when)),
             ).fetchall()
-        return [_delivery(row) for row in rows]
+        return readable(rows, _delivery, "inbox")
 
     def unprocessed(self) -> list[Delivery]:
         with self.link.connection() as connection:
@@ -81,7 +79,7 @@ class TeamInbox:
                 " AND processed_at IS NULL ORDER BY seq",
                 (self.profile, self.environment),
             ).fetchall()
-        return [_delivery(row) for row in rows]
+        return readable(rows, _delivery, "inbox")
 
     def _announce(self, connection: psycopg.Connection[Any], event_id: str) -> None:
         self.link.notify(

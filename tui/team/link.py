@@ -21,7 +21,7 @@ from typing import Any
 import psycopg
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from tui.team.database import CHANNEL, CONNECT_TIMEOUT_SECONDS, TeamDatabase, TeamUnreachable
+from tui.team.database import CHANNEL, CONNECT_TIMEOUT_SECONDS, TeamDatabase, TeamDatabaseError, TeamUnreachable
 
 log = logging.getLogger("giftdesk.team")
 # The pool says each failed attempt to connect (a warning holding libpq's lines); a store's call that fails says it
@@ -33,11 +33,13 @@ POOL_SIZE = 4
 
 
 class TeamLink:
-    """The pool, who is using it (user, host), and whether the database is reachable now."""
+    """The pool, who is using it (its database login; `user` is a display name only), and whether the database
+    is reachable now."""
 
     def __init__(self, database: TeamDatabase, *, user: str, host: str | None = None) -> None:
         self.database = database
         self.user = user
+        self._login: str | None = None
         self.host = host or socket.gethostname()
         self.pool: ConnectionPool[psycopg.Connection[Any]] = ConnectionPool(
             database.url,
@@ -53,6 +55,16 @@ class TeamLink:
         self._reachable = True
         self._lock = threading.Lock()
         self._watchers: list[Callable[[bool], None]] = []
+
+    @property
+    def login(self) -> str:
+        """Who this giftdesk is to the team: its database login (session_user), which the database stamps on
+        everything it writes (DESIGN rule 13), whatever the config's `user` says."""
+        if self._login is None:
+            with self.connection() as connection:
+                row = connection.execute("SELECT session_user").fetchone()
+            self._login = str(row[0]) if row else ""
+        return self._login
 
     @property
     def reachable(self) -> bool:
@@ -82,6 +94,11 @@ class TeamLink:
         except (PoolTimeout, psycopg.OperationalError) as error:
             self.mark(False)
             raise self.database.unreachable(error) from None
+        except psycopg.errors.InsufficientPrivilege as error:  # a login that is no operator: said, with what to do
+            raise TeamDatabaseError(
+                f"team database {self.database.shown}: {str(error).strip()}: this login is not a giftdesk operator "
+                "(`giftdesk team operator add NAME`, docs/team.md)"
+            ) from None
 
     def notify(self, connection: psycopg.Connection[Any], payload: str) -> None:
         """Announce a change (in the caller's transaction: heard when it commits)."""

@@ -20,9 +20,10 @@ from tui.team.watchlist import TeamWatchList
 
 
 class TeamMode:
-    def __init__(self, database: TeamDatabase, *, user: str, host: str | None = None) -> None:
+    def __init__(self, database: TeamDatabase, *, user: str, host: str | None = None, demo: bool = False) -> None:
+        """`user`: a display name only (the team knows this giftdesk by its login); `demo`: a throwaway database."""
         self.link = TeamLink(database, user=user, host=host)
-        self.audit = TeamAuditLog(self.link)
+        self.audit = TeamAuditLog(self.link, throwaway=demo)
         self._notes: dict[str, TeamNotes] = {}
         use_audit_store(self.audit)
 

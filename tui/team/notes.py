@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import json
 
-from tui.local.notes import COLUMNS, Note, checked_body, note_from, now_iso
+from tui.local.notes import COLUMNS, Note, checked_body, note_from
 from tui.team.database import TeamUnreachable
 from tui.team.link import TeamLink
+from tui.team.rows import readable
 
 
 class TeamNotes:
-    """One environment's notes, every profile's, shared; signed with the link's user."""
+    """One environment's notes, every profile's, shared; each signed by the login that wrote it (the database
+    stamps it: giftdesk_note_add)."""
 
     def __init__(self, link: TeamLink, environment: str) -> None:
         self.link = link
@@ -26,9 +28,8 @@ class TeamNotes:
         text = checked_body(body)
         with self.link.connection() as connection, connection.transaction():
             row = connection.execute(
-                "INSERT INTO notes (profile, environment, request_id, author, written_at, body) VALUES (%s, %s, %s, %s, %s, %s)"
-                f" RETURNING {COLUMNS}",
-                (profile, self.environment, request_id.strip(), self.link.user, now_iso(), text),
+                f"SELECT {COLUMNS} FROM giftdesk_note_add(%s, %s, %s, %s)",
+                (profile, self.environment, request_id.strip(), text),
             ).fetchone()
             note = note_from(row)
             self.link.notify(
@@ -54,7 +55,7 @@ class TeamNotes:
                     " ORDER BY id",
                     (profile, self.environment, key[1]),
                 ).fetchall()
-            self._last_read[key] = [note_from(row) for row in rows]
+            self._last_read[key] = readable(rows, note_from, "notes")
         except TeamUnreachable:
             pass
         return self._last_read.get(key, [])

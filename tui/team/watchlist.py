@@ -2,7 +2,10 @@
 
 Per profile and environment: a `TeamWatchList` is one environment's view
 (`environment`), its methods take the profile's name as the local list's do.
-Each item says who pinned it. A final status is kept once: the first look (or
+Each item says who pinned it: the login that pinned it, stamped by the database.
+Operators change rows only through the database's functions (giftdesk_watch_pin,
+_record, _remove: tui.team.database, migration 4); a notification only names
+the row to read again (`heard`). A final status is kept once: the first look (or
 callback) that settles an item settles it for everybody, and later looks do
 not change it. Polling is shared: of all the giftdesks on a profile, the one
 holding the profile's advisory lock (`lead`) polls its orders; the others hear
@@ -20,10 +23,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
 import threading
 import zlib
 from collections.abc import Mapping
-from datetime import UTC, datetime
 from typing import Any
 
 import psycopg
@@ -32,16 +35,13 @@ from tui.local.sealed import Sealer, digest
 from tui.local.watchlist import NotWatched, WatchedItem, reference_and_label
 from tui.team.database import TeamDatabaseError, TeamUnreachable
 from tui.team.link import TeamLink
+from tui.team.rows import readable
 
 _COLUMNS = "id, profile, kind, reference, label, status, final, detail, added_at, updated_at, changed_at, removed_at, pinned_by, sealed"
-MAX_DETAIL_HEARD = 1000  # characters of an item's detail carried in its notification
+log = logging.getLogger("giftdesk.team")
 _LEAD_LOCK_CLASS = (
     0x7761  # pg_try_advisory_lock(class, crc32 of profile and environment): the profile's leading watcher
 )
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 class TeamWatchList:
@@ -73,17 +73,10 @@ class TeamWatchList:
         return item
 
     def _added(self, profile: str, kind: str, reference: str, label: str, sealed: str | None) -> WatchedItem:
-        now = _now()
         with self.link.connection() as connection, connection.transaction():
             row = connection.execute(
-                "INSERT INTO watch_items (profile, environment, kind, reference, label, sealed, pinned_by, added_at, updated_at)"
-                " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)"
-                " ON CONFLICT (profile, environment, kind, reference) DO UPDATE SET removed_at = NULL,"
-                " sealed = CASE WHEN watch_items.final THEN NULL ELSE COALESCE(excluded.sealed, watch_items.sealed) END,"
-                " pinned_by = CASE WHEN watch_items.removed_at IS NULL THEN watch_items.pinned_by ELSE excluded.pinned_by END,"
-                " added_at = CASE WHEN watch_items.removed_at IS NULL THEN watch_items.added_at ELSE excluded.added_at END"
-                f" RETURNING {_COLUMNS}",
-                (profile, self.environment, kind, reference, label, sealed, self.link.user, now, now),
+                f"SELECT {_COLUMNS} FROM giftdesk_watch_pin(%s, %s, %s, %s, %s, %s)",
+                (profile, self.environment, kind, reference, label, sealed),
             ).fetchone()
             item = self._kept(row)
             self._announce(connection, item)
@@ -97,7 +90,7 @@ class TeamWatchList:
                     f"SELECT {_COLUMNS} FROM watch_items WHERE environment = %s AND removed_at IS NULL ORDER BY id",
                     (self.environment,),
                 ).fetchall()
-            self._last_read = {item.id: item for item in map(self._item, rows)}
+            self._last_read = {item.id: item for item in readable(rows, self._item, "watch list")}
             self._loaded = True
         except TeamUnreachable:
             pass
@@ -125,13 +118,9 @@ class TeamWatchList:
 
     def record(self, item_id: int, status: str, final: bool, detail: str = "") -> WatchedItem | None:
         """A look's result, unless the item is removed or already final (it settles once). None if removed."""
-        now = _now()
         with self.link.connection() as connection, connection.transaction():
             row = connection.execute(
-                "UPDATE watch_items SET changed_at = CASE WHEN status IS NOT DISTINCT FROM %s AND final = %s THEN changed_at ELSE %s END,"
-                " status = %s, final = %s, detail = %s, updated_at = %s, sealed = CASE WHEN %s THEN NULL ELSE sealed END"
-                f" WHERE id = %s AND removed_at IS NULL AND NOT final RETURNING {_COLUMNS}",
-                (status, final, now, status, final, detail, now, final, item_id),
+                f"SELECT {_COLUMNS} FROM giftdesk_watch_record(%s, %s, %s, %s)", (item_id, status, final, detail)
             ).fetchone()
             if row is not None:
                 self._announce(connection, self._kept(row))
@@ -155,11 +144,7 @@ class TeamWatchList:
 
     def remove(self, item_id: int) -> None:
         with self.link.connection() as connection, connection.transaction():
-            row = connection.execute(
-                "UPDATE watch_items SET removed_at = %s, sealed = NULL WHERE id = %s AND removed_at IS NULL"
-                f" RETURNING {_COLUMNS}",
-                (_now(), item_id),
-            ).fetchone()
+            row = connection.execute(f"SELECT {_COLUMNS} FROM giftdesk_watch_remove(%s)", (item_id,)).fetchone()
             if row is not None:
                 self._announce(connection, self._kept(row))
         self._tokens.pop(item_id, None)
@@ -238,38 +223,29 @@ class TeamWatchList:
         )
 
     def _announce(self, connection: psycopg.Connection[Any], item: WatchedItem) -> None:
-        """The item as it is now, in the notification (well under its 8,000 bytes), a payout's token left out."""
-        fields = dataclasses.asdict(item)
-        fields["detail"] = fields["detail"][:MAX_DETAIL_HEARD]
-        if item.kind == "payout":
-            fields["reference"] = ""
+        """Which item changed (a hint: whoever hears it reads the row again, `heard`)."""
         self.link.notify(
             connection,
-            json.dumps(
-                {
-                    "what": "watch",
-                    "profile": item.profile,
-                    "environment": self.environment,
-                    "id": item.id,
-                    "item": fields,
-                }
-            ),
+            json.dumps({"what": "watch", "profile": item.profile, "environment": self.environment, "id": item.id}),
         )
 
     def heard(self, change: Mapping[str, Any]) -> WatchedItem | None:
-        """The item a notification carries (`_announce`), kept as the latest known; None if it carries none
-        or is another environment's."""
-        fields = change.get("item")
-        if not isinstance(fields, dict) or change.get("environment") != self.environment:
+        """The item a notification names, read back with this login's rights and kept as the latest known
+        (DESIGN rule 13: a notification is a hint, never the truth: anyone may send one); None if it names
+        no row this giftdesk can read, or another environment's."""
+        item_id = change.get("id")
+        if change.get("environment") != self.environment or not isinstance(item_id, int) or isinstance(item_id, bool):
             return None
         try:
-            item = WatchedItem(**fields)
-        except TypeError:  # another giftdesk version's notification: read it instead
-            return self.get(int(change["id"])) if isinstance(change.get("id"), int) else None
-        if item.kind == "payout":
-            item = dataclasses.replace(item, reference="" if item.final else self._tokens.get(item.id, ""))
-        self._last_read[item.id] = item
-        return item
+            with self.link.connection() as connection:
+                row = connection.execute(
+                    f"SELECT {_COLUMNS} FROM watch_items WHERE id = %s AND environment = %s",
+                    (item_id, self.environment),
+                ).fetchone()
+        except (TeamUnreachable, psycopg.Error) as error:  # away, or not readable by this login: nothing changes
+            log.info("team watch list: item %s not read back: %s", item_id, error)
+            return None
+        return self._kept(row) if row else None
 
 
 def _profile_key(profile: str, environment: str) -> int:

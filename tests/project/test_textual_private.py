@@ -1,0 +1,133 @@
+"""What giftdesk relies on in Textual's private API (widgets/textual_private.py) still holds.
+
+Textual is pinned; an upgrade that changes any of these fails here, naming it, before a screen misbehaves.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from importlib.metadata import version
+from pathlib import Path
+
+from textual.app import App, ComposeResult
+from textual.screen import Screen
+from textual.widgets import Footer, Input, Label, TextArea
+
+from widgets.textual_private import (
+    bindings_ready,
+    exit_with_words,
+    in_batch,
+    in_own_turn,
+    is_text_area,
+    mark_bindings_ready,
+    take_out_of_stack,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_the_installed_textual_is_the_pinned_one():
+    dependencies = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    pinned = next(d for d in dependencies if d.startswith("textual"))
+    assert pinned == f"textual=={version('textual')}", "upgrade Textual by changing the pin and running these tests"
+
+
+class Named(Screen):
+    def __init__(self, name: str) -> None:
+        super().__init__(name=name)
+
+    def compose(self) -> ComposeResult:
+        yield Label(self.name or "")
+        yield Footer()
+
+
+class Probe(App):
+    def __init__(self) -> None:
+        super().__init__()
+        self.turns: list[bool] = []
+
+    def on_mount(self) -> None:
+        self.turns.append(in_own_turn(self))
+
+
+async def test_a_screen_taken_out_of_the_middle_of_the_stack_leaves_the_rest():
+    app = Probe()
+    async with app.run_test() as pilot:
+        lower, middle, top = Named("lower"), Named("middle"), Named("top")
+        results: list[object] = []
+        for screen in (lower, middle, top):
+            await app.push_screen(screen, callback=results.append)
+        take_out_of_stack(app, middle)
+        assert [s.name for s in app.screen_stack[1:]] == ["lower", "top"]
+        await app.push_screen(middle)  # pushed again, it is the top; its old callback is gone
+        app.pop_screen()
+        await pilot.pause()
+        assert app.screen is top and results == []
+
+
+async def test_the_app_knows_its_own_turn_from_a_screens():
+    app = Probe()
+    async with app.run_test() as pilot:
+        screen = Named("one")
+        await app.push_screen(screen)
+        seen: list[bool] = []
+        screen.call_later(lambda: seen.append(in_own_turn(app)))
+        await pilot.pause()
+        assert app.turns == [True] and seen == [False]
+
+
+async def test_a_text_area_is_told_apart_from_an_input():
+    app = App()
+    async with app.run_test():
+        await app.mount(Input(), TextArea())
+        assert is_text_area(app.query_one(TextArea))
+        assert not is_text_area(app.query_one(Input)) and not is_text_area(None)
+
+
+async def test_the_footer_says_when_its_bindings_are_ready():
+    app = App()
+    async with app.run_test() as pilot:
+        await app.push_screen(Named("keys"))
+        await pilot.pause()
+        footer = app.screen.query_one(Footer)
+        assert bindings_ready(footer)
+        fresh = Footer()
+        assert not bindings_ready(fresh)
+        mark_bindings_ready(fresh)
+        assert bindings_ready(fresh)
+
+
+async def test_exit_with_words_ends_the_app_and_prints_the_words(capfd):
+    app = App()
+    async with app.run_test():
+        exit_with_words(app, "stopped: see the log")
+    assert "stopped: see the log" in capfd.readouterr().err
+
+
+class Counted(Screen):
+    """Counts the frames its compositor makes (what BaseScreen holds back during a batch)."""
+
+    frames = 0
+
+    def compose(self) -> ComposeResult:
+        yield Label("one")
+
+    def _compositor_refresh(self) -> None:
+        self.frames += 1
+        super()._compositor_refresh()
+
+
+async def test_the_app_says_when_it_batches_and_a_screen_makes_its_frames_in_compositor_refresh():
+    app = App()
+    async with app.run_test() as pilot:
+        assert not in_batch(app)
+        with app.batch_update():
+            assert in_batch(app)
+        assert not in_batch(app)
+        screen = Counted()
+        await app.push_screen(screen)
+        await pilot.pause()
+        frames = screen.frames
+        screen.query_one(Label).update("two")
+        await pilot.pause()
+        assert screen.frames > frames

@@ -1,0 +1,72 @@
+"""Every reach into Textual's private API, in one place.
+
+Textual is pinned (pyproject.toml) because of these; tests/project/test_textual_private.py fails when an
+upgrade changes what they rely on. Each function says what public API is missing.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING
+
+from textual._context import active_message_pump
+from textual.widgets._footer import FooterKey
+
+if TYPE_CHECKING:
+    from textual.app import App
+    from textual.screen import Screen
+    from textual.widget import Widget
+    from textual.widgets import Footer
+
+__all__ = [
+    "FooterKey",
+    "bindings_ready",
+    "exit_with_words",
+    "in_batch",
+    "in_own_turn",
+    "is_text_area",
+    "mark_bindings_ready",
+    "take_out_of_stack",
+]
+
+
+def in_own_turn(app: App) -> bool:
+    """Whether the code running now is the app's own message handling, not a screen's or a widget's."""
+    return active_message_pump.get(app) is app
+
+
+def take_out_of_stack(app: App, screen: Screen) -> None:
+    """Take a screen out of the middle of the stack, its push's result callback with it, as a pop would.
+    Textual has no call for it (only the top can be popped)."""
+    app._screen_stack.remove(screen)
+    screen._pop_result_callback()
+
+
+def exit_with_words(app: App, words: str) -> None:
+    """End the app at once, printing `words` after the terminal is restored. `App.exit` waits for the message
+    queue, which a fatal error may have left stuck; Textual's own crash path does this."""
+    app._exit_renderables.append(words)
+    app._close_messages_no_wait()
+
+
+def is_text_area(widget: Widget | None) -> bool:
+    """Whether a widget is a TextArea, without importing its module (it costs the start ~12 ms): before a
+    screen that has one imported it, no TextArea can exist."""
+    text_area = sys.modules.get("textual.widgets._text_area")
+    return text_area is not None and isinstance(widget, text_area.TextArea)
+
+
+def bindings_ready(footer: Footer) -> bool:
+    """Whether the footer has been given its screen's bindings (it composes empty until then)."""
+    return bool(footer._bindings_ready)
+
+
+def mark_bindings_ready(footer: Footer) -> None:
+    """What Footer's own `bindings_changed` sets before it recomposes (an override that recomposes later sets it)."""
+    footer._bindings_ready = True
+
+
+def in_batch(app: App) -> bool:
+    """Whether the app is batching its updates (`App.batch_update`, its start-up, a recompose): a frame made now is
+    dropped (`App._display`), though the compositor takes it as drawn. Textual has no public way to ask."""
+    return app._batch_count > 0
