@@ -15,7 +15,7 @@ import time
 from rich.text import Text
 from textual.widgets import Static
 
-from tui.local.report_copies import as_of
+from tui.local.ages import as_of
 from widgets.safe_text import safe
 
 clock = time.time  # tests move it
