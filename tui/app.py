@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-from textual import work
+from textual import events, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.reactive import reactive
@@ -116,6 +116,7 @@ WATCH_START_LATEST_SECONDS = (
 TEAM_UNREACHABLE = "team database unreachable, retrying"
 log = logging.getLogger(__name__)
 TERMINAL_CHECK_SECONDS = 2.0  # how often the app looks whether its terminal is still there
+SMALLEST = (80, 24)  # the layouts fit this; below it a notice says why text is cut
 
 
 def terminal_hung_up(fd: int) -> bool:
@@ -158,6 +159,7 @@ class GiftdeskApp(GiftdeskHost):
         )
         self._ended: list[WatchedItem] = []  # items that went final, not told yet (`_tell_ended`)
         self._ended_told_at = -ENDED_TOLD_SECONDS  # time.monotonic() of the last bell and toast
+        self._told_too_small = False  # the "terminal too small" notice, once per shrink below SMALLEST
         self._errors_on_screen: dict[str, float] = {}  # message -> when its toast goes (time.monotonic)
         self._local_notes: NoteStore | None = None
         self.team_listener: TeamListener | None = None  # team mode: hears the team's changes (LISTEN)
@@ -503,6 +505,7 @@ class GiftdeskApp(GiftdeskHost):
             self.set_timer(WATCH_START_LATEST_SECONDS, self._start_put_off_watching)
         self.push_screen(self._start_screen())
         self.call_later(self._draw_start_whole)  # the first thing after Textual's start-up batch
+        self._say_if_too_small(self.size.width, self.size.height)
         if self.settings.team is not None:
             self._start_team(self.settings.team)
             if self.settings.demo is not None:
@@ -522,6 +525,22 @@ class GiftdeskApp(GiftdeskHost):
             )
         if self.settings.order and self.current_session is not None:
             self.call_later(self.navigate, "order", self.settings.order)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._say_if_too_small(event.size.width, event.size.height)
+
+    def _say_if_too_small(self, width: int, height: int) -> None:
+        """Once each time the terminal gets smaller than the layouts are made for."""
+        small = width < SMALLEST[0] or height < SMALLEST[1]
+        if small and not self._told_too_small:
+            self.notify(
+                f"The terminal is {width}x{height}; giftdesk is laid out for {SMALLEST[0]}x{SMALLEST[1]} or more, "
+                "so some text is cut. Make the window larger.",
+                title="Terminal too small",
+                severity="warning",
+                timeout=10,
+            )
+        self._told_too_small = small
 
     def _draw_start_whole(self) -> None:
         """The start screen drawn whole. Its layout was made inside Textual's start-up batch, where a frame is dropped

@@ -207,10 +207,17 @@ class MoneyWrites:
         self.warn = warn  # told when an outcome line could not be written (the write itself happened)
 
     async def place_order(
-        self, order: PlaceOrder, *, action: str = PLACE_ORDER, sent_before: bool = False, confirm: Confirm | None = None
+        self,
+        order: PlaceOrder,
+        *,
+        action: str = PLACE_ORDER,
+        sent_before: bool = False,
+        confirm: Confirm | None = None,
+        sending: Confirm | None = None,
     ) -> Placed:
         """Place `order` once. `sent_before`: this same write (RequestId) was sent earlier and its outcome is unknown.
-        `confirm` runs once the environment is checked, before the attempt line (it may raise to stop)."""
+        `confirm` runs once the environment is checked, before the attempt line (it may raise to stop);
+        `sending` once the attempt line is written, just before the order goes out."""
         subject = order.request_id
         detail = ", ".join(
             f"account {order.account_id}, product {line.product_id}, value {Decimal(str(line.value)).normalize():f} x {line.quantity}"
@@ -221,6 +228,8 @@ class MoneyWrites:
             confirm()
         check = order_check_command(subject)
         with self._traced(action, subject, environment, check, detail=detail) as trace:
+            if sending is not None:
+                sending()
             try:
                 echoed = await self.client.place_order(order)
             except ServiceError as error:

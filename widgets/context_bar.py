@@ -30,11 +30,30 @@ class Context:
 def describe(context: Context, width: int | None = None) -> str:
     """The bar's text: the longest form that fits `width` (what matters most is kept in every form)."""
     forms = [_parts(context, short) for short in (0, 1, 2)]
+    if width is None:
+        return " │ ".join(forms[0])
     for parts in forms:
         text = " │ ".join(parts)
-        if width is None or cell_len(text) <= width:
+        if cell_len(text) <= width:
             return text
-    return text
+    shortest = forms[-1]
+    return _squeezed(shortest, width, [0] + ([shortest.index(context.team)] if context.team in shortest else []))
+
+
+SQUEEZABLE = 12  # a profile name or the team's words are cut to no fewer cells than this (with "…")
+
+
+def _squeezed(parts: list[str], width: int, squeezable: list[int]) -> str:
+    """Even the shortest form is too wide (a long profile name, the team's words): the longest of those two is
+    cut with "…", so the watch counts at the end stay whole instead of ending in a bare `watching`."""
+    parts = list(parts)
+    while (over := cell_len(" │ ".join(parts)) - width) > 0:
+        candidates = [i for i in squeezable if len(parts[i]) > SQUEEZABLE]
+        if not candidates:
+            break
+        longest = max(candidates, key=lambda i: len(parts[i]))
+        parts[longest] = parts[longest][: max(SQUEEZABLE - 1, len(parts[longest]) - over - 1)] + "…"
+    return " │ ".join(parts)
 
 
 def _parts(context: Context, short: int) -> list[str]:

@@ -39,6 +39,20 @@ class FilterField:
     validators: tuple[Validator, ...] = ()
 
 
+UNSET = "any"  # what an empty filter field shows: never an example that reads as a value in force
+
+
+def shown_placeholder(field: FilterField) -> str:
+    """An empty field's text: a number is the default in force (Per page 50); anything else is an example
+    (`US`, `part of name`), which grey text would pass off as an active filter, so the field says `any`."""
+    return field.placeholder if field.placeholder.isdigit() else UNSET
+
+
+def example_tip(field: FilterField) -> str | None:
+    """The example an empty field no longer shows, as its tooltip."""
+    return None if field.placeholder.isdigit() or not field.placeholder else f"{field.label}: e.g. {field.placeholder}"
+
+
 # --- validators shared by every filter bar -------------------------------------
 
 
@@ -87,7 +101,7 @@ def fields_preview(
         shown = []
         for cell, field in zip(cells, fields[start : start + columns], strict=False):
             text = Text.assemble(
-                (field.label, "dim"), " ", safe(values.get(field.name) or field.placeholder, style="dim")
+                (field.label, "dim"), " ", safe(values.get(field.name) or shown_placeholder(field), style="dim")
             )
             text.truncate(max(cell, 0), pad=True)
             shown.append(text)
@@ -153,7 +167,8 @@ class FilterBar(Widget):
         return Input(
             self._pending.get(field.name, ""),
             id=f"filter-{field.name}",
-            placeholder=field.placeholder,
+            placeholder=shown_placeholder(field),
+            tooltip=example_tip(field),
             validators=list(field.validators),
             validate_on=["submitted", "blur"],
             valid_empty=True,

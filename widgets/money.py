@@ -71,6 +71,15 @@ def exact_amount(value: Amount, currency: str) -> str:
     return f"{amount:f}"
 
 
+# A production order's typed confirmation, in the TUI and the CLI alike: the total face value.
+TOTAL_PROMPT = "the total face value (the number only)"
+
+
+def typed_total(value: Amount, quantity: int, currency: str) -> str:
+    """What a production order's confirmation asks to be typed: the total face value, e.g. "50.00"."""
+    return exact_amount(to_decimal(value) * quantity, currency)
+
+
 def format_money(value: Amount, currency: str) -> str:
     """`1234.5, "USD"` -> `1,234.50 USD`."""
     return f"{format_amount(value, currency)} {currency}"

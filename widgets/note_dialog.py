@@ -22,7 +22,7 @@ class NoteDialog(ModalScreen[str | None]):
     DEFAULT_CSS = """
     NoteDialog { align: center middle; }
     NoteDialog > Vertical { width: 72; max-width: 100%; height: auto; border: thick $primary; background: $surface; padding: 1 2; }
-    NoteDialog Label { margin-bottom: 1; }
+    NoteDialog #note-keys { margin-bottom: 1; color: $text-muted; }
     NoteDialog #note-problem { display: none; color: $error; margin-top: 1; }
     """
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="note.cancel")]
@@ -35,7 +35,9 @@ class NoteDialog(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label(safe(f"Note on {self.request_id} (enter keeps it, esc drops it)"))
+            # Two lines: the RequestId alone is 44 cells with its words, the keys would cut it in 64.
+            yield Label(safe(f"Note on {self.request_id}"), id="note-title")
+            yield Label("enter keeps it, esc drops it", id="note-keys")
             yield Input(
                 placeholder="customer called 10:42, code re-sent",
                 id="note-text",

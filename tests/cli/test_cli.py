@@ -363,7 +363,7 @@ def test_production_writes_need_a_typed_confirmation(giftdesk, use_sim):
 
     declined = giftdesk(*args, input="yes\n")
     assert declined.exit_code == 2 and "not confirmed" in declined.stderr and declined.stdout == ""
-    confirmed = giftdesk(*args, input="production\n")
+    confirmed = giftdesk(*args, input="10.00\n")  # the total face value, as the TUI asks
     assert confirmed.exit_code == 0, confirmed.stderr
     assert giftdesk(*args, "--yes").exit_code == 0
 

@@ -51,7 +51,11 @@ def test_payout_check_takes_json(giftdesk):
     assert "ann@example.com" not in valid.stdout  # the recipient stays masked (rule 6)
     invalid = giftdesk("payout", "check", "--wallet", "PayPal", "--phone", "+15551234567", "--json")
     assert invalid.exit_code == 2
-    assert json.loads(invalid.stdout) == {"valid": False, "problem": "PayPal payouts support only a recipient email."}
+    assert json.loads(invalid.stdout) == {
+        "valid": False,
+        "problem": "PayPal payouts support only a recipient email.",  # the spec's text, then the rule in words
+        "rule": "With PayPal give an email; a phone or a handle needs Venmo.",
+    }
 
 
 def test_watch_help_describes_its_ndjson():

@@ -106,8 +106,11 @@ def test_multiline_keeps_line_feeds_only(text):
 def test_a_limit_cuts_and_says_how_long_it_was(text, limit):
     shown = visible(text, limit=limit)
     assert is_safe(shown)
-    if len(text) > limit:
+    said = f"… ({len(text):,} characters)"
+    if len(text) > limit + len(said):
         assert shown.endswith(f"({len(text):,} characters)")
+    else:  # a cut that would save nothing (`(62 characters)` after 60 of them) is not made
+        assert shown == visible(text)
 
 
 @given(OUTSIDE)
@@ -255,3 +258,9 @@ def test_inbox_row(event_id, outcome):
     refused = Delivery("refused:1", "webhook", REFUSED, datetime.now(UTC), "127.0.0.1", None, reason=outcome)
     check_row(notifications.row_cells(refused), "refused:1")
     assert safe_row("x", None, 3) == (Text("x"), Text(""), Text("3"))
+
+
+def test_a_detail_a_little_over_the_limit_is_shown_whole():
+    detail = "x" * 62
+    assert visible(detail, limit=60) == detail  # not 60 of them and "… (62 characters)"
+    assert visible("y" * 200, limit=60) == "y" * 60 + "… (200 characters)"

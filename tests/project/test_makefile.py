@@ -79,3 +79,20 @@ def test_a_new_enough_python_gets_its_venv(project, tmp_path):
     assert (project / ".venv" / "bin" / "python").exists()
     assert "needs Python" not in result.stderr
     assert "fake python 3.12.1: -m pip install" in result.stderr  # it went on to install
+
+
+def test_the_editable_install_prints_no_warning_box(tmp_path: Path):
+    """`make` installs the checkout editable: setuptools' "Editable installation ... !!" box must not show.
+
+    Into a virtual env of its own: pip would take the running env's giftdesk out first, even with --prefix."""
+    subprocess.run([sys.executable, "-m", "venv", str(tmp_path / "venv")], check=True, timeout=120)
+    python = tmp_path / "venv" / "bin" / "python"
+    done = subprocess.run(
+        [str(python), "-m", "pip", "install", "--quiet", "--no-deps", "-e", str(ROOT)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    said = [line for line in done.stderr.splitlines() if not line.startswith("WARNING: Location")]  # a local index
+    assert not any("!!" in line or "BuildBackendWarning" in line for line in said), "\n".join(said)

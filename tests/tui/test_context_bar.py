@@ -33,3 +33,18 @@ def test_the_shortest_form_is_used_only_when_the_longer_does_not_fit():
     demo = Context(profile="demo-sandbox", environment="sandbox", demo=True, watching=1)
     assert describe(demo, 80) == " demo-sandbox │ SANDBOX │ no account │ demo │ watching 1 · 0 need attention"
     assert describe(demo, 60) == " demo-sandbox │ SANDBOX │ no account │ demo │ watch 1 · ⚑ 0"
+
+
+def test_a_long_profile_name_or_team_words_are_cut_before_the_counts():
+    context = Context(
+        profile="acme-production-eu-west-payments-reconciliation",
+        environment="production",
+        account="2001 USD",
+        team="team database unreachable, retrying",
+        watching=12,
+        attention=3,
+    )
+    text = describe(context, 80)
+    assert cell_len(text) <= 80
+    assert text.endswith("│ watch 12 · ⚑ 3") and "PRODUCTION" in text and "2001 USD" in text
+    assert "…" in text

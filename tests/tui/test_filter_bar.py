@@ -57,8 +57,9 @@ async def test_the_preview_takes_the_lines_the_fields_will_take_and_shows_their_
     preview = fields_preview(CATALOG_FILTERS, {"country": "GB"}, GRID_COLUMNS, GUTTER, width)
     lines = preview.plain.split("\n")
     assert len(lines) == height == 2 and all(len(line) <= width for line in lines)
-    assert lines[0].split() == ["Country", "GB", "Currency", "USD", "Name", "part", "of", "name", "Brand", "id"]
-    assert lines[1].split() == ["Product", "id", "Since", "YYYY-MM-DD", "Prices", "in", "EUR", "Per", "page", "50"]
+    # An empty field says `any`, never an example that reads as a filter in force; Per page's 50 is in force.
+    assert lines[0].split() == ["Country", "GB", "Currency", "any", "Name", "any", "Brand", "id", "any"]
+    assert lines[1].split() == ["Product", "id", "any", "Since", "any", "Prices", "in", "any", "Per", "page", "50"]
     assert lines[0].index("Currency") == lines[1].index("Since")  # one grid: the columns line up
 
 

@@ -16,7 +16,7 @@ from datetime import datetime
 
 import httpx
 import pytest
-from apps import app_on, until
+from apps import app_on, settle, until
 from apps import notifications as notes
 from apps import rendered as static_text
 
@@ -137,15 +137,18 @@ async def test_partial_failure_is_impossible_to_miss(sim):
         head = static_text(screen, "#order-head")
         assert "PartialFailed final" in head and "At least one card succeeded and at least one failed" in head
         assert "Error: 1 of 4 cards failed to be issued." in head
-        assert "Type Sandbox" in head and "USD" in head
+        assert "· Sandbox" in head and "USD" in head
+        assert re.search(r"Order O-\d{8} · Created", head)  # the order number as the orders report says it
         summary = screen.query_one("#order-summary")
         assert static_text(screen, "#order-summary") == "3 of 4 cards sold, 1 failed"
         assert summary.has_class("-attention")
         cards = cell_texts(screen, "#order-cards")
         assert [row[0] for row in cards if row[2] == "Failed"] == ["!"]
         assert [row[0] for row in cards if row[2] == "Sold"] == ["", "", ""]
+        await settle(pilot)  # the products' names, asked of the catalog
         items = cell_texts(screen, "#order-items")
-        assert items == [["1", "102", "10.00", "3", "US", "USD"], ["2", "102", "10.13", "1", "US", "USD"]]
+        named = "102 Acme Books eGift"  # by name, as the board says it (the glossary)
+        assert items == [["1", named, "10.00", "3", "US", "USD"], ["2", named, "10.13", "1", "US", "USD"]]
         assert screen._timer is None  # final: no more looks
         assert RecentOrders().entries("demo-sandbox")[0].status == "PartialFailed"
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import re
 from pathlib import Path
 
 import pytest
@@ -292,8 +293,8 @@ async def test_help_lists_the_keys_of_the_screen_it_was_opened_from(sim):
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("question_mark")
         await pilot.pause()
-        keys = app.screen.query_one("#help-screen-keys")._markdown
-        assert "On the Catalog screen" in keys and "| `n` | Next page |" in keys
+        keys = str(app.screen.query_one("#help-screen-keys").render())
+        assert "On the Catalog screen" in keys and re.search(r"(^  | )n +Next page\b", keys, re.MULTILINE)
         assert "Focus Next" not in keys  # Textual's own bindings are not ours to explain
 
 

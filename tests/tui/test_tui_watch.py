@@ -297,6 +297,22 @@ async def test_a_watch_list_that_stops_following_says_so(sim):
         await until(pilot, lambda: any("stopped following its items" in said for said in notifications(app)))
 
 
+async def test_pinning_an_order_already_final_is_one_toast_that_says_so(sim):
+    done = place(sim, "10.00")
+    app = app_on(sim)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.navigate("order", done)
+        await until(pilot, lambda: app.screen.order is not None and app.screen.order.status == "Succeeded", timeout=10)
+        await settle(pilot)
+        app.clear_notifications()  # "is final" when it ended while shown: not the pin's to say
+        await pilot.press("w")
+        await settle(pilot)
+        await pilot.pause(1.2)  # past the moment an ended item would be told
+        told = [n for n in notifications(app) if done in n]
+        assert told == [f"Order {done} is already final (Succeeded): nothing to watch."]
+        assert app.watch_list.items() == []
+
+
 async def test_a_payout_watched_before_its_redeem_says_issued_not_redeemed_then_moves_on(sim):
     """Issue 35, break 3: the natural move right after selling a payout card; never "Refused, final"."""
     import httpx

@@ -26,7 +26,7 @@ import os
 import pkgutil
 
 import pytest
-from apps import Driven, Outage, demo_profiles, notifications
+from apps import Driven, Outage, demo_profiles, notifications, screen_lines
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_state_machine_as_test
@@ -109,6 +109,11 @@ async def looked_at(pilot) -> None:
     with contextlib.suppress(TimeoutError, WorkerFailed, WorkerCancelled):
         await asyncio.wait_for(pilot.app.workers.wait_for_complete(), LOOK_SECONDS)
     await pilot.pause()
+
+
+async def plain_screen(pilot) -> list[str]:
+    """The screen on top as a person reads it, without colour: one string a line."""
+    return screen_lines(pilot.app)
 
 
 def navigable(app) -> bool:
@@ -205,6 +210,19 @@ class Walk(RuleBasedStateMachine):
     def nothing_raised(self) -> None:
         assert self.app.is_running and self.app._exception is None
         assert not [n for n in notifications(self.app) if n.startswith("Unexpected error")]
+
+    @invariant()
+    def state_reads_without_colour(self) -> None:
+        """The screen as plain text (a screenshot pasted in a ticket, a colour-blind engineer): the top line says
+        the environment in words, and a radio set shows its one choice as `(•)`, never only in colour."""
+        if not isinstance(self.app.screen, BaseScreen):
+            return
+        lines = self.driven.run(plain_screen, what="reading the screen as text", seconds=STEP_SECONDS)
+        assert "SANDBOX" in lines[0], f"the top line does not say the environment: {lines[0]!r}"
+        assert not any("[b]" in line or "[/b]" in line for line in lines), "raw markup on screen"
+        for line in lines:
+            if "PayPal" in line and "Venmo" in line:
+                assert line.count("(•)") <= 1 and "▐●▌" not in line, f"a wallet choice in colour only: {line!r}"
 
     @invariant()
     def stack_is_sane(self) -> None:

@@ -170,6 +170,11 @@ class CatalogPage(WireModel):
     count: int
     items: list[Brand]
 
+    def product(self, product_id: int) -> tuple[Product, str] | None:
+        """A product of this page with its brand's currency (the face value's), or None."""
+        found = [(p, brand.currency_code) for brand in self.items for p in brand.products if p.id == product_id]
+        return found[0] if found else None
+
 
 class Card(WireModel):
     id: int

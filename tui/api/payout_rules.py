@@ -36,6 +36,41 @@ _FORMATS: dict[str, tuple[re.Pattern[str], str]] = {
 }
 
 
+# Each spec text's rule in words, said after the text (never instead of it): what a valid value looks like.
+RULES = {
+    BODY_REQUIRED: "Send a wallet and one recipient.",
+    WALLET_REQUIRED: "The wallet is PayPal or Venmo, spelled exactly so.",
+    EXACTLY_ONE_RECIPIENT: "Give one recipient: an email, a phone or a handle (phone and handle with Venmo only).",
+    PAYPAL_EMAIL_ONLY: "With PayPal give an email; a phone or a handle needs Venmo.",
+    INVALID_EMAIL: "An email is name@domain.tld: one @, a dot after it, no spaces.",
+    INVALID_PHONE: "A phone is an optional + then 7 to 15 digits, no spaces or dashes (e.g. +15551234567).",
+    INVALID_HANDLE: "A handle is an optional @ then 5 to 30 letters, digits, _ or - (e.g. @jane_doe).",
+}
+
+
+def redeem_rule(body: Mapping[str, Any] | Any | None) -> str | None:
+    """The rule the body breaks, in words, to say after the spec's text (None when valid).
+
+    A wallet right but for its case (`venmo`) is told so. A recipient's length is given, never
+    the recipient itself (DESIGN rule 6)."""
+    problem = redeem_problem(body)
+    if problem is None:
+        return None
+    fields = body.to_wire() if body is not None and hasattr(body, "to_wire") else body or {}
+    wallet = fields.get("wallet")
+    if problem == WALLET_REQUIRED and isinstance(wallet, str):
+        proper = next((name for name in WALLETS if name.lower() == wallet.strip().lower()), None)
+        if proper is not None:
+            return f"Only the case is wrong: write {proper}, not {wallet.strip()}."
+    if problem in (INVALID_PHONE, INVALID_HANDLE):
+        value = fields.get(PHONE_FIELD if problem == INVALID_PHONE else HANDLE_FIELD)
+        if isinstance(value, str):
+            counted = sum(c.isdigit() for c in value) if problem == INVALID_PHONE else len(value.lstrip("@"))
+            unit = "digits" if problem == INVALID_PHONE else "characters without the @"
+            return f"{RULES[problem]} This one has {counted} {unit}."
+    return RULES[problem]
+
+
 class RecipientInvalid(ValueError):
     """A redeem body the service would refuse; str() is the spec's text."""
 

@@ -140,13 +140,16 @@ def search(options: Options, text: str, country: str | None, currency: str | Non
     Over product, brand and category names and descriptions.
 
     Every word is a prefix ("amaz" finds Amazon), all words must match; the
-    best matches come first (names weigh more than descriptions). With
-    --json: a list of {"brand", "product"} in the service's wire shape.
+    best matches come first (names weigh more than descriptions).
+    "country:fr" and "currency:eur" in the text narrow like --country and
+    --currency (a bare "fr" is a word). With --json: a list of
+    {"brand", "product"} in the service's wire shape.
 
     \b
     Examples:
       giftdesk catalog search amaz
       giftdesk catalog search "tea gift" --country GB --currency GBP --json
+      giftdesk catalog search "cinema country:fr"
     """
     from tui.local.mirror import SearchFilters
 

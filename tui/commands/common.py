@@ -357,11 +357,6 @@ class Session:
 
         return effective_readonly(self.options.readonly, self.profile)
 
-    def confirm_write(self, action: str, yes: bool) -> None:
-        """Refuse under read-only; in production ask for a typed confirmation unless --yes."""
-        self.refuse_readonly(action)
-        self.confirm_production(action, yes)
-
     def refuse_readonly(self, action: str) -> None:
         if self.readonly:
             fail(
@@ -370,17 +365,22 @@ class Session:
                 "drop --readonly, or use a profile that is not read-only",
             )
 
-    def confirm_production(self, action: str, yes: bool) -> None:
-        """In production, a typed confirmation unless --yes."""
+    def confirm_production(
+        self, action: str, yes: bool, phrase: str = "production", asks: str = "'production'"
+    ) -> None:
+        """In production, unless --yes: type `phrase` (`asks` says what it is), as the TUI's confirmation asks.
+
+        Ctrl-C at the question is an interruption (exit 130), not a refusal: nothing was sent either way."""
         if not self.profile.is_production or yes:
             return
-        prompt = f"PRODUCTION ({self.profile.name}): {action}. Type 'production' to go ahead"
+        click.echo(f"PRODUCTION (profile {self.profile.name}): {visible(action)}", err=True)
+        click.echo(f"Type {asks} to go ahead: ", err=True, nl=False)
         try:
-            answer = click.prompt(prompt, default="", show_default=False, err=True)
-        except click.Abort:
+            answer = input()  # not click.prompt: it turns Ctrl-C into Abort, which reads as a plain "no"
+        except EOFError:
             answer = ""
-        if answer.strip() != "production":
-            fail("not confirmed; nothing was sent", EXIT_BAD_INPUT, "pass --yes to skip the question in scripts")
+        if answer.strip() != phrase:
+            fail("not confirmed; nothing was sent", EXIT_BAD_INPUT, f"type {asks}, or pass --yes in scripts")
 
     @functools.cached_property
     def copies(self) -> ReportCopies:

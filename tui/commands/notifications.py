@@ -122,7 +122,12 @@ def set_(options: Options, url: str | None, sandbox_url: str | None, secret_env:
             notification_url_sandbox=current.notification_url_sandbox if sandbox_url is None else sandbox_url,
             secret_key=current.secret_key if secret is None else secret,
         )
-        session.confirm_write("set the order-callback configuration", yes)
+        from tui.core.names import CALLBACKS_PHRASE
+
+        session.refuse_readonly("set the order-callback configuration")
+        session.confirm_production(
+            "set the order-callback configuration", yes, CALLBACKS_PHRASE, f"'{CALLBACKS_PHRASE}'"
+        )  # as the TUI's Save asks
         with session.audited(
             NOTIFICATION_CHANGE,
             "notification configuration",

@@ -29,7 +29,9 @@ from tui.commands.common import (
 from tui.commands.order_case import case
 from tui.commands.order_id import find_order_or_fail
 from tui.commands.watch import exit_for_status, exit_status_option
+from tui.core.names import NOT_RELEASED, order_number
 from tui.core.safe_text import visible
+from widgets.money import TOTAL_PROMPT, format_money, typed_total
 
 WATCH_INTERVAL = 2.0  # seconds between polls of --watch
 
@@ -123,6 +125,8 @@ def _released(wire: dict[str, Any], reveal: bool) -> dict[str, Any]:
     def card(wire_card: Any) -> Any:
         if not isinstance(wire_card, dict) or (reveal and card_code_releasable(wire_card.get("status"))):
             return wire_card
+        if not card_code_releasable(wire_card.get("status")):  # not Sold: said as the table says it, not masked
+            return {**wire_card, **{key: NOT_RELEASED for key in ("cardCode", "pin") if wire_card.get(key) is not None}}
         masked = dict(wire_card)
         if masked.get("cardCode") is not None:
             masked["cardCode"] = mask_card_code(str(masked["cardCode"]))
@@ -150,7 +154,7 @@ def _print_order(order, reveal: bool) -> None:
     print_fields(
         [
             ("Request ID", order.request_id),
-            ("Order ID", order.order_id),
+            ("Order number", order_number(order.order_id)),
             ("Status", f"{order.status} ({finality}): {order_status_meaning(order.status)}"),
             ("Created", order.created_date),
             ("Total", money(order.total, order.currency)),
@@ -178,6 +182,28 @@ def _print_order(order, reveal: bool) -> None:
         click.echo("No cards yet.")
 
 
+async def _production_question(
+    session: Session, product_id: int, value: Decimal, quantity: int, account_id: int
+) -> tuple[str, str]:
+    """What production asks to be typed (the total face value, as the TUI's New order asks) and the order it names."""
+    from tui.api.models import CatalogQuery
+
+    found = (await session.client.catalog(CatalogQuery(product_id=product_id))).product(product_id)
+    if found is None:
+        fail(
+            f"no product {product_id} in this profile's catalog: nothing was sent",
+            EXIT_BAD_INPUT,
+            "see `giftdesk catalog`",
+        )
+    product, currency = found
+    total = typed_total(value, quantity, currency)
+    face = format_money(value, currency)
+    return (
+        total,
+        f"place order: {product.id} {product.name}, {face} x {quantity} = {total} {currency} on account {account_id}",
+    )
+
+
 def _guid(request_id: str | None) -> str | None:
     """A given RequestId must be a GUID: refused here (exit 2), before anything is sent."""
     from tui.api.request_ids import RequestIdInvalid, check_request_id
@@ -194,7 +220,7 @@ def _code_and_pin(card, reveal: bool) -> tuple[str, str]:
     from tui.api.weblink import is_payout_url
 
     if not card_code_releasable(card.status):
-        return "(not released)", ""
+        return NOT_RELEASED, ""
     if reveal:
         return card.card_code or "", card.pin or ""
     code = mask_card_code(card.card_code)
@@ -286,12 +312,18 @@ def place(
         order = PlaceOrder(request_id, account_id, [OrderLine(product, quantity, float(value))])
         action = f"order {quantity} x product {product} at face value {value:f} on account {account_id}"
         session.refuse_readonly(action)
+        asking = session.profile.is_production and not yes
+        phrase, action = (
+            await _production_question(session, product, value, quantity, account_id) if asking else ("", action)
+        )
 
         def confirm() -> None:  # once the accounts' environment is known to be the profile's
-            session.confirm_production(action, yes)
-            say(f"RequestId: {request_id}")  # known before sending, in case the answer never comes
+            session.confirm_production(action, yes, phrase, TOTAL_PROMPT)
 
-        placed = await session.money().place_order(order, confirm=confirm)
+        def sending() -> None:  # known before sending, in case the answer never comes
+            say(f"RequestId: {request_id}")
+
+        placed = await session.money().place_order(order, confirm=confirm, sending=sending)
         if not placed.is_ours:
             fail(
                 "OrderAlreadyExists",

@@ -24,20 +24,34 @@ from tui.commands.common import (
 # Seen on real orders beyond SPEC's (DESIGN "What the real provider sends").
 KNOWN_EXTRA_STATUSES = ("CheckingOut",)
 
-# The CSV's columns: the service's own field names, in the documented order.
-CSV_FIELDS = (
+# The CSV's columns: the service's fields in the documented order, headed by the names the table and the
+# screens use (docs/decisions.md, "Glossary"): the table's REQUEST ID is the CSV's REQUEST ID.
+CSV_FIELDS = {
+    "orderDate": "DAY (UTC)",
+    "orderNumber": "ORDER NUMBER",
+    "clientReferenceNumber": "REQUEST ID",
+    "clientName": "CLIENT",
+    "channel": "CHANNEL",
+    "productName": "PRODUCT",
+    "denomination": "DENOMINATION",
+    "quantity": "QTY",
+    "unitPrice": "UNIT PRICE",
+    "subTotal": "SUBTOTAL",
+    "total": "TOTAL",
+    "accountCurrency": "CURRENCY",
+    "status": "STATUS",
+}
+
+
+# The table's columns, of those: the line's own amount (subTotal) rather than the order's total.
+TABLE_FIELDS = (
     "orderDate",
     "orderNumber",
     "clientReferenceNumber",
-    "clientName",
-    "channel",
     "productName",
     "denomination",
     "quantity",
-    "unitPrice",
     "subTotal",
-    "total",
-    "accountCurrency",
     "status",
 )
 
@@ -74,7 +88,7 @@ def command() -> None:
     is_flag=True,
     help="Keep only orders that need attention (e.g. Failed but charged; `giftdesk order case ID` says why).",
 )
-@click.option("--csv", "as_csv", is_flag=True, help="Print CSV (the service's field names as columns) on stdout.")
+@click.option("--csv", "as_csv", is_flag=True, help="Print CSV on stdout, headed as the table is (REQUEST ID, ...).")
 @fresh_option
 @service_options
 def list_orders(
@@ -174,7 +188,7 @@ def _print_csv(lines) -> None:
         return "" if value is None else visible(value)
 
     rows = [[cell(line, field) for field in CSV_FIELDS] for line in lines]
-    click.echo(to_csv(CSV_FIELDS, rows), nl=False)
+    click.echo(to_csv(list(CSV_FIELDS.values()), rows), nl=False)
 
 
 def _print_lines(lines, day_range) -> None:
@@ -184,7 +198,7 @@ def _print_lines(lines, day_range) -> None:
         click.echo(f"No order lines from {day_range}.", err=True)
         return
     print_table(
-        ["DAY (UTC)", "ORDER", "REQUEST ID", "PRODUCT", "DENOMINATION", "QTY", "TOTAL", "STATUS"],
+        [CSV_FIELDS[field] for field in TABLE_FIELDS],
         [
             [
                 visible((line.order_date or "")[:10]),

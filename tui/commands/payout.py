@@ -71,19 +71,19 @@ def recipient_options(command_function):
 
 
 def _checked_request(wallet, email, phone, handle):
-    """The body and the spec's text for the first rule it breaks (None when valid)."""
+    """The body, the spec's text for the first rule it breaks and that rule in words (both None when valid)."""
     from tui.api.models import RedeemRequest
-    from tui.api.payout_rules import redeem_problem
+    from tui.api.payout_rules import redeem_problem, redeem_rule
 
     request = RedeemRequest(wallet, recipient_email=email, recipient_phone=phone, recipient_handle=handle)
-    return request, redeem_problem(request)
+    return request, redeem_problem(request), redeem_rule(request)
 
 
 def _redeem_request(wallet, email, phone, handle):
-    """The body, validated locally: a broken rule exits 2 with the spec's text."""
-    request, problem = _checked_request(wallet, email, phone, handle)
+    """The body, validated locally: a broken rule exits 2 with the spec's text, then the rule in words."""
+    request, problem, rule = _checked_request(wallet, email, phone, handle)
     if problem:
-        fail(problem, EXIT_BAD_INPUT)
+        fail(problem, EXIT_BAD_INPUT, rule)
     return request
 
 
@@ -103,7 +103,7 @@ def _weblink(argument: str) -> str:
     "--json",
     "as_json",
     is_flag=True,
-    help='Print the verdict as JSON: {"valid", "wallet", "recipient" (masked)} or {"valid": false, "problem"}.',
+    help='Print the verdict as JSON: {"valid", "wallet", "recipient" (masked)} or {"valid": false, "problem", "rule"}.',
 )
 @debug_option
 def check(wallet, email, phone, handle, as_json: bool) -> None:
@@ -120,15 +120,15 @@ def check(wallet, email, phone, handle, as_json: bool) -> None:
     """
     from tui.api.redact import mask_recipient
 
-    request, problem = _checked_request(wallet, email, phone, handle)
+    request, problem, rule = _checked_request(wallet, email, phone, handle)
     if as_json:
         emit_json(
-            {"valid": False, "problem": problem}
+            {"valid": False, "problem": problem, "rule": rule}
             if problem
             else {"valid": True, "wallet": request.wallet, "recipient": mask_recipient(request.recipient)}
         )
     if problem:
-        fail(problem, EXIT_BAD_INPUT)
+        fail(problem, EXIT_BAD_INPUT, rule)
     if not as_json:
         click.echo(visible(f"valid: {request.wallet} payout to {mask_recipient(request.recipient)}"))
 
@@ -160,10 +160,14 @@ def redeem(options: Options, weblink_or_card_code: str, wallet, email, phone, ha
     async def work(session: Session) -> None:
         from tui.api.models import to_wire
         from tui.api.redact import mask_recipient, mask_weblink
+        from tui.core.payout_flow import Attempt
 
         action = f"pay out weblink {mask_weblink(token)} to {request.wallet} {mask_recipient(request.recipient)}"
         session.refuse_readonly(action)
-        result = await session.money().redeem(token, request, confirm=lambda: session.confirm_production(action, yes))
+        phrase, asks = Attempt(token, request).confirmation_phrase()  # what the TUI's Redeem asks
+        result = await session.money().redeem(
+            token, request, confirm=lambda: session.confirm_production(action, yes, phrase, asks)
+        )
         if options.json:
             emit_json(to_wire(result))
             return

@@ -27,13 +27,22 @@ _ALIASES = {
 }
 
 
+QUIT = "quit"  # `:q`, `:quit`, `:q!` (vi's and k9s's habit): not a screen, the app ends
+_QUITS = {"q", "q!", "quit", "exit"}
+
+
+def completions() -> list[str]:
+    """What tab completes after `:`: every screen's name and the short forms, `quit` last."""
+    return [*BY_NAME, *(alias for alias in _ALIASES if len(alias) > 2), QUIT]
+
+
 class JumpError(ValueError):
     """The text is not a jump-to command; the message says what is."""
 
 
 @dataclass(frozen=True)
 class Jump:
-    destination: str  # a name in tui.core.navigation.DESTINATIONS
+    destination: str  # a name in tui.core.navigation.DESTINATIONS, or QUIT
     argument: str | None = None
 
 
@@ -43,6 +52,8 @@ def parse_jump(text: str) -> Jump:
         raise JumpError(usage())
     name = _ALIASES.get(words[0].lower(), words[0].lower())
     argument = words[1].strip() if len(words) > 1 else None
+    if name in _QUITS and argument is None:
+        return Jump(QUIT)
     if name not in BY_NAME:
         raise JumpError(f"Unknown jump '{words[0]}'. {usage()}")
     if argument and name not in _TAKES_ARGUMENT:
@@ -52,4 +63,7 @@ def parse_jump(text: str) -> Jump:
 
 def usage() -> str:
     screens = ", ".join(BY_NAME)
-    return f"Try :order REQUEST_ID, :payout TOKEN, :profile NAME, :catalog BRAND, :rates CUR, or a screen: {screens}."
+    return (
+        f"Try :order REQUEST_ID, :payout TOKEN, :profile NAME, :catalog BRAND, :rates CUR, :q to quit, "
+        f"or a screen: {screens}."
+    )

@@ -40,12 +40,12 @@ def visible(text: object, *, multiline: bool = False, limit: int | None = None) 
 
     multiline: keep line feeds (and turn tabs into spaces) for description panes;
         otherwise a line feed is shown as ␊ so that a table cell stays one line.
-    limit: show at most this many characters, then say how many there were.
+    limit: show at most this many characters, then say how many there were (unless saying so is no shorter).
     """
     raw = "" if text is None else str(text)
-    if limit is not None and len(raw) > limit:
+    suffix = f"{_ELLIPSIS} ({len(raw):,} characters)" if limit is not None and len(raw) > limit else ""
+    if suffix and limit is not None and len(raw) > limit + len(suffix):  # a cut that would save nothing is not made
         raw = raw[:limit]
-        suffix = f"{_ELLIPSIS} ({len(str(text)):,} characters)"
     else:
         suffix = ""
     if raw.isprintable():  # no Cc, Cf, Zl, Zp or Cs character (nor any other but a space): nothing to replace

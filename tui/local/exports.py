@@ -48,22 +48,31 @@ def _spreadsheet_safe(cell: str) -> str:
     return cell
 
 
-def to_csv(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+def to_csv(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
+    """Text as it is (spreadsheet-safe); numbers plainly; true/false as `yes`/`no`; nothing as an empty cell."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\r\n")
     writer.writerow(headers)
-    writer.writerows([_spreadsheet_safe(str(cell)) for cell in row] for row in rows)
+    writer.writerows([_csv_cell(cell) for cell in row] for row in rows)
     return buffer.getvalue()
 
 
-def to_json(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+def _csv_cell(cell: object) -> str:
+    if cell is None:
+        return ""
+    if isinstance(cell, bool):
+        return "yes" if cell else "no"
+    return _spreadsheet_safe(str(cell))
+
+
+def to_json(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
     return json.dumps([dict(zip(headers, row, strict=True)) for row in rows], indent=2, ensure_ascii=False) + "\n"
 
 
 def write_export(
     name: str,
     headers: Sequence[str],
-    rows: Sequence[Sequence[str]],
+    rows: Sequence[Sequence[object]],
     fmt: ExportFormat,
     *,
     directory: Path | None = None,

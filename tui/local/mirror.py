@@ -30,7 +30,7 @@ import re
 import sqlite3
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from decimal import Decimal
 from itertools import chain
@@ -40,6 +40,7 @@ from typing import Any
 from tui.local.database import open_database
 from tui.local.fileio import mirror_path
 from tui.local.mirror_rows import BrandRow, CatalogRows, ProductRow, wire_time
+from tui.local.search_terms import split_terms
 
 # Money is kept as the exact text the service sent (TEXT columns), never as a float.
 sqlite3.register_adapter(Decimal, str)
@@ -182,6 +183,16 @@ class SearchFilters:
     modified_since: str | None = None  # products modified after this time (ISO)
 
 
+def with_terms(text: str, filters: SearchFilters) -> tuple[str, SearchFilters]:
+    """The words to search for, and the filters with the text's `country:`/`currency:` terms (a filter given wins)."""
+    words, terms = split_terms(text)
+    return words, replace(
+        filters,
+        country=filters.country or terms.get("country"),
+        currency=filters.currency or terms.get("currency"),
+    )
+
+
 @dataclass
 class BrandHits:
     """One page of search results: brands (best match first) with their matching products."""
@@ -278,8 +289,10 @@ class Mirror:
         """Brands matching `text` with their matching products (every brand when empty), best match first.
 
         One letter matches the start of brand names (alphabetical); more is a full-text search of brand,
-        product and category names and descriptions, ranked (bm25: names weigh most).
+        product and category names and descriptions, ranked (bm25: names weigh most). `country:fr` and
+        `currency:eur` in the text narrow as the filters do (tui.local.search_terms).
         """
+        text, filters = with_terms(text, filters)
         words = words_of(text)
         where, args = self._filter_sql(filters)
         if not words:
@@ -328,6 +341,7 @@ class Mirror:
         self, text: str, filters: SearchFilters = SearchFilters(), limit: int = 200
     ) -> list[tuple[dict[str, Any], dict[str, Any]]]:
         """Matching products, best first: (brand without products, product), wire-shaped."""
+        text, filters = with_terms(text, filters)
         hits = self.search(text, filters, limit=limit)
         pairs = [
             ({k: v for k, v in brand.items() if k != "products"}, product)

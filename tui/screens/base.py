@@ -7,7 +7,7 @@ waits are said there too, in place."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
@@ -128,7 +128,7 @@ class BaseScreen(Screen):
         """The table `e` exports; a screen with several names its own."""
         return self.query_one(DataTable)
 
-    def export_rows(self) -> tuple[list[str], list[list[str]]]:
+    def export_rows(self) -> tuple[list[str], Sequence[Sequence[object]]]:
         """Column titles and rows `e` writes: the export table as drawn; a screen without a DataTable gives its own."""
         return table_as_shown(self.export_table())
 

@@ -626,6 +626,8 @@ class CatalogScreen(FreshnessMixin, MirrorSource):
             "search the mirror: brands, products, categories, every country (esc closes)"
             if self.from_mirror
             else "filter the rows on screen (esc closes)"
+            if self.version == 1 or self.page.count <= len(self.brands)
+            else f"filter this page's {len(self.brands)} rows only; enter: the whole catalog by name (esc closes)"
         )
         row_filter.open()
 
@@ -639,7 +641,15 @@ class CatalogScreen(FreshnessMixin, MirrorSource):
 
     @on(RowFilter.Submitted, "#row-filter")
     @on(RowFilter.Closed)
-    def row_filter_done(self) -> None:
+    def row_filter_done(self, event: RowFilter.Submitted | RowFilter.Closed) -> None:
+        needle = event.value.strip() if isinstance(event, RowFilter.Submitted) else ""
+        if needle and not self.from_mirror and self.version == 2 and self.page.count > len(self.brands):
+            self.query_one(RowFilter).action_close()  # the page's filter gives way to the service's, over every page
+            bar = self.query_one(FilterBar)
+            values = {**bar.values(), "name": needle}
+            bar.set_values(values)
+            self.post_message(FilterBar.Applied(values))
+            self.notify(f"The whole catalog, by name: {needle} (/ filters only the page shown).", title="Catalog")
         self.query_one("#brands", RowTable).focus()
 
     def _say_if_still_loading(self) -> bool:

@@ -147,21 +147,23 @@ class MirrorSource(BaseScreen):
 
         session = self.app.session
         bar = await self._sync_bar()
+        pages = self.query_one("#sync-pages", Static)
         bar.update(total=None, progress=0)
-        bar.display = True
+        bar.display = pages.display = True
+        pages.update("Catalog sync: asking how many pages…")
+
+        def advance(steps: int = 1, total: int | None = None) -> None:
+            bar.update(total=total if total is not None else bar.total, advance=steps)
+            if bar.total:  # the pages said in words beside the bar's percentage and time left
+                pages.update(f"Catalog sync: page {int(bar.progress):,} of {int(bar.total):,}")
+
         try:
             client = await session.client()
             # Its own connection: the screen keeps reading the previous mirror until the sync commits.
             with Mirror(mirror_path(session.profile.mirror_name, session.environment)) as writer:
-                result = await sync(
-                    writer,
-                    client,
-                    advance=lambda steps=1, total=None: bar.update(
-                        total=total if total is not None else bar.total, advance=steps
-                    ),
-                )
+                result = await sync(writer, client, advance=advance)
         finally:
-            bar.display = False
+            bar.display = pages.display = False
             bar.update(total=IDLE_TOTAL, progress=0)  # no indeterminate animation while hidden
         self.notify(
             f"Catalog mirror synced ({result.record.kind}): {counted(result.record.products, 'product')}, "
@@ -179,8 +181,9 @@ class MirrorSource(BaseScreen):
 
         bar = next(self.query("#sync-progress").results(ProgressBar), None)
         if bar is None:
-            bar = ProgressBar(total=IDLE_TOTAL, id="sync-progress", show_eta=False)
+            bar = ProgressBar(total=IDLE_TOTAL, id="sync-progress", show_eta=True)
             await self.mount(bar, after="#pager")
+            await self.mount(Static(id="sync-pages"), after=bar)
         return bar
 
     @work(exclusive=True, exit_on_error=False, group="catalog")
@@ -189,13 +192,13 @@ class MirrorSource(BaseScreen):
         from tui.api.models import CatalogQuery
 
         page = await (await self.app.session.client()).catalog(CatalogQuery(product_id=product_id))
-        found = [(p, brand.currency_code) for brand in page.items for p in brand.products if p.id == product_id]
-        if not found:
+        found = page.product(product_id)
+        if found is None:
             self.notify(f"Product {product_id} is no longer in the live catalog.", severity="warning")
-        elif found[0][0].count == 0:
-            self.notify(f"{found[0][0].name} is out of stock now.", severity="warning")
+        elif found[0].count == 0:
+            self.notify(f"{found[0].name} is out of stock now.", severity="warning")
         else:
-            self.app.open_new_order(*found[0])
+            self.app.open_new_order(*found)
 
 
 def price_text(low: Decimal | None, high: Decimal | None, currency: str) -> str:

@@ -82,6 +82,13 @@ class GiftdeskHost(App[None]):
             markup=False,
         )
 
+    def action_help_quit(self) -> None:
+        """Ctrl-C: how to quit, said in words (Textual's own text is markup, and notifications here are literal)."""
+        for key, active in self.active_bindings.items():
+            if active.binding.action in ("quit", "app.quit"):
+                self.notify(f"Press {key} to quit giftdesk.", title="Do you want to quit?")
+                return
+
     # --- privacy (DESIGN rule 6) ------------------------------------------------------------
 
     def copy_secret(self, value: str) -> float | None:

@@ -7,9 +7,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
+from textual.suggester import SuggestFromList
 from textual.widgets import Input, Label
 
-from tui.core.jump import Jump, JumpError, parse_jump, usage
+from tui.core.jump import QUIT, Jump, JumpError, completions, parse_jump, usage
 from widgets.safe_text import VisibleControls, safe
 
 
@@ -19,7 +20,10 @@ class JumpScreen(ModalScreen[Jump | None]):
     JumpScreen > Vertical { width: 80%; max-width: 100; height: auto; margin-top: 2; background: $surface; border: tall $accent; padding: 0 1; }
     JumpScreen #jump-error { color: $error; width: 100%; }
     """
-    BINDINGS = [Binding("escape", "close", "Close", id="jump.close")]
+    BINDINGS = [
+        Binding("escape", "close", "Close", id="jump.close"),
+        Binding("tab", "complete", "Complete", id="jump.complete", priority=True),
+    ]
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -27,15 +31,33 @@ class JumpScreen(ModalScreen[Jump | None]):
                 placeholder="order ID · payout TOKEN · profile NAME · a screen",
                 id="jump-input",
                 highlighter=VisibleControls(),
+                suggester=SuggestFromList(completions(), case_sensitive=False),  # shown dim; tab or → takes it
             )  # a paste may hold anything
             yield Label(usage(), id="jump-error")
 
     @on(Input.Submitted)
     def go(self, event: Input.Submitted) -> None:
         try:
-            self.dismiss(parse_jump(event.value))
+            jump = parse_jump(event.value)
         except JumpError as error:
             self.query_one("#jump-error", Label).update(safe(error))  # quotes what was pasted
+            return
+        if jump.destination == QUIT:
+            self.app.exit()
+            return
+        self.dismiss(jump)
+
+    @on(Input.Changed)
+    def typing(self) -> None:
+        """The last error was about what was typed before: while typing, the line says what may be typed."""
+        self.query_one("#jump-error", Label).update(usage())
+
+    def action_complete(self) -> None:
+        """Tab takes the suggestion shown (as → does at the end of the line)."""
+        field = self.query_one("#jump-input", Input)
+        if field._suggestion:  # Textual's Input keeps the suggestion it shows here (pinned Textual)
+            field.value = field._suggestion
+            field.cursor_position = len(field.value)
 
     def action_close(self) -> None:
         self.dismiss(None)

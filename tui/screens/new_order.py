@@ -10,7 +10,6 @@ network failure re-sends the same one, so no second order can result.
 
 from __future__ import annotations
 
-from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from rich.text import Text
@@ -30,16 +29,11 @@ from tui.local.storage import TEST_ORDER
 from tui.money import AuditUnavailable, EnvironmentMismatch, MoneyWrites, NotSent
 from tui.screens.accounts import account_label
 from widgets.confirm import ConfirmScreen
-from widgets.money import exact_amount, format_money
+from widgets.money import TOTAL_PROMPT, format_money, typed_total
 from widgets.safe_text import safe
 
 if TYPE_CHECKING:
     from tui.screens.host import GiftdeskHost
-
-
-def production_phrase(value: Decimal | float, quantity: int, currency: str) -> str:
-    """What a production order's confirmation asks to be typed: the total face value, e.g. "50.00"."""
-    return exact_amount(Decimal(str(value)) * quantity, currency)
 
 
 def _range_text(product: Product) -> str:
@@ -189,10 +183,10 @@ class NewOrderScreen(ModalScreen[None]):
             raise DraftInvalid("Product id must be a number from the catalog.")
         if self.product is None or self.product.id != int(text):
             page = await (await self.app.session.client()).catalog(CatalogQuery(product_id=int(text)))
-            found = [(p, brand.currency_code) for brand in page.items for p in brand.products if p.id == int(text)]
-            if not found:
+            found = page.product(int(text))
+            if found is None:
                 raise DraftInvalid(f"No product {text} in this profile's catalog.")
-            self.product, self.currency = found[0]
+            self.product, self.currency = found
             self.query_one("#product-info", Static).update(self._product_text())
         return self.product
 
@@ -200,7 +194,7 @@ class NewOrderScreen(ModalScreen[None]):
         session = self.app.session
         line = order.products[0]
         currency = self.currency or product.price.currency_code
-        total = production_phrase(line.value, line.quantity, currency)
+        total = typed_total(line.value, line.quantity, currency)
         summary = [
             f"Environment: {session.environment.upper()} (profile {session.profile.name})",
             f"Account:     {account.id} ({format_money(account.balance, account.currency)} left)",
@@ -213,7 +207,7 @@ class NewOrderScreen(ModalScreen[None]):
                 "Place this production order?",
                 summary,
                 typed_phrase=total,
-                phrase_prompt="the total face value (the number only)",
+                phrase_prompt=TOTAL_PROMPT,
                 confirm_label="Place order",
             )
         return ConfirmScreen("Place this test order?", summary, confirm_label="Place order")

@@ -34,6 +34,7 @@ from styles import STYLES
 from tui.api.errors import ServiceError
 from tui.api.models import NotificationConfig
 from tui.api.redact import mask_secret, register_secret
+from tui.core.names import CALLBACKS_PHRASE
 from tui.core.tasks import said_task
 from tui.demo import register_demo_webhooks
 from tui.inbox_work import InboxWork, is_order_event, mirror_syncer
@@ -49,7 +50,7 @@ if TYPE_CHECKING:
     from tui.screens.host import GiftdeskHost
     from tui.session import Session
 
-PRODUCTION_PHRASE = "change production callbacks"
+PRODUCTION_PHRASE = CALLBACKS_PHRASE  # the CLI's `notifications set` asks the same (tui.core.names)
 LISTENER_CACHE_KEY = "callback-listener"
 SECRET_BYTES = 32
 CALLBACKS_OFF = (

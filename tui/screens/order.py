@@ -30,6 +30,7 @@ from tui.api.redact import mask_card_code, mask_pin
 from tui.api.statuses import card_code_releasable, is_order_final, order_status_meaning
 from tui.api.weblink import WeblinkError, is_payout_url, weblink_token
 from tui.case_file import CaseFile, Stores, case_markdown, open_case, shown_time
+from tui.core.names import NOT_RELEASED, order_number
 from tui.core.order_ids import AmbiguousOrderId, UnknownOrderId, is_request_id
 from tui.core.order_watch import card_summary, needs_attention, readable_time
 from tui.core.payout_flow import face_values
@@ -38,6 +39,7 @@ from tui.local.storage import CARD_COPY, CARD_REVEAL, RecentOrders, audit_log
 from tui.order_lookup import find_order
 from tui.screens.base import BaseScreen
 from tui.screens.host import WatchListUnavailable
+from tui.screens.product_names import known_names, look_up_names, product_label
 from widgets.masked import MaskedValue
 from widgets.money import format_amount, format_money
 from widgets.note_dialog import NoteDialog
@@ -193,6 +195,7 @@ class OrderScreen(BaseScreen):
             self._render_order(order)
             self._recent.record(self.app.session.profile.name, order.request_id, order.status)
             self._load_case(order)
+            self._name_products(order)
         self._say("")
         if not is_order_final(order.status):
             self._schedule_look()
@@ -201,6 +204,15 @@ class OrderScreen(BaseScreen):
         if previous is not None and not is_order_final(previous.status):
             severity: SeverityLevel = "information" if order.status.lower() == "succeeded" else "warning"
             self.notify(f"Order {order.request_id} is final: {order.status}.", title="Order final", severity=severity)
+
+    @work(group="order-product-names", exclusive=True)
+    async def _name_products(self, order: Order) -> None:
+        """The items' and cards' products by name once the catalog says them (tui.screens.product_names)."""
+        session = self.app.session
+        names = known_names(session.cache)
+        learnt = await look_up_names(await session.client(), (item.product_id for item in order.items), names)
+        if learnt and self.order is order:  # not an order opened since
+            self._fill_items(order)
 
     def _look_failed(self, request_id: str, error: ServiceError) -> None:
         """Say what went wrong in words; keep looking only when trying again can help."""
@@ -343,12 +355,13 @@ class OrderScreen(BaseScreen):
         table = self.query_one("#order-items", DataTable)
         table.clear(columns=True)
         table.add_columns(*ITEM_COLUMNS)
+        names = known_names(self.app.session.cache)
         for number, item in enumerate(order.items if order else [], start=1):
             currency = item.currency_code or ""
             table.add_row(
                 *safe_row(
                     number,
-                    item.product_id,
+                    product_label(item.product_id, names),
                     format_amount(item.product_face_value, currency or "USD"),
                     item.quantity,
                     item.country_code or "—",
@@ -367,7 +380,7 @@ class OrderScreen(BaseScreen):
             for card in item.cards:
                 self._cards[str(card.id)] = card
                 self._remember_face_value(card, item)
-                table.add_row(*_card_cells(card, item.product_id), key=str(card.id))
+                table.add_row(*_card_cells(card, str(item.product_id)), key=str(card.id))  # named in the items above
         if table.row_count:
             table.move_cursor(row=min(max(row, 0), table.row_count - 1))
         self._show_card(self._selected_card())
@@ -504,6 +517,9 @@ class OrderScreen(BaseScreen):
         if self.request_id is None:
             self.notify("Open an order first (i, then a RequestId).", severity="warning")
             return
+        if self.order is not None and is_order_final(self.order.status):  # one toast that says it, not two at odds
+            self.notify(f"Order {self.request_id} is already final ({self.order.status}): nothing to watch.")
+            return
         self.pin_order(self.request_id)
 
     # --- notes (the team's in team mode) ---------------------------------------------------
@@ -574,9 +590,9 @@ def _order_head(order: Order) -> Text:
         status_text(order.status),
         (" final" if final else " not final", "bold" if final else "italic"),
         f" — {order_status_meaning(order.status)}\n",
-        f"Created {readable_time(order.created_date)} · Total ",
+        f"Order {order_number(order.order_id)} · Created {readable_time(order.created_date)} · Total ",
         (f"{format_amount(order.total, order.currency or 'USD')} {order.currency or ''}".strip(), "bold"),
-        f" · Type {order.order_type or '—'} · Order {order.order_id}",
+        f" · {order.order_type}" if order.order_type else "",  # the type (Production, Sandbox) says itself
         multiline=True,  # the line break after the meaning; a line feed in the service's text stays one too
     )
     if order.error_message:
@@ -584,11 +600,11 @@ def _order_head(order: Order) -> Text:
     return head
 
 
-def _card_cells(card: Card, product_id: int) -> tuple[Text, ...]:
+def _card_cells(card: Card, product: str) -> tuple[Text, ...]:
     released = card_code_releasable(card.status)
     code: Text | str
     if not released:
-        code = Text("withheld", style="dim")
+        code = Text(NOT_RELEASED, style="dim")
     elif is_payout_url(card.card_code):
         code = safe("payout " + mask_card_code(card.card_code).rsplit("/", 1)[-1], style="bold")
     else:
@@ -601,5 +617,5 @@ def _card_cells(card: Card, product_id: int) -> tuple[Text, ...]:
         code,
         "yes" if card.pin else "no",
         readable_time(card.expiration_date),
-        product_id,
+        product,
     )

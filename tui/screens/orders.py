@@ -31,6 +31,7 @@ from styles import STYLES
 from tui.api.errors import ServiceError
 from tui.api.models import OrderHistoryLine
 from tui.case_file import needing_attention
+from tui.core.board_export import Cell, board_export
 from tui.core.dates import DayRange
 from tui.core.triage import (
     DEFAULT_STUCK_MINUTES,
@@ -361,9 +362,9 @@ class OrdersScreen(FreshnessMixin, DateRangeKeys, BaseScreen):
     def _describe(query: RowQuery) -> str:
         return " ".join([*(f"status:{s}" for s in sorted(query.statuses)), *query.words])
 
-    def export_rows(self) -> tuple[list[str], list[list[str]]]:
-        """Every line the filter keeps, in the board's order, as drawn (the table draws only what is in view)."""
-        return [column.title for column in COLUMNS], [[cell.plain for cell in self.cells_of(row)] for row in self.shown]
+    def export_rows(self) -> tuple[list[str], list[list[Cell]]]:
+        """Every line the filter keeps, in the board's order, as data (tui.core.board_export), not screen text."""
+        return board_export(self.shown, self.noted)
 
     def cells_of(self, row: BoardRow) -> tuple[Text, ...]:
         cells = self._cells.get(id(row))

@@ -20,12 +20,12 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widgets import Button, Input, Label, RadioButton, RadioSet, Static
+from textual.widgets import Button, Input, Label, RadioSet, Static
 
 from styles import STYLES
 from tui.api.errors import AuthenticationError, RefusedError, ServiceError
 from tui.api.models import PayoutStatus, RedeemResult
-from tui.api.payout_rules import RecipientInvalid
+from tui.api.payout_rules import RecipientInvalid, redeem_rule
 from tui.api.redact import mask_recipient, mask_weblink
 from tui.api.statuses import is_payout_final, payout_status_meaning
 from tui.core.payout_flow import (
@@ -50,6 +50,7 @@ from widgets.confirm import ConfirmScreen, PrivateLine, SummaryLine
 from widgets.private import PRIVATE
 from widgets.safe_text import VisibleControls, safe, safe_assemble
 from widgets.status_badge import status_text
+from widgets.toggles import StatedRadioButton
 
 IN_DOUBT = (Phase.CHECKING, Phase.UNKNOWN)
 
@@ -105,7 +106,9 @@ class PayoutScreen(BaseScreen):
                 yield Static(id="weblink-shown")
             with Horizontal(classes="field"):
                 yield Label("Wallet", classes="field-label")
-                yield RadioSet(*(RadioButton(name, id=f"wallet-{name}") for name in WALLETS), id="wallet", compact=True)
+                yield RadioSet(
+                    *(StatedRadioButton(name, id=f"wallet-{name}") for name in WALLETS), id="wallet", compact=True
+                )
             with Horizontal(classes="field", id="kind-row"):
                 yield Label("Recipient", classes="field-label")
                 yield _kind_set(None, EMAIL)
@@ -118,7 +121,7 @@ class PayoutScreen(BaseScreen):
                     highlighter=VisibleControls(),
                     classes=PRIVATE,
                 )
-            with Horizontal(classes="field"):
+            with Horizontal(classes="field", id="problem-row"):  # the spec's text, and its rule on a line below
                 yield Label("", classes="field-label")
                 yield Static(id="problem")
             with Horizontal(id="payout-actions"):
@@ -192,7 +195,9 @@ class PayoutScreen(BaseScreen):
         text = self.form.recipient_problem()
         problem.set_class(text is not None, "-invalid")
         if text:
-            problem.update(safe(text))
+            problem.update(
+                safe(f"{text}\n{redeem_rule(self.form.request())}", multiline=True)
+            )  # the text, then its rule
         elif self.payout is not None and self.panel_token == self.form.token():
             problem.update(Text("Redeemed: the payout's status is below."))
         else:
@@ -512,7 +517,7 @@ def _kind_set(wallet: str | None, pressed: str | None) -> RadioSet:
     offered = KINDS_BY_WALLET[wallet]
     pressed = pressed if pressed in offered else EMAIL
     return RadioSet(
-        *(RadioButton(KIND_LABELS[kind], id=f"kind-{kind}", value=kind == pressed) for kind in offered),
+        *(StatedRadioButton(KIND_LABELS[kind], id=f"kind-{kind}", value=kind == pressed) for kind in offered),
         id="kind",
         compact=True,
     )

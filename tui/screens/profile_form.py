@@ -12,6 +12,7 @@ from textual.widgets import Button, Checkbox, Input, Label, Select
 from tui.local.config import ConfigError, Profile, make_profile, store_keyring_secret
 from widgets.private import PRIVATE
 from widgets.safe_text import safe
+from widgets.toggles import StatedCheckbox
 
 _SECRET_KINDS = [
     ("Environment variable (name)", "env"),
@@ -29,7 +30,10 @@ class ProfileForm(ModalScreen[Profile | None]):
     ProfileForm #form-buttons { height: auto; margin-top: 1; align-horizontal: right; }
     ProfileForm Button { margin-left: 2; }
     """
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="profile-form.cancel")]
+    BINDINGS = [
+        Binding("escape", "cancel", "Cancel", id="profile-form.cancel"),
+        Binding("ctrl+s", "save", "Save", id="profile-form.save", priority=True),  # as the other forms save
+    ]
 
     def __init__(self, profile: Profile | None = None) -> None:
         super().__init__()
@@ -73,14 +77,16 @@ class ProfileForm(ModalScreen[Profile | None]):
                 type="integer",
                 id="default_account",
             )
-            yield Checkbox("Read-only", p.readonly if p else False, id="readonly")
+            yield StatedCheckbox("Read-only", p.readonly if p else False, id="readonly")
             yield Label("", id="form-error")
             with Horizontal(id="form-buttons"):
                 yield Button("Cancel", id="cancel")
-                yield Button("Save", id="save", variant="primary")
+                yield Button("Save (ctrl+s)", id="save", variant="primary")
 
     def on_mount(self) -> None:
         self._show_secret_fields()
+        # The first field to fill: the name when adding, else the first that can be changed.
+        self.query_one("#environment" if self.editing else "#name").focus()
 
     @on(Select.Changed, "#secret_kind")
     def _show_secret_fields(self) -> None:
@@ -92,7 +98,7 @@ class ProfileForm(ModalScreen[Profile | None]):
         return self.query_one(f"#{field_id}", Input).value.strip()
 
     @on(Button.Pressed, "#save")
-    def save(self) -> None:
+    def action_save(self) -> None:
         try:
             self.dismiss(self._build())
         except ConfigError as error:

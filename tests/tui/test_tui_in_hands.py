@@ -1,0 +1,242 @@
+"""What a new engineer met in a shift (issue 39): each read off the screen as plain text, without colour."""
+
+from __future__ import annotations
+
+import pytest
+from apps import app_on, notifications, screen_lines, settle, until
+
+
+async def test_a_terminal_smaller_than_80x24_gets_a_notice_once(sim):
+    app = app_on(sim)
+    async with app.run_test(size=(60, 20)) as pilot:
+        await settle(pilot)
+        said = [n for n in notifications(app) if "60x20" in n]
+        assert said == [
+            "The terminal is 60x20; giftdesk is laid out for 80x24 or more, so some text is cut. Make the window larger."
+        ]
+        await pilot.resize_terminal(59, 20)
+        await pilot.pause()
+        assert not any("59x20" in n for n in notifications(app))  # still small: not said again
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        await pilot.resize_terminal(70, 24)
+        await until(pilot, lambda: any("70x24" in n for n in notifications(app)), timeout=5)
+
+
+async def test_80x24_gets_no_notice(sim):
+    app = app_on(sim)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert not any("too small" in n or "laid out for" in n for n in notifications(app))
+        assert screen_lines(app)
+
+
+async def test_ctrl_c_says_how_to_quit_without_markup(sim):
+    app = app_on(sim)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        app.screen.set_focus(None)  # ctrl+c copies in a focused field; elsewhere it explains how to quit
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        assert "Press ctrl+q to quit giftdesk." in notifications(app)
+        assert not any("[b]" in line or "[/b]" in line for line in screen_lines(app))
+
+
+async def test_add_profile_opens_on_its_name_and_ctrl_s_saves_it(sim, monkeypatch):
+    from textual.widgets import Input
+
+    from tui.screens.profile_form import ProfileForm
+
+    monkeypatch.setenv("ACME_SECRET", "s3cret")
+    app = app_on(sim)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await app.navigate("profiles")
+        await pilot.pause()
+        await pilot.press("a")
+        await pilot.pause()
+        form = app.screen
+        assert isinstance(form, ProfileForm)
+        assert isinstance(app.focused, Input) and app.focused.id == "name"
+        await pilot.press(*"acme")
+        for field, value in (
+            ("base_url", "https://api.example.com"),
+            ("client_id", "acme"),
+            ("secret_ref", "ACME_SECRET"),
+        ):
+            form.query_one(f"#{field}", Input).value = value
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: "acme" in app.profiles, timeout=5)
+        assert not isinstance(app.screen, ProfileForm)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 36), (160, 48)], ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_the_note_dialog_title_is_whole(sim, size):
+    from widgets.note_dialog import NoteDialog
+
+    request_id = "5a0b0000-0000-4000-8000-000000000001"
+    app = app_on(sim)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        await app.push_screen(NoteDialog(request_id, lambda _text: None))
+        await pilot.pause()
+        shown = "\n".join(screen_lines(app))
+        assert f"Note on {request_id}" in shown and "enter keeps it, esc drops it" in shown
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)], ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_the_chosen_wallet_and_kind_read_without_colour(sim, size):
+    app = app_on(sim)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        await app.navigate("payout")
+        await pilot.pause()
+        await pilot.click("#wallet-Venmo")
+        await pilot.pause()
+        shown = "\n".join(screen_lines(app))  # the screen's plain text: what a pasted screenshot keeps
+        assert "( ) PayPal" in shown and "(•) Venmo" in shown
+        assert "(•) Email" in shown and "( ) Phone" in shown and "( ) Handle" in shown
+
+
+async def test_a_checkbox_reads_ticked_or_not_without_colour(sim):
+    from textual.widgets import Checkbox
+
+    app = app_on(sim)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await app.navigate("profiles")
+        await pilot.pause()
+        await pilot.press("a")
+        await pilot.pause()
+        app.screen.query_one("#readonly", Checkbox).focus()  # scrolled into view
+        await pilot.pause()
+        assert "[ ] Read-only" in "\n".join(screen_lines(app))
+        app.screen.query_one("#readonly", Checkbox).value = True
+        await pilot.pause()
+        assert "[x] Read-only" in "\n".join(screen_lines(app))
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)], ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_catalog_slash_says_it_filters_this_page_and_enter_asks_the_whole_catalog(sim, monkeypatch, size):
+    from tui.api.client import ServiceClient
+    from widgets.filter_bar import FilterBar
+
+    sent = []
+    original = ServiceClient.catalog
+
+    async def recording(self, query=None):
+        sent.append(query)
+        return await original(self, query)
+
+    monkeypatch.setattr(ServiceClient, "catalog", recording)
+    app = app_on(sim)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        await pilot.press("slash")
+        await pilot.pause()
+        shown = "\n".join(screen_lines(app))
+        assert "filter this page's 50 rows only; enter: the whole" in shown  # said, not left to be found out
+        await pilot.press(*"books", "enter")
+        await settle(pilot)
+        assert sent[-1].name == "books" and sent[-1].page_index in (None, 0)
+        assert app.screen.query_one(FilterBar).values()["name"] == "books"
+        assert "The whole catalog, by name: books (/ filters only the page shown)." in notifications(app)
+
+
+async def test_help_at_80x24_is_one_line_a_key_and_at_most_two_pages(sim):
+    app = app_on(sim)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("question_mark")
+        await settle(pilot)
+        page = app.screen.query_one("#help-page")
+        assert page.virtual_size.height <= 2 * page.size.height  # it was four pages of boxed rows
+        shown = screen_lines(app)
+        assert not any("┃" in line or "━" in line or "╇" in line for line in shown)  # no table boxes
+        assert any(line.startswith("  1        Catalog: ") for line in shown)
+
+
+async def test_the_colon_bar_completes_clears_its_error_and_knows_q(sim):
+    from textual.widgets import Input, Label
+
+    app = app_on(sim)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("colon", *"nowhere", "enter")
+        await pilot.pause()
+        error = app.screen.query_one("#jump-error", Label)
+        assert str(error.render()).startswith("Unknown jump 'nowhere'")
+        field = app.screen.query_one("#jump-input", Input)
+        field.value = ""
+        await pilot.press(*"aud")
+        await pilot.pause()
+        assert not str(error.render()).startswith("Unknown jump")  # the old error goes as soon as one types
+        await pilot.press("tab")
+        await pilot.pause()
+        assert field.value == "audit"
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.screen.destination == "audit"
+        await pilot.press("colon", "q", "enter")
+        await pilot.pause()
+        assert app.return_code == 0  # :q quit the app
+
+
+@pytest.mark.parametrize("fmt", ["json", "csv"])
+async def test_the_orders_board_exports_data_not_screen_text(sim_factory, tmp_path, fmt):
+    import csv
+    import json
+    import re
+
+    from apps import export_shown
+
+    from tui.screens.orders import OrdersScreen
+    from tui.simulator import SimulatorSettings
+
+    sim = sim_factory(SimulatorSettings(seed=11, history=120, limits=None))
+    app = app_on(sim)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("8")
+        await until(pilot, lambda: isinstance(app.screen, OrdersScreen) and not app.screen.table.loading)
+        await pilot.press("d")  # yesterday and today: the seeded past's latest orders
+        await until(pilot, lambda: not app.screen.table.loading and app.screen.shown, timeout=10)
+        await settle(pilot)
+        path = await export_shown(pilot, fmt, tmp_path / "data")
+    text = path.read_text()
+    records = json.loads(text) if fmt == "json" else list(csv.DictReader(text.splitlines()))
+    assert records and not any(glyph in text for glyph in ("⚑", "✎", "--:--"))
+    for record in records:
+        assert re.fullmatch(r"\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}:\d{2})?", record["Time (UTC)"])  # with the year
+        assert re.fullmatch(r"O-\d{8}", record["Order number"])
+        if fmt == "json":
+            assert isinstance(record["Total"], float) and isinstance(record["Qty"], int)
+            assert isinstance(record["Stuck"], bool)
+        else:
+            assert re.fullmatch(r"-?\d+(\.\d+)?", record["Total"]) and record["Stuck"] in ("yes", "no")
+
+
+async def test_the_sync_says_its_pages_and_time_left_in_words(sim_factory):
+    from textual.widgets import ProgressBar, Static
+
+    sim = sim_factory(brands=600, faults="latency=400ms")  # six pages, each slow enough to be seen
+    app = app_on(sim)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        await pilot.press("S")
+        await until(pilot, lambda: screen.query("#sync-pages"), timeout=10)
+        pages = screen.query_one("#sync-pages", Static)
+        await until(pilot, lambda: "of 6" in str(pages.render()), timeout=20)
+        assert str(pages.render()).startswith("Catalog sync: page ")
+        assert screen.query_one("#sync-progress", ProgressBar).show_eta
+        screen.query_one("#brands").focus()
+        await pilot.press("down")  # another brand while the sync runs: its products are shown
+        await until(
+            pilot,
+            lambda: screen.detail.name == "Giftdesk Payout" and screen.query_one("#products").row_count == 1,
+            timeout=5,
+        )
+        assert pages.display  # still syncing
+        await until(pilot, lambda: screen.mirror is not None, timeout=30)
+        await settle(pilot)
+        assert not pages.display  # gone with the bar once synced
