@@ -19,6 +19,8 @@ from textual.widgets import DataTable, Static
 from textual.worker import Worker, WorkerState
 
 from styles import STYLES
+from tui.api.client import ServiceClient
+from tui.api.errors import ServiceError
 from tui.api.models import Account
 from tui.api.money_models import TransactionsReport
 from tui.core.dates import DayRange
@@ -127,7 +129,17 @@ class AccountsScreen(FreshnessMixin, DateRangeKeys, BaseScreen):
         client = await session.client()
         answer = await session.copies().transactions(client, self.day_range.start, self.day_range.end, fresh=fresh)
         self.report = answer.value
+        self.ledger.order_statuses = await self._order_statuses(client)
         self.show_freshness(answer)
+
+    async def _order_statuses(self, client: ServiceClient) -> dict[str, str]:
+        """Each order's status from the orders report of the range (no limit on it; ended days kept): the ledger
+        says it beside each debit. Without it the ledger still shows, without statuses."""
+        try:
+            history = await self.app.session.copies().order_history(client, self.day_range)
+        except ServiceError:
+            return {}
+        return {line.client_reference_number.strip().casefold(): line.status for line in history.value}
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         # BaseScreen's handler runs too (Textual calls each class's) and reports the error.

@@ -38,6 +38,7 @@ class LedgerPanel(Vertical):
     def __init__(self) -> None:
         super().__init__(id="ledger-panel")
         self.lines: list[LedgerLine] = []
+        self.order_statuses: dict[str, str] = {}  # RequestId (any case) -> its order's status, from the orders report
 
     def compose(self) -> ComposeResult:
         yield Static("", id="ledger-title")
@@ -67,7 +68,7 @@ class LedgerPanel(Vertical):
     def show(self, reconciliation: Reconciliation) -> None:
         self.lines = list(reconciliation.lines)
         self.table.clear()
-        self.table.add_rows(_row(line) for line in self.lines)
+        self.table.add_rows(_row(line, self.order_status(line.transaction)) for line in self.lines)
         self.query_one("#ledger-chart", Sparkline).data = [float(value) for value in balance_series(reconciliation)]
         failed = bool(reconciliation.failures)
         self.query_one("#ledger-reconciliation", Static).update(
@@ -76,12 +77,16 @@ class LedgerPanel(Vertical):
         self.set_class(failed, "-does-not-add-up")
         self.show_detail(self.table.cursor_row if self.lines else None)
 
+    def order_status(self, transaction: Transaction) -> str:
+        return self.order_statuses.get((transaction.request_id or "").strip().casefold(), "")
+
     def show_detail(self, row: int | None) -> None:
         detail = self.query_one("#ledger-detail", Static)
         if row is None or not 0 <= row < len(self.lines):
             detail.update(Text("No transaction highlighted.", style="dim"))
             return
-        detail.update(_detail(self.lines[row]))
+        line = self.lines[row]
+        detail.update(_detail(line, self.order_status(line.transaction)))
 
     def export_rows(self) -> tuple[list[str], list[list[str]]]:
         """Every line shown, amounts as plain signed decimals with a currency column, and yes/no for the check."""
@@ -116,7 +121,7 @@ def range_label(day_range: DayRange, today: date) -> str:
     return "today" if days == 1 else f"last {days} days"
 
 
-def _row(line: LedgerLine) -> tuple[Text, ...]:
+def _row(line: LedgerLine, order_status: str = "") -> tuple[Text, ...]:
     t = line.transaction
     amount, after = line.signed_amount, t.available_balance  # the direction read, not the sign sent
     check = Text("✓", style="green") if line.adds_up else Text("✗", style="bold red")
@@ -125,10 +130,23 @@ def _row(line: LedgerLine) -> tuple[Text, ...]:
         safe(_when(t)[:16]),
         Text(format_amount(amount, t.currency), style="red" if amount < 0 else "green", justify="right"),
         Text(format_amount(after.value, t.currency), justify="right"),
-        safe(t.transaction_type or ""),
+        _type_cell(t, order_status, line.signed_amount),
         safe(t.order_number or ""),
         safe(t.request_id or ""),
     )
+
+
+def _type_cell(t: Transaction, order_status: str, amount: Decimal) -> Text:
+    """The transaction's type and its order's status; a debit of a Failed order flagged ⚠ (issue 38)."""
+    cell = safe(" ".join(part for part in (t.transaction_type or "", order_status) if part))
+    if debit_of_failed(order_status, amount):
+        cell.append(" ⚠", style="bold red")
+    return cell
+
+
+def debit_of_failed(order_status: str, amount: Decimal) -> bool:
+    """A debit for an order that Failed: the customer may have been charged for nothing (`order case` says)."""
+    return order_status.casefold() == "failed" and amount < 0
 
 
 def _when(t: Transaction) -> str:
@@ -182,11 +200,17 @@ def _item_lines(item: TransactionItem, account_currency: str) -> list[str]:
     return lines + _also_sent(item, "  ")
 
 
-def _detail(line: LedgerLine) -> Text:
+def _detail(line: LedgerLine, order_status: str = "") -> Text:
     t = line.transaction
     currency = t.currency
     lines = [
         f"Transaction {t.reference} ({t.transaction_type or '?'})",
+        *([f"Order {order_status}"] if order_status else []),
+        *(
+            ["⚠ a debit of a Failed order: `order case` says whether it was refunded"]
+            if debit_of_failed(order_status, line.signed_amount)
+            else []
+        ),
         f"at {_when(t)}",
         f"Balance {_money_text(line.before, currency)} → {_money_text(t.available_balance.value, currency)}",
     ]
