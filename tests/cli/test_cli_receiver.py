@@ -80,7 +80,20 @@ def test_listen_beyond_loopback_says_so_loudly_and_stops_on_sigterm(sim, tmp_pat
     }
     with open(tmp_path / "err", "wb") as err:
         listen = subprocess.Popen(
-            [sys.executable, "-m", "tui", "listen", "--host", "0.0.0.0", "--port", "0", "--webhook-secret-env", "S"],
+            [
+                sys.executable,
+                "-m",
+                "tui",
+                "listen",
+                "--host",
+                "0.0.0.0",
+                "--port",
+                "0",
+                "--webhook-secret-env",
+                "S",
+                "--secret-env",
+                "S",
+            ],
             env=env,
             stdout=subprocess.DEVNULL,
             stderr=err,
@@ -103,6 +116,6 @@ def test_listen_beyond_loopback_says_so_loudly_and_stops_on_sigterm(sim, tmp_pat
 def test_listen_with_an_unusable_inbox_says_which_file_and_listens_nowhere(giftdesk):
     path = inbox_path("env")
     path.mkdir(parents=True)  # a folder where the inbox's file should be
-    result = giftdesk("listen", "--port", "0", "--secret-env", "HOME")
+    result = giftdesk("listen", "--port", "0", "--secret-env", "HOME", "--allow-unverified")
     assert result.exit_code == 2
     assert str(path) in result.output and "Move the file aside" in result.output

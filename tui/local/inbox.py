@@ -20,9 +20,11 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import sqlite3
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -96,6 +98,15 @@ class InboxStore(Protocol):
     def unprocessed(self) -> list[Delivery]:
         """Accepted deliveries not marked yet, oldest first: what processing still owes."""
 
+    def claimed(self, event_id: str) -> AbstractContextManager[bool]:
+        """True within it when this process, and no other, may process the delivery now (and it is not marked)."""
+
+    def prune_refused(self, before: datetime) -> int:
+        """Forget refused deliveries received before `before`; how many went."""
+
+    def check(self) -> None:
+        """Raise (saying why) unless a delivery could be kept now: the receiver's probe while it cannot write."""
+
     def close(self) -> None: ...
 
 
@@ -161,6 +172,8 @@ MIGRATIONS: tuple[str, ...] = (
     """,
 )
 
+ROOM_NEEDED_BYTES = 1024 * 1024  # free space a probe wants before the receiver says it can keep deliveries again
+
 _COLUMNS = "event_id, kind, verdict, reason, received_at, source, payload, outcome, processed_at"
 
 
@@ -224,6 +237,25 @@ class SqliteInbox:
             f"SELECT {_COLUMNS} FROM deliveries WHERE verdict = 'accepted' AND processed_at IS NULL ORDER BY seq"
         )
         return [_delivery(row) for row in rows]
+
+    @contextmanager
+    def claimed(self, event_id: str) -> Iterator[bool]:
+        # One process works on a profile's file (the one receiver on its port): nothing to share.
+        row = self._db.execute("SELECT processed_at IS NULL FROM deliveries WHERE event_id = ?", (event_id,)).fetchone()
+        yield bool(row and row[0])
+
+    def prune_refused(self, before: datetime) -> int:
+        with transaction(self._db):
+            cursor = self._db.execute(
+                "DELETE FROM deliveries WHERE verdict = 'refused' AND received_at < ?", (_time(before),)
+            )
+        return cursor.rowcount
+
+    def check(self) -> None:
+        free = shutil.disk_usage(self.path.parent).free
+        if free < ROOM_NEEDED_BYTES:
+            raise OSError(f"the disk of {self.path.parent} is full ({free:,} bytes free)")
+        self._db.execute("SELECT 1 FROM deliveries LIMIT 1").fetchall()
 
 
 def _time(moment: datetime) -> str:

@@ -11,11 +11,13 @@ No Textual.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
 import psycopg
+from psycopg_pool import PoolTimeout
 
 from tui.local.inbox import _COLUMNS, Delivery, _delivery, _row, _time
 from tui.team.link import TeamLink
@@ -82,6 +84,42 @@ class TeamInbox:
                 (self.profile, self.environment),
             ).fetchall()
         return [_delivery(row) for row in rows]
+
+    @contextmanager
+    def claimed(self, event_id: str) -> Iterator[bool]:
+        """Several receivers share the inbox: a session advisory lock on the delivery says which one works on
+        it; a receiver killed mid-way lets go of it with its connection, and another takes it up."""
+        key = f"giftdesk-inbox/{self.profile}/{self.environment}/{event_id}"
+        with self.link.connection() as connection:
+            locked = connection.execute("SELECT pg_try_advisory_lock(hashtextextended(%s, 0))", (key,)).fetchone()
+            if not (locked and locked[0]):
+                yield False
+                return
+            try:
+                row = connection.execute(
+                    "SELECT processed_at IS NULL FROM inbox WHERE profile = %s AND environment = %s AND event_id = %s",
+                    (self.profile, self.environment, event_id),
+                ).fetchone()
+                yield bool(row and row[0])
+            finally:
+                connection.execute("SELECT pg_advisory_unlock(hashtextextended(%s, 0))", (key,))
+
+    def prune_refused(self, before: datetime) -> int:
+        with self.link.connection() as connection:
+            cursor = connection.execute(
+                "DELETE FROM inbox WHERE profile = %s AND environment = %s AND verdict = 'refused' AND received_at < %s",
+                (self.profile, self.environment, _time(before)),
+            )
+        return cursor.rowcount
+
+    def check(self) -> None:
+        """The pool itself, past the link's "unreachable" mark: a receiver has no live listener to lift it."""
+        try:
+            with self.link.pool.connection() as connection:
+                connection.execute("SELECT 1")
+        except (PoolTimeout, psycopg.OperationalError) as error:
+            raise self.link.database.unreachable(error) from None
+        self.link.mark(True)
 
     def _announce(self, connection: psycopg.Connection[Any], event_id: str) -> None:
         self.link.notify(
