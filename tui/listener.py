@@ -54,6 +54,7 @@ from tui.api.errors import MalformedResponseError
 from tui.api.redact import mask_text
 from tui.core.safe_text import visible
 from tui.listener_guard import (
+    ACCEPT_BATCH,
     SAMPLE_PER_REASON_PER_HOUR,
     ConnectionGuard,
     RefusalSample,
@@ -446,7 +447,7 @@ class Receiver:
             connection_cap(settings.max_connections), settings.header_seconds, settings.body_seconds
         )
         # Bound now, so the URL is known (and a busy port reported) before serving starts.
-        self._socket = socket.create_server((settings.host, settings.port), backlog=1024)
+        self._socket = socket.create_server((settings.host, settings.port), backlog=ACCEPT_BATCH)
         self.port: int = self._socket.getsockname()[1]
         try:
             self._writer = InboxWriter(
@@ -519,7 +520,7 @@ class Receiver:
             # X-Forwarded-For only from the proxies named: any other sender could claim any address.
             proxy_headers=bool(self.settings.forwarded_allow_ips),
             forwarded_allow_ips=list(self.settings.forwarded_allow_ips),
-            backlog=1024,
+            backlog=ACCEPT_BATCH,  # also how many asyncio accepts at once, before the guard counts them
         )
         return uvicorn.Server(config)
 

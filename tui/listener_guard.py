@@ -31,7 +31,9 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 log = logging.getLogger("giftdesk.receiver")
 
-FILES_KEPT_BACK = 64  # files left to the inbox, the team database's pool, logs and the listening socket
+ACCEPT_BATCH = 32  # asyncio accepts up to the listen backlog at once, before any is counted: kept small
+# Files left beyond the cap: one accept batch, and the inbox, the team database's pool, logs, the socket.
+FILES_KEPT_BACK = ACCEPT_BATCH + 64
 SWEEP_SECONDS = 0.5  # how often deadlines are checked
 
 
