@@ -47,6 +47,9 @@ class TeamInbox:
         kept: list[bool] = []
         marks = ", ".join(["%s"] * (2 + len(_COLUMNS.split(","))))
         with self.link.connection() as connection, connection.transaction():
+            # The 2xx promises the delivery survives a crash, whatever the server's default (an asynchronous
+            # commit is lost by a crash).
+            connection.execute("SET LOCAL synchronous_commit = on")
             for delivery in deliveries:
                 cursor = connection.execute(
                     f"INSERT INTO inbox (profile, environment, {_COLUMNS}) VALUES ({marks})"
