@@ -119,3 +119,22 @@ def test_listen_with_an_unusable_inbox_says_which_file_and_listens_nowhere(giftd
     result = giftdesk("listen", "--port", "0", "--secret-env", "HOME", "--allow-unverified")
     assert result.exit_code == 2
     assert str(path) in result.output and "Move the file aside" in result.output
+
+
+def test_listen_without_a_secret_does_not_start_and_names_the_option(giftdesk, monkeypatch):
+    monkeypatch.setenv("S", initial_secret(1, "acme-sandbox"))
+    # The simulator stores no callback secret for this credential: callbacks could not be verified.
+    no_callback_secret = giftdesk("listen", "--port", "0", "--webhook-secret-env", "S")
+    assert no_callback_secret.exit_code == 2
+    assert "no callback secret" in no_callback_secret.output and "--secret-env" in no_callback_secret.output
+    assert "--allow-unverified" in no_callback_secret.output
+    no_webhook_secret = giftdesk("listen", "--port", "0", "--secret-env", "S")
+    assert no_webhook_secret.exit_code == 2 and "--webhook-secret-env" in no_webhook_secret.output
+
+
+def test_listen_refuses_a_proxy_address_that_is_not_one(giftdesk, monkeypatch):
+    monkeypatch.setenv("S", initial_secret(1, "acme-sandbox"))
+    result = giftdesk(
+        "listen", "--port", "0", "--secret-env", "S", "--webhook-secret-env", "S", "--forwarded-allow-ips", "proxy\x1b"
+    )
+    assert result.exit_code == 2 and "is not an address" in result.output and "\x1b" not in result.output
