@@ -14,7 +14,7 @@ import uuid
 import httpx
 import psycopg
 import pytest
-from receiver_support import callback, post_json, start_listen
+from receiver_support import CALLBACK_SECRET, callback, post_json, start_listen
 
 from tui.team.database import TeamDatabase, migrate
 
@@ -121,3 +121,31 @@ def test_two_receivers_on_one_team_database_lose_nothing_to_kill_9_and_process_e
                 outcomes[said["eventId"]] = outcomes.get(said["eventId"], 0) + 1
     assert max(outcomes.values()) == 1, [e for e, n in outcomes.items() if n > 1]  # processed once each
     assert outcomes.keys() & set(event_ids[:40])  # both did some of the work
+
+
+async def test_the_tuis_receiver_keeps_deliveries_in_the_teams_inbox(sim, team_url):
+    """One path for a delivery, whoever receives it: in team mode the TUI's receiver writes the team's inbox."""
+    from apps import app_on, until
+
+    from tui.listener_hub import ListenerHub
+    from tui.team.mode import TeamMode
+
+    team = TeamMode(team_database_of(team_url), user="ana", host="desk-1")
+    app = app_on(sim, team=team)
+    try:
+        async with app.run_test(size=(100, 30)) as pilot:
+            hub = ListenerHub.of(app.session, app.watch_list, app.team, app.notify)
+            await hub.start()
+            hub.expect_secret(CALLBACK_SECRET)  # the simulator stores none for this credential
+            answer = httpx.post(hub.listener.url, json=callback("from-the-tui"), timeout=10)
+            assert answer.status_code == 200
+            await until(pilot, lambda: any(e == "callback:from-the-tui" for e, _ in kept(team_url)))
+            await hub.stop()
+    finally:
+        team.close()
+
+
+def team_database_of(url: str) -> TeamDatabase:
+    database = TeamDatabase(url)
+    migrate(database)
+    return database

@@ -234,7 +234,7 @@ async def _serve(session: Session, receiver, team) -> None:
     (`team`, a TeamMode) the inbox and the watch list it settles are the team's."""
     from tui.core.tasks import said_task
     from tui.inbox_work import InboxWork, StoredWatch, mirror_syncer
-    from tui.local.inbox import SqliteInbox
+    from tui.local.inbox import SqliteInbox, forget_heartbeat
     from tui.local.watchlist import WatchList
 
     async def client():
@@ -285,7 +285,7 @@ async def _serve(session: Session, receiver, team) -> None:
             "giftdesk-inbox-work",
             lambda error: stop(f"the work on the inbox stopped ({type(error).__name__}: {error})"),
         )
-        helpers = [worker]
+        helpers = [worker, said_task(_beat(profile.name, receiver.url), "giftdesk-receiver-heartbeat", lambda _: None)]
         if team is not None:  # hears the other receivers' deliveries, and says when the database is back
             hearing = team.listener(lambda change: work.wake() if change.get("what") == "inbox" else None)
             helpers.append(said_task(hearing.run(), "giftdesk-team-listener", lambda error: stop(str(error))))
@@ -295,6 +295,7 @@ async def _serve(session: Session, receiver, team) -> None:
             for helper in helpers:
                 helper.cancel()
             await asyncio.gather(*helpers, return_exceptions=True)
+            forget_heartbeat(profile.name)
             watch.store.close()
     if receiver.gave_up:
         fail(
@@ -308,6 +309,16 @@ async def _serve(session: Session, receiver, team) -> None:
             EXIT_BAD_INPUT,
             "what it kept stays in the inbox (`giftdesk inbox`); start `giftdesk listen` again",
         )
+
+
+async def _beat(profile: str, url: str) -> None:
+    """The receiver's heartbeat: the TUI's Listener tab on this inbox says this process receives into it."""
+    from tui.listener_hub import HEARTBEAT_SECONDS
+    from tui.local.inbox import write_heartbeat
+
+    while True:
+        await asyncio.to_thread(write_heartbeat, profile, url, "giftdesk listen")
+        await asyncio.sleep(HEARTBEAT_SECONDS)
 
 
 def _variable(variable: str | None) -> str | None:
