@@ -430,12 +430,10 @@ class Receiver:
         callback_secret: str = "",
         webhook_secrets: Sequence[str] = (),
         settings: ReceiverSettings | None = None,
-        allow_unverified: bool = False,
     ) -> None:
         self.settings = settings or ReceiverSettings()
         self.callback_secret = callback_secret
         self.webhook_secrets = tuple(webhook_secrets)
-        self.allow_unverified = allow_unverified  # said by `verifies` and by whoever shows the receiver
         self._subscribers: list[Subscriber] = []
         self._serving_here = False  # serve() runs in the caller's loop: stop() only asks it to end
         self._lock = threading.Lock()

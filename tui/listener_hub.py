@@ -100,7 +100,6 @@ class ListenerHub:
             lambda: self._open_inbox(any_thread=True),
             callback_secret=secret,
             webhook_secrets=webhook_secrets_from_env(),
-            allow_unverified=True,
         )
         self.listener.subscribe(self._from_listener_thread)
         await asyncio.to_thread(self.listener.start)

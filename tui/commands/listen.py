@@ -170,7 +170,6 @@ def command(
                 callback_secret=callback_secret,
                 webhook_secrets=webhook_secrets,
                 settings=settings,
-                allow_unverified=allow_unverified,
             )
         except DatabaseError as error:  # the inbox's file cannot be used; the message says which and what to do
             fail(str(error), EXIT_BAD_INPUT)
