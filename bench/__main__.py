@@ -25,6 +25,7 @@ from bench import (
     demo_launch,
     orders_board,
     receiver,
+    receiver_flood,
     sim_catalog,
     team,
     watch_list,
@@ -45,6 +46,7 @@ MODULES = (
     (team, {19, 20, 21}),
     (receiver, {28, 29, 30}),
     (busy_hour, {31, 32, 33, 34}),
+    (receiver_flood, {37, 38}),
 )
 
 

@@ -165,6 +165,8 @@ def figures(quick: bool = False, seconds: float | None = None, concurrency: int 
                 str(port),
                 "--webhook-secret-env",
                 SECRET_VARIABLE,
+                "--secret-env",
+                SECRET_VARIABLE,
                 "--rate-limit",
                 "1000000",
             ],

@@ -439,6 +439,10 @@ class GiftdeskApp(GiftdeskHost):
             self._local_notes = SqliteNotes(author=team_user(Config(user=self.settings.user)))
         return self._local_notes
 
+    @property
+    def team(self) -> TeamMode | None:
+        return self.settings.team
+
     def _start_team(self, team: TeamMode) -> None:
         """Hear every change the team makes (LISTEN), and say in the header when the database is away."""
         import asyncio

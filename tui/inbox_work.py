@@ -14,7 +14,10 @@ that crashed first, then each new one as the receiver says it was kept) and:
 
 A delivery is marked (`InboxStore.mark`) once its work is done; work that fails
 for a reason that may pass (the service unreachable, 5xx, 429) is left
-unmarked and tried again on a growing delay, so nothing is lost.
+unmarked and tried again on a growing delay, so nothing is lost. Several
+receivers may share a team inbox: each delivery is worked on by the one that
+claims it (`InboxStore.claimed`), and each looks again every `sweep_seconds`
+for what another left (a receiver killed mid-way).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
 from tui.api.errors import RefusedError, ServiceError
@@ -184,6 +188,14 @@ def mirror_syncer(profile_name: str, environment: str, client: ClientGetter) -> 
     return run
 
 
+class WorkMetrics(Protocol):
+    """Where the work's figures go (the receiver's /metrics)."""
+
+    def processing_failed(self) -> None: ...
+
+    def lag(self, seconds: float) -> None: ...
+
+
 class InboxWork:
     def __init__(
         self,
@@ -196,8 +208,12 @@ class InboxWork:
         backoff: Backoff | None = None,
         sync_window: float = SYNC_WINDOW_SECONDS,
         sync_gather: float = SYNC_GATHER_SECONDS,
+        sweep_seconds: float | None = None,
+        metrics: WorkMetrics | None = None,
     ) -> None:
         self.inbox = inbox
+        self._sweep_seconds = sweep_seconds  # None: only woken (one receiver owns the inbox)
+        self._metrics = metrics
         self._client = client
         self.watch = watch
         self.on_done = on_done  # (event id, outcome): whoever shows it
@@ -224,7 +240,7 @@ class InboxWork:
                     log.exception("the inbox could not be read or marked")
                     self._failures += 1
                     done = False
-                delay = None if done else self._backoff.delay(self._failures)
+                delay = self._sweep_seconds if done else self._backoff.delay(self._failures)
                 with contextlib.suppress(TimeoutError):  # the retry's delay passed
                     await asyncio.wait_for(self._wake.wait(), delay)
         finally:
@@ -233,22 +249,39 @@ class InboxWork:
 
     async def process_pending(self) -> bool:
         """Work through every unmarked delivery; False when one failed for a reason that may pass."""
-        for delivery in self.inbox.unprocessed():
+        pending = self.inbox.unprocessed()
+        self._say_lag(pending)
+        for delivery in pending:
             if delivery.event_id in self._syncing:
                 continue
-            try:
-                outcome = await self._process(delivery)
-            except ServiceError as error:
-                self._failures += 1
-                log.warning("event %s: %s; trying again later", delivery.event_id, error)
-                return False
-            except Exception as error:  # a bug or a payload we cannot handle: said, and not tried forever
-                log.exception("event %s could not be processed", delivery.event_id)
-                outcome = f"not processed: {type(error).__name__}: {mask_text(str(error))}"
-            if outcome is not None:
-                self._mark(delivery.event_id, outcome)
+            with self.inbox.claimed(delivery.event_id) as ours:
+                if not ours:  # another receiver is on it, or has done it
+                    continue
+                try:
+                    outcome = await self._process(delivery)
+                except ServiceError as error:
+                    self._failed()
+                    log.warning("event %s: %s; trying again later", delivery.event_id, error)
+                    return False
+                except Exception as error:  # a bug or a payload we cannot handle: said, and not tried forever
+                    self._failed()
+                    log.exception("event %s could not be processed", delivery.event_id)
+                    outcome = f"not processed: {type(error).__name__}: {mask_text(str(error))}"
+                if outcome is not None:
+                    self._mark(delivery.event_id, outcome)
         self._failures = 0
+        if self._metrics is not None:
+            self._metrics.lag(0.0)
         return True
+
+    def _failed(self) -> None:
+        self._failures += 1
+        if self._metrics is not None:
+            self._metrics.processing_failed()
+
+    def _say_lag(self, pending: list[Delivery]) -> None:
+        if self._metrics is not None and pending:
+            self._metrics.lag(max(0.0, (datetime.now(UTC) - pending[0].received_at).total_seconds()))
 
     async def _process(self, delivery: Delivery) -> str | None:
         """The outcome line, or None when the work goes on elsewhere (a coalesced sync)."""

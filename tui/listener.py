@@ -40,17 +40,28 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from starlette.applications import Starlette
-from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from tui.api import bounds
 from tui.api.errors import MalformedResponseError
 from tui.api.redact import mask_text
+from tui.core.safe_text import visible
+from tui.listener_guard import (
+    ACCEPT_BATCH,
+    SAMPLE_PER_REASON_PER_HOUR,
+    ConnectionGuard,
+    RefusalSample,
+    UnverifiedBudget,
+    connection_cap,
+    guarded_protocol,
+)
 from tui.local.inbox import CALLBACK, WEBHOOK, Delivery, InboxStore
 
 log = logging.getLogger("giftdesk.receiver")
@@ -64,6 +75,9 @@ SECRET_MISMATCH_STATUS = 403  # no credential scheme to challenge with, so not 4
 START_TIMEOUT_SECONDS = 5.0
 GROUP_COMMIT_MAX = 256  # deliveries in one transaction at most
 SOURCES_REMEMBERED = 10_000  # rate-limit buckets kept; the idlest are forgotten beyond this
+PROBE_SECONDS = 1.0  # while the inbox cannot be written, it is tried this often
+PRUNE_SECONDS = 3600.0
+METRICS_PATH = "/metrics"
 
 
 @dataclass(frozen=True)
@@ -74,6 +88,16 @@ class ReceiverSettings:
     rate_per_second: float = 50.0  # per source address; the provider's retries come well under it
     rate_burst: int = 200
     graceful_seconds: float = 10.0  # on stop, deliveries in flight get this long to finish
+    # Addresses of the proxies whose X-Forwarded-For is believed ("*": any); none by default.
+    forwarded_allow_ips: tuple[str, ...] = ()
+    header_seconds: float = 5.0  # a request's headers must arrive within this
+    body_seconds: float = 10.0  # and its body within this of its headers
+    max_connections: int | None = None  # None: as many as the file limit leaves room for
+    unverified_per_second: float = 100.0  # refused deliveries, whatever their source (UnverifiedBudget)
+    unverified_burst: int = 400
+    refused_kept_per_hour: int = SAMPLE_PER_REASON_PER_HOUR  # refused deliveries kept per reason per hour
+    refused_kept_days: float = 7.0  # refused samples older than this are pruned
+    give_up_seconds: float = 300.0  # unable to keep deliveries this long: the receiver stops (its exit says so)
 
     @property
     def loopback_only(self) -> bool:
@@ -104,10 +128,11 @@ OpenInbox = Callable[[], InboxStore]
 class Refused(Exception):
     """A delivery that is not trusted or not a delivery's shape: kept as refused, answered `status`."""
 
-    def __init__(self, reason: str, status: int = 400) -> None:
+    def __init__(self, reason: str, status: int = 400, code: str = "shape") -> None:
         super().__init__(reason)
         self.reason = reason
         self.status = status
+        self.code = code  # a few fixed words (metrics, the kept sample): reasons may carry numbers
 
 
 def secret_matches(received: object, expected: str) -> bool:
@@ -121,11 +146,11 @@ def _json_object(body: bytes) -> dict[str, Any]:
     try:  # too deep, or an absurd number (1e999999, 5,000 digits): refused naming it, before any use
         data = bounds.loads(body, where="callback")
     except MalformedResponseError as error:
-        raise Refused(error.message) from None
+        raise Refused(error.message, code="not-json") from None
     except ValueError:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
-        raise Refused("body is not JSON") from None
+        raise Refused("body is not JSON", code="not-json") from None
     if not isinstance(data, dict):
-        raise Refused("body is not a JSON object")
+        raise Refused("body is not a JSON object", code="not-json")
     return data
 
 
@@ -133,7 +158,7 @@ def verified_callback(body: bytes, expected_secret: str) -> tuple[str, str, dict
     """(event id, kind, payload) of a callback whose secretKey matches; else Refused."""
     data = _json_object(body)
     if not secret_matches(data.get("secretKey", ""), expected_secret):
-        raise Refused("secretKey does not match the configured secret", SECRET_MISMATCH_STATUS)
+        raise Refused("secretKey does not match the configured secret", SECRET_MISMATCH_STATUS, "secret")
     request_id = data.get("requestId")
     if not isinstance(request_id, str) or not request_id.strip():
         raise Refused("not a callback payload (requestId)")
@@ -154,9 +179,9 @@ def verified_webhook(
         for name in ("id", "timestamp", "signature")
     }
     if not all(wanted.values()):
-        raise Refused("missing svix-id, svix-timestamp or svix-signature")
+        raise Refused("missing svix-id, svix-timestamp or svix-signature", code="signature")
     if not secrets:
-        raise Refused("no webhook secret is configured")
+        raise Refused("no webhook secret is configured", code="no-secret")
     reason = ""
     for secret in secrets:
         try:
@@ -170,28 +195,50 @@ def verified_webhook(
         data = _json_object(body)
         kind = data.get("type") or data.get("eventType")
         return wanted["id"], kind if isinstance(kind, str) and kind else "unknown", data
-    raise Refused(reason)
+    raise Refused(reason, code="signature")
 
 
 # --- keeping: one writer thread, group commit ----------------------------------------------------
 
 
 class InboxWriter:
-    """Owns the inbox's writes in one thread; deliveries waiting together are committed together."""
+    """Owns the inbox's writes in one thread; deliveries waiting together are committed together.
 
-    def __init__(self, open_inbox: OpenInbox) -> None:
+    When a commit fails (the disk full, the team database away) it says so once, answers
+    what waits with the error (503), and tries the inbox every `PROBE_SECONDS` until it
+    can write again, which it says once too. Unable to for `give_up_seconds`, it calls
+    `on_give_up` (the receiver stops, and its exit tells a service manager to restart it).
+    Refused samples older than `refused_kept_days` are pruned hourly."""
+
+    def __init__(
+        self,
+        open_inbox: OpenInbox,
+        *,
+        give_up_seconds: float = 300.0,
+        refused_kept_days: float = 7.0,
+        on_give_up: Callable[[], None] = lambda: None,
+    ) -> None:
         self._open_inbox = open_inbox
+        self._give_up_seconds = give_up_seconds
+        self._refused_kept = timedelta(days=refused_kept_days)
+        self._on_give_up = on_give_up
         self._queue: queue.SimpleQueue[tuple[Delivery, asyncio.AbstractEventLoop, asyncio.Future[bool]] | None] = (
             queue.SimpleQueue()
         )
         self._opened = threading.Event()
         self._failure: BaseException | None = None
+        self.trouble = ""  # why the inbox cannot be written now; "" while it can
+        self._troubled_since = 0.0
+        self.gave_up = False
         self._thread = threading.Thread(target=self._run, name="giftdesk-inbox-writer", daemon=True)
         self._thread.start()
         self._opened.wait()
         if self._failure is not None:
             raise self._failure
-        self.healthy = True  # False after a failed commit, until one succeeds
+
+    @property
+    def healthy(self) -> bool:
+        return not self.trouble
 
     async def keep(self, delivery: Delivery) -> bool:
         """True once it is on disk; False if its event id was kept before. Raises if it cannot be written."""
@@ -212,14 +259,28 @@ class InboxWriter:
             self._opened.set()
             return
         self._opened.set()
+        pruned_at = -PRUNE_SECONDS
         try:
-            while (batch := self._next_batch()) is not None:
+            while True:
+                try:
+                    batch = self._next_batch()
+                except queue.Empty:  # nothing came for a while: the house's chores
+                    if self.trouble:
+                        self._probe(inbox)
+                    elif time.monotonic() - pruned_at >= PRUNE_SECONDS:
+                        pruned_at = time.monotonic()
+                        self._prune(inbox)
+                    continue
+                if batch is None:
+                    return
+                if self.trouble:
+                    self._probe(inbox)
                 self._commit(inbox, batch)
         finally:
             inbox.close()
 
     def _next_batch(self) -> list[tuple[Delivery, asyncio.AbstractEventLoop, asyncio.Future[bool]]] | None:
-        first = self._queue.get()
+        first = self._queue.get(timeout=PROBE_SECONDS)
         if first is None:
             return None
         batch = [first]
@@ -239,13 +300,44 @@ class InboxWriter:
     ) -> None:
         try:
             outcomes: list[bool | BaseException] = list(inbox.keep_all([delivery for delivery, _, _ in batch]))
-            self.healthy = True
+            self._well()
         except Exception as error:
-            log.error("the inbox could not be written: %s", error)
-            self.healthy = False
+            self._troubled(error)
             outcomes = [error] * len(batch)
         for (_, loop, future), outcome in zip(batch, outcomes, strict=True):
             loop.call_soon_threadsafe(_settle, future, outcome)
+
+    def _probe(self, inbox: InboxStore) -> None:
+        try:
+            inbox.check()
+        except Exception as error:
+            self._troubled(error)
+        else:
+            self._well()
+
+    def _prune(self, inbox: InboxStore) -> None:
+        try:
+            gone = inbox.prune_refused(datetime.now(UTC) - self._refused_kept)
+        except Exception as error:  # tried again in an hour; keeping deliveries matters more
+            log.warning("old refused deliveries could not be pruned: %s", visible(error))
+            return
+        if gone:
+            log.info("pruned %d refused deliveries older than %s", gone, self._refused_kept)
+
+    def _troubled(self, error: BaseException) -> None:
+        if not self.trouble:  # said once, not once per delivery
+            self._troubled_since = time.monotonic()
+            log.error("the inbox cannot be written (answering 503 until it can): %s", visible(error))
+        self.trouble = str(error) or type(error).__name__
+        if not self.gave_up and time.monotonic() - self._troubled_since > self._give_up_seconds:
+            self.gave_up = True
+            log.error("the inbox could not be written for %.0f s: the receiver stops", self._give_up_seconds)
+            self._on_give_up()
+
+    def _well(self) -> None:
+        if self.trouble:
+            log.warning("the inbox can be written again: deliveries are kept and answered")
+        self.trouble = ""
 
 
 def _settle(future: asyncio.Future[bool], outcome: bool | BaseException) -> None:
@@ -316,7 +408,8 @@ class AccessLog:
                     "ms": round((time.perf_counter() - started) * 1000, 2),
                     **noted,
                 }
-                access_log.info("%s", mask_text(json.dumps(record, ensure_ascii=False)))
+                # ensure_ascii: C0, C1 and bidi controls from outside (an event id) are \u escapes, never raw
+                access_log.info("%s", mask_text(json.dumps(record)))
 
 
 # --- the receiver --------------------------------------------------------------------------------
@@ -344,15 +437,27 @@ class Receiver:
         self._subscribers: list[Subscriber] = []
         self._serving_here = False  # serve() runs in the caller's loop: stop() only asks it to end
         self._lock = threading.Lock()
-        self._limiter = RateLimiter(self.settings.rate_per_second, self.settings.rate_burst)
+        settings = self.settings
+        self._limiter = RateLimiter(settings.rate_per_second, settings.rate_burst)
+        self._budget = UnverifiedBudget(settings.unverified_per_second, settings.unverified_burst)
+        self.refusals = RefusalSample(settings.refused_kept_per_hour)
+        self.guard = ConnectionGuard(
+            connection_cap(settings.max_connections), settings.header_seconds, settings.body_seconds
+        )
         # Bound now, so the URL is known (and a busy port reported) before serving starts.
-        self._socket = socket.create_server((self.settings.host, self.settings.port))
+        self._socket = socket.create_server((settings.host, settings.port), backlog=ACCEPT_BATCH)
         self.port: int = self._socket.getsockname()[1]
         try:
-            self._writer = InboxWriter(open_inbox)
+            self._writer = InboxWriter(
+                open_inbox,
+                give_up_seconds=settings.give_up_seconds,
+                refused_kept_days=settings.refused_kept_days,
+                on_give_up=self._give_up,
+            )
         except BaseException:  # the inbox cannot be opened: nothing listens
             self._socket.close()
             raise
+        self.metrics = ReceiverMetrics(self)
         self._server = self._make_server()
         self._thread: threading.Thread | None = None
 
@@ -375,6 +480,14 @@ class Receiver:
         """False when no callback secret is configured."""
         return bool(self.callback_secret)
 
+    @property
+    def gave_up(self) -> bool:
+        """It stopped because the inbox could not be written for `give_up_seconds`."""
+        return self._writer.gave_up
+
+    def _give_up(self) -> None:
+        self._server.should_exit = True  # from the writer's thread: uvicorn looks at it every tick
+
     def subscribe(self, subscriber: Subscriber) -> None:
         """Called with each newly kept delivery (accepted or refused), once it is on disk and answered."""
         with self._lock:
@@ -390,6 +503,7 @@ class Receiver:
                 Route(CALLBACK_PATH, self._callback, methods=["POST"]),
                 Route(WEBHOOK_PATH, self._webhook, methods=["POST"]),
                 Route(HEALTH_PATH, self._health, methods=["GET"]),
+                Route(METRICS_PATH, self._metrics, methods=["GET"]),
             ]
         )
         # log_config=None: uvicorn must not reconfigure the app's (redacting) logging; our own access log.
@@ -400,6 +514,11 @@ class Receiver:
             lifespan="off",
             log_level="warning",
             timeout_graceful_shutdown=int(self.settings.graceful_seconds),
+            http=guarded_protocol(self.guard),  # headers' and bodies' deadlines, the cap on connections
+            # X-Forwarded-For only from the proxies named: any other sender could claim any address.
+            proxy_headers=bool(self.settings.forwarded_allow_ips),
+            forwarded_allow_ips=list(self.settings.forwarded_allow_ips),
+            backlog=ACCEPT_BATCH,  # also how many asyncio accepts at once, before the guard counts them
         )
         return uvicorn.Server(config)
 
@@ -450,30 +569,36 @@ class Receiver:
 
     # --- receiving -------------------------------------------------------------------------
 
-    async def _callback(self, request: Request) -> JSONResponse:
+    async def _callback(self, request: Request) -> Response:
         return await self._receive(request, CALLBACK, lambda body: verified_callback(body, self.callback_secret))
 
-    async def _webhook(self, request: Request) -> JSONResponse:
+    async def _webhook(self, request: Request) -> Response:
         return await self._receive(
             request, WEBHOOK, lambda body: verified_webhook(body, request.headers, self.webhook_secrets)
         )
 
     async def _health(self, request: Request) -> JSONResponse:
-        healthy = self._writer.healthy
-        return JSONResponse(
-            {"status": "ok" if healthy else "inbox cannot be written"}, status_code=200 if healthy else 503
-        )
+        trouble = self._writer.trouble
+        if trouble:
+            return JSONResponse({"status": "inbox cannot be written", "why": visible(trouble)}, status_code=503)
+        return JSONResponse({"status": "ok"})
+
+    async def _metrics(self, request: Request) -> Response:
+        from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+
+        return Response(generate_latest(self.metrics.registry), media_type=CONTENT_TYPE_LATEST)
 
     async def _receive(
         self, request: Request, path_kind: str, verify: Callable[[bytes], tuple[str, str, dict[str, Any]]]
-    ) -> JSONResponse:
+    ) -> Response:
         source = request.client.host if request.client else ""
         noted: dict[str, str] = request.scope.get("state", {}).get("access", {})
-        wait = self._limiter.wait_needed(source)
+        wait = self._limiter.wait_needed(source) or self._budget.wait_needed(source)
         if wait:
             noted["verdict"] = "rate-limited"
+            self.metrics.delivery(path_kind, "rate-limited")
             return JSONResponse(
-                {"error": "too many requests from this address"},
+                {"error": "too many requests; retry later"},
                 status_code=429,
                 headers={"Retry-After": str(max(1, round(wait)))},
             )
@@ -482,16 +607,32 @@ class Receiver:
             delivery = Delivery.accepted_now(event_id, kind, payload, source)
             status, answer = 200, {"received": event_id}
         except Refused as refused:
+            self._budget.refused()
+            self.metrics.refused(refused.code)
+            noted.update(kind=path_kind, verdict="refused", reason=refused.code)
+            answer = {"error": refused.reason}
+            if not self.refusals.count(refused.code, source):  # counted; beyond the hour's sample, not kept
+                self.metrics.delivery(path_kind, "refused")
+                return JSONResponse(answer, status_code=refused.status)
             delivery = Delivery.refused_now(path_kind, refused.reason, source)
-            status, answer = refused.status, {"error": refused.reason}
+            status = refused.status
+        except ClientDisconnect:  # gone, or closed for being too slow: nothing to answer
+            noted["verdict"] = "disconnected"
+            return Response(status_code=400)
         noted.update(event=delivery.event_id, kind=delivery.kind, verdict=delivery.verdict)
         try:
             fresh = await self._writer.keep(delivery)
-        except Exception:  # logged by the writer; the sender retries later, nothing is lost
+        except Exception:  # said by the writer; the sender retries later, nothing is lost
+            noted["verdict"] = "unavailable"
+            self.metrics.delivery(path_kind, "unavailable")
             return JSONResponse({"error": "the inbox cannot be written now; retry"}, status_code=503)
+        if delivery.accepted:
+            self._budget.verified(source)
         if not fresh:
             noted["verdict"] = "duplicate"
+            self.metrics.delivery(path_kind, "duplicate")
             return JSONResponse({"received": delivery.event_id, "duplicate": True})
+        self.metrics.delivery(path_kind, delivery.verdict)
         self._publish(delivery)
         return JSONResponse(answer, status_code=status)
 
@@ -500,12 +641,12 @@ class Receiver:
         cap = self.settings.max_body_bytes
         declared = request.headers.get("content-length", "")
         if declared.isdigit() and int(declared) > cap:
-            raise Refused(f"body over {cap} bytes", 413)
+            raise Refused(f"body over {cap} bytes", 413, "too-large")
         body = bytearray()
         async for chunk in request.stream():
             body += chunk
             if len(body) > cap:
-                raise Refused(f"body over {cap} bytes", 413)
+                raise Refused(f"body over {cap} bytes", 413, "too-large")
         return bytes(body)
 
     def _publish(self, delivery: Delivery) -> None:
@@ -516,3 +657,64 @@ class Receiver:
                 subscriber(delivery)
             except Exception:  # a subscriber's bug must not turn a kept delivery into a 500
                 log.exception("receiver subscriber failed")
+
+
+class ReceiverMetrics:
+    """The receiver's figures for /metrics, in a registry of its own (several receivers in one process: tests)."""
+
+    def __init__(self, receiver: Receiver) -> None:
+        from prometheus_client import CollectorRegistry, Counter, Gauge
+
+        self.registry = CollectorRegistry(auto_describe=True)
+        self._deliveries = Counter(
+            "giftdesk_receiver_deliveries",
+            "Deliveries answered, by path (callback, webhook) and verdict "
+            "(accepted, refused, duplicate, rate-limited, unavailable).",
+            ["path", "verdict"],
+            registry=self.registry,
+        )
+        self._refusals = Counter(
+            "giftdesk_receiver_refusals",
+            "Refused deliveries by reason (secret, signature, not-json, shape, too-large, no-secret).",
+            ["reason"],
+            registry=self.registry,
+        )
+        self._processing_errors = Counter(
+            "giftdesk_receiver_processing_errors",
+            "Deliveries whose processing failed (tried again later, or given up on).",
+            registry=self.registry,
+        )
+        self._lag = Gauge(
+            "giftdesk_receiver_inbox_lag_seconds",
+            "Age of the oldest accepted delivery not processed yet (0 when none waits).",
+            registry=self.registry,
+        )
+        up = Gauge(
+            "giftdesk_receiver_inbox_up",
+            "1 while the inbox (its disk, or the team database) can be written.",
+            registry=self.registry,
+        )
+        up.set_function(lambda: 1.0 if receiver._writer.healthy else 0.0)
+        connections = Gauge("giftdesk_receiver_open_connections", "Connections open now.", registry=self.registry)
+        connections.set_function(lambda: float(receiver.guard.open_connections))
+        closed = Gauge(
+            "giftdesk_receiver_connections_closed",
+            "Connections the receiver closed since it started: late (headers or body past their deadline) "
+            "or for room (at the cap).",
+            ["why"],
+            registry=self.registry,
+        )
+        closed.labels("late").set_function(lambda: float(receiver.guard.closed_late))
+        closed.labels("room").set_function(lambda: float(receiver.guard.closed_for_room))
+
+    def delivery(self, path: str, verdict: str) -> None:
+        self._deliveries.labels(path, verdict).inc()
+
+    def refused(self, reason: str) -> None:
+        self._refusals.labels(reason).inc()
+
+    def processing_failed(self) -> None:
+        self._processing_errors.inc()
+
+    def lag(self, seconds: float) -> None:
+        self._lag.set(seconds)

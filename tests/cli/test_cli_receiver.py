@@ -80,7 +80,20 @@ def test_listen_beyond_loopback_says_so_loudly_and_stops_on_sigterm(sim, tmp_pat
     }
     with open(tmp_path / "err", "wb") as err:
         listen = subprocess.Popen(
-            [sys.executable, "-m", "tui", "listen", "--host", "0.0.0.0", "--port", "0", "--webhook-secret-env", "S"],
+            [
+                sys.executable,
+                "-m",
+                "tui",
+                "listen",
+                "--host",
+                "0.0.0.0",
+                "--port",
+                "0",
+                "--webhook-secret-env",
+                "S",
+                "--secret-env",
+                "S",
+            ],
             env=env,
             stdout=subprocess.DEVNULL,
             stderr=err,
@@ -103,6 +116,25 @@ def test_listen_beyond_loopback_says_so_loudly_and_stops_on_sigterm(sim, tmp_pat
 def test_listen_with_an_unusable_inbox_says_which_file_and_listens_nowhere(giftdesk):
     path = inbox_path("env")
     path.mkdir(parents=True)  # a folder where the inbox's file should be
-    result = giftdesk("listen", "--port", "0", "--secret-env", "HOME")
+    result = giftdesk("listen", "--port", "0", "--secret-env", "HOME", "--allow-unverified")
     assert result.exit_code == 2
     assert str(path) in result.output and "move it aside" in result.output.lower()
+
+
+def test_listen_without_a_secret_does_not_start_and_names_the_option(giftdesk, monkeypatch):
+    monkeypatch.setenv("S", initial_secret(1, "acme-sandbox"))
+    # The simulator stores no callback secret for this credential: callbacks could not be verified.
+    no_callback_secret = giftdesk("listen", "--port", "0", "--webhook-secret-env", "S")
+    assert no_callback_secret.exit_code == 2
+    assert "no callback secret" in no_callback_secret.output and "--secret-env" in no_callback_secret.output
+    assert "--allow-unverified" in no_callback_secret.output
+    no_webhook_secret = giftdesk("listen", "--port", "0", "--secret-env", "S")
+    assert no_webhook_secret.exit_code == 2 and "--webhook-secret-env" in no_webhook_secret.output
+
+
+def test_listen_refuses_a_proxy_address_that_is_not_one(giftdesk, monkeypatch):
+    monkeypatch.setenv("S", initial_secret(1, "acme-sandbox"))
+    result = giftdesk(
+        "listen", "--port", "0", "--secret-env", "S", "--webhook-secret-env", "S", "--forwarded-allow-ips", "proxy\x1b"
+    )
+    assert result.exit_code == 2 and "is not an address" in result.output and "\x1b" not in result.output

@@ -374,3 +374,30 @@ async def test_r_reads_the_settings_again_and_is_shown_in_the_footer(own_sim, de
         screen.query_one("#notifications-tabs").focus()
         await pilot.press("r")
         await until(pilot, lambda: screen.query_one("#production-url", Input).value == "https://changed.example.com/cb")
+
+
+async def test_the_listener_tab_says_another_process_receives_into_the_inbox(own_sim, demo_credentials):
+    """A fresh heartbeat of another live process (as `giftdesk listen` writes it) replaces "stopped"."""
+    import json
+    import subprocess
+
+    from tui.local.inbox import heartbeat_path, write_heartbeat
+
+    configure(own_sim, demo_credentials)
+    other = subprocess.Popen(["sleep", "60"])  # a live process of this machine, standing for `giftdesk listen`
+    try:
+        write_heartbeat("demo-sandbox", "http://127.0.0.1:8787/callback", "giftdesk listen")
+        path = heartbeat_path("demo-sandbox")
+        path.write_text(json.dumps({**json.loads(path.read_text()), "pid": other.pid}))
+        app = app_on(own_sim)
+        async with app.run_test(size=(120, 30)) as pilot:
+            screen = await open_screen(pilot)
+            said = text_of(screen, "#listener-state")
+            assert "Another process receives into this inbox: giftdesk listen" in said
+            assert "http://127.0.0.1:8787/callback" in said and "stopped" not in said
+            other.kill()
+            other.wait()
+            await until(pilot, lambda: "The receiver is stopped" in text_of(screen, "#listener-state"))
+    finally:
+        other.kill()
+        other.wait()

@@ -24,6 +24,7 @@ import click
 
 from tui.commands.common import (
     EXIT_BAD_INPUT,
+    EXIT_UNAVAILABLE,
     Options,
     Session,
     emit_json_line,
@@ -36,6 +37,7 @@ from tui.commands.common import (
 from tui.core.safe_text import visible
 
 DEFAULT_PORT = 8787  # fixed, so the configured URLs stay valid from one run to the next
+SWEEP_SECONDS = 5.0  # in team mode, how often the shared inbox is looked at for what no receiver took
 
 
 @click.command("listen")
@@ -76,6 +78,27 @@ DEFAULT_PORT = 8787  # fixed, so the configured URLs stay valid from one run to 
     metavar="N",
     help="Requests per second allowed from one address (bursts of 4 s worth); beyond it: 429.",
 )
+@click.option(
+    "--forwarded-allow-ips",
+    metavar="IPS",
+    default="",
+    help='Comma-separated addresses of the reverse proxies whose X-Forwarded-For is believed ("*": any). '
+    "Default: none, so the rate limit is per connecting address.",
+)
+@click.option(
+    "--max-connections",
+    type=click.IntRange(min=8),
+    default=None,
+    metavar="N",
+    help="Open connections allowed at once (default: the file limit less 64). At the cap, the connection "
+    "that waited longest without sending a request is closed.",
+)
+@click.option(
+    "--allow-unverified",
+    is_flag=True,
+    help="Start without a callback secret or a webhook secret: callbacks are then acknowledged UNVERIFIED "
+    "(anyone can forge one) and webhooks refused. Without this flag `listen` refuses to start.",
+)
 @service_options
 def command(
     options: Options,
@@ -84,6 +107,9 @@ def command(
     webhook_secret_envs: tuple[str, ...],
     secret_env: str | None,
     rate_limit: float,
+    forwarded_allow_ips: str,
+    max_connections: int | None,
+    allow_unverified: bool,
 ) -> None:
     """Receive the service's callbacks (/callback) and signed webhooks (/webhooks).
 
@@ -96,13 +122,24 @@ def command(
     deliveries in flight finish first.
 
     \b
+    It refuses to start without a callback secret (stored at the service,
+    or --secret-env) and a webhook secret (--webhook-secret-env), unless
+    --allow-unverified. GET /metrics answers in Prometheus text format. It
+    exits with status 5 when it could not keep deliveries for 5 minutes
+    (the disk, the team database), so a service manager restarts it.
+
+    \b
     Examples:
-      giftdesk listen
+      giftdesk listen --webhook-secret-env GIFTDESK_WEBHOOK_SECRET
       giftdesk listen --webhook-secret-env GIFTDESK_WEBHOOK_SECRET --json
       giftdesk listen --host 0.0.0.0 --port N --webhook-secret-env OLD --webhook-secret-env NEW
+      giftdesk listen --forwarded-allow-ips 127.0.0.1 --webhook-secret-env GIFTDESK_WEBHOOK_SECRET
     """
     callback_override = _variable(secret_env)
     webhook_secrets = [_webhook_secret(variable) for variable in webhook_secret_envs]
+    proxies = tuple(address.strip() for address in forwarded_allow_ips.split(",") if address.strip())
+    for address in proxies:
+        _check_proxy_address(address)
 
     async def work(session: Session) -> None:
         from tui.api.redact import register_secret
@@ -112,10 +149,18 @@ def command(
         callback_secret = callback_override
         if callback_secret is None:
             callback_secret = (await session.client.get_notifications()).secret_key
+        demo = session.profile.is_demo  # the demo registers its own webhook secret below
+        if not allow_unverified:
+            _require_secrets(callback_secret, bool(webhook_secrets) or demo)
         for secret in (callback_secret, *webhook_secrets):
             register_secret(secret)
         settings = ReceiverSettings(
-            host=host, port=port, rate_per_second=rate_limit, rate_burst=max(1, int(rate_limit * 4))
+            host=host,
+            port=port,
+            rate_per_second=rate_limit,
+            rate_burst=max(1, int(rate_limit * 4)),
+            forwarded_allow_ips=proxies,
+            max_connections=max_connections,
         )
         profile, environment = session.profile.name, session.profile.environment
         team = session.team
@@ -134,7 +179,7 @@ def command(
                 EXIT_BAD_INPUT,
                 "choose another port with --port, or an address of this machine with --host",
             )
-        if session.profile.is_demo:  # the demo's simulator sends its webhooks here, as its portal would be told
+        if demo:  # the demo's simulator sends its webhooks here, as its portal would be told
             from tui.demo import register_demo_webhooks
 
             receiver.webhook_secrets = tuple(await register_demo_webhooks(session.profile, receiver.webhook_url))
@@ -143,6 +188,38 @@ def command(
         await _serve(session, receiver, team)
 
     run(options, work, concurrent=True, endless=True)
+
+
+def _require_secrets(callback_secret: str, webhook_secret: bool) -> None:
+    """No secret, no start: unverified callbacks would be acknowledged, and a forgery would use up a genuine id."""
+    if not callback_secret:
+        fail(
+            "no callback secret is configured: callbacks could not be told from forgeries",
+            EXIT_BAD_INPUT,
+            "store one with `giftdesk notifications set --secret-env VAR`, or name its variable with --secret-env VAR "
+            "(or start anyway with --allow-unverified)",
+        )
+    if not webhook_secret:
+        fail(
+            "no webhook secret is given: /webhooks could verify nothing",
+            EXIT_BAD_INPUT,
+            "give the endpoint's signing secret with --webhook-secret-env VAR (or start anyway with --allow-unverified)",
+        )
+
+
+def _check_proxy_address(address: str) -> None:
+    import ipaddress
+
+    if address == "*":
+        return
+    try:
+        ipaddress.ip_network(address, strict=False)
+    except ValueError:
+        fail(
+            f"--forwarded-allow-ips: {visible(address)} is not an address",
+            EXIT_BAD_INPUT,
+            "name the proxies by address (127.0.0.1, 10.0.0.0/8) or use * for any",
+        )
 
 
 def _open_inbox(profile: str):
@@ -156,7 +233,7 @@ async def _serve(session: Session, receiver, team) -> None:
     (`team`, a TeamMode) the inbox and the watch list it settles are the team's."""
     from tui.core.tasks import said_task
     from tui.inbox_work import InboxWork, StoredWatch, mirror_syncer
-    from tui.local.inbox import SqliteInbox
+    from tui.local.inbox import SqliteInbox, forget_heartbeat
     from tui.local.watchlist import WatchList
 
     async def client():
@@ -186,7 +263,14 @@ async def _serve(session: Session, receiver, team) -> None:
 
         show_delivery, show_outcome = shown(_show_delivery), shown(_show_outcome)
         work = InboxWork(
-            inbox, client, watch, mirror_syncer(profile.mirror_name, profile.environment, client), on_done=show_outcome
+            inbox,
+            client,
+            watch,
+            mirror_syncer(profile.mirror_name, profile.environment, client),
+            on_done=show_outcome,
+            # Other receivers may share a team inbox: what one of them left (killed mid-way) is looked for.
+            sweep_seconds=SWEEP_SECONDS if team is not None else None,
+            metrics=receiver.metrics,
         )
 
         def kept(delivery) -> None:
@@ -200,18 +284,40 @@ async def _serve(session: Session, receiver, team) -> None:
             "giftdesk-inbox-work",
             lambda error: stop(f"the work on the inbox stopped ({type(error).__name__}: {error})"),
         )
+        helpers = [worker, said_task(_beat(profile.name, receiver.url), "giftdesk-receiver-heartbeat", lambda _: None)]
+        if team is not None:  # hears the other receivers' deliveries, and says when the database is back
+            hearing = team.listener(lambda change: work.wake() if change.get("what") == "inbox" else None)
+            helpers.append(said_task(hearing.run(), "giftdesk-team-listener", lambda error: stop(str(error))))
         try:
             await receiver.serve()
         finally:
-            worker.cancel()
-            await asyncio.gather(worker, return_exceptions=True)
+            for helper in helpers:
+                helper.cancel()
+            await asyncio.gather(*helpers, return_exceptions=True)
+            forget_heartbeat(profile.name)
             watch.store.close()
+    if receiver.gave_up:
+        fail(
+            f"the inbox could not be written for {receiver.settings.give_up_seconds:.0f} s: the receiver stopped",
+            EXIT_UNAVAILABLE,
+            "see the error above (the disk, the team database); a service manager restarts `giftdesk listen`",
+        )
     if stopped_because:
         fail(
             f"{stopped_because[0]}: the receiver stopped",
             EXIT_BAD_INPUT,
             "what it kept stays in the inbox (`giftdesk inbox`); start `giftdesk listen` again",
         )
+
+
+async def _beat(profile: str, url: str) -> None:
+    """The receiver's heartbeat: the TUI's Listener tab on this inbox says this process receives into it."""
+    from tui.listener_hub import HEARTBEAT_SECONDS
+    from tui.local.inbox import write_heartbeat
+
+    while True:
+        await asyncio.to_thread(write_heartbeat, profile, url, "giftdesk listen")
+        await asyncio.sleep(HEARTBEAT_SECONDS)
 
 
 def _variable(variable: str | None) -> str | None:
@@ -245,12 +351,19 @@ def _start_access_log() -> None:
 
     handler = logging.StreamHandler(sys.stderr)
     handler.addFilter(RedactionFilter())
-    handler.setFormatter(logging.Formatter("%(message)s"))
+    handler.setFormatter(_VisibleFormatter("%(message)s"))
     for name, level in (("giftdesk.receiver.access", logging.INFO), ("giftdesk.receiver", logging.WARNING)):
         logger = logging.getLogger(name)
         logger.addHandler(handler)
         logger.setLevel(min(logger.level or level, level))
     logging.getLogger("giftdesk.receiver.access").propagate = False
+
+
+class _VisibleFormatter(logging.Formatter):
+    """Every line on stderr with C0, C1 and bidi controls shown, not obeyed (rule 8): errors quote outside text."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return visible(super().format(record), multiline=True)
 
 
 def _introduce(receiver, settings, verifies_webhooks: bool) -> None:
@@ -266,9 +379,11 @@ def _introduce(receiver, settings, verifies_webhooks: bool) -> None:
         "`giftdesk notifications set` and in the provider's webhook portal (docs/receiver.md)."
     )
     if not receiver.verifies:
-        say("warning: no callback secret is configured, so callbacks cannot be verified")
+        say("WARNING: --allow-unverified: no callback secret, so callbacks are acknowledged UNVERIFIED")
     if not verifies_webhooks:
-        say("warning: no --webhook-secret-env: every webhook will be refused")
+        say("WARNING: --allow-unverified: no webhook secret, so every webhook will be refused")
+    if settings.forwarded_allow_ips:
+        say(f"X-Forwarded-For is believed from {visible(', '.join(settings.forwarded_allow_ips))} only")
     say("Waiting for deliveries (Ctrl+C to stop).")
 
 

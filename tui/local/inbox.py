@@ -19,10 +19,14 @@ a PostgreSQL twin). No Textual.
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
+import socket
 import sqlite3
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -30,7 +34,7 @@ from typing import Any, Literal, Protocol
 
 from tui.api.redact import MASK, mask_card_code, mask_recipient
 from tui.local.database import open_database, transaction
-from tui.local.fileio import data_dir
+from tui.local.fileio import atomic_write, data_dir, ensure_private_dir
 
 Verdict = Literal["accepted", "refused"]
 ACCEPTED: Verdict = "accepted"
@@ -95,6 +99,15 @@ class InboxStore(Protocol):
 
     def unprocessed(self) -> list[Delivery]:
         """Accepted deliveries not marked yet, oldest first: what processing still owes."""
+
+    def claimed(self, event_id: str) -> AbstractContextManager[bool]:
+        """True within it when this process, and no other, may process the delivery now (and it is not marked)."""
+
+    def prune_refused(self, before: datetime) -> int:
+        """Forget refused deliveries received before `before`; how many went."""
+
+    def check(self) -> None:
+        """Raise (saying why) unless a delivery could be kept now: the receiver's probe while it cannot write."""
 
     def close(self) -> None: ...
 
@@ -161,6 +174,8 @@ MIGRATIONS: tuple[str, ...] = (
     """,
 )
 
+ROOM_NEEDED_BYTES = 1024 * 1024  # free space a probe wants before the receiver says it can keep deliveries again
+
 _COLUMNS = "event_id, kind, verdict, reason, received_at, source, payload, outcome, processed_at"
 
 
@@ -225,6 +240,25 @@ class SqliteInbox:
         )
         return [_delivery(row) for row in rows]
 
+    @contextmanager
+    def claimed(self, event_id: str) -> Iterator[bool]:
+        # One process works on a profile's file (the one receiver on its port): nothing to share.
+        row = self._db.execute("SELECT processed_at IS NULL FROM deliveries WHERE event_id = ?", (event_id,)).fetchone()
+        yield bool(row and row[0])
+
+    def prune_refused(self, before: datetime) -> int:
+        with transaction(self._db):
+            cursor = self._db.execute(
+                "DELETE FROM deliveries WHERE verdict = 'refused' AND received_at < ?", (_time(before),)
+            )
+        return cursor.rowcount
+
+    def check(self) -> None:
+        free = shutil.disk_usage(self.path.parent).free
+        if free < ROOM_NEEDED_BYTES:
+            raise OSError(f"the disk of {self.path.parent} is full ({free:,} bytes free)")
+        self._db.execute("SELECT 1 FROM deliveries LIMIT 1").fetchall()
+
 
 def _time(moment: datetime) -> str:
     """ISO 8601 in UTC with microseconds: sorts as text, which `since` relies on."""
@@ -260,3 +294,62 @@ def _delivery(row: sqlite3.Row | tuple[Any, ...]) -> Delivery:
         outcome,
         None if processed is None else datetime.fromisoformat(processed),
     )
+
+
+# --- the receiver's heartbeat ------------------------------------------------------------------------
+
+HEARTBEAT_FRESH_SECONDS = 15.0  # a heartbeat older than this is a receiver gone (killed, the machine off)
+
+
+@dataclass(frozen=True)
+class Heartbeat:
+    """A receiver at work on a profile's inbox: which program, where it listens, on which machine, since when."""
+
+    who: str
+    url: str
+    host: str
+    pid: int
+    at: datetime
+
+
+def heartbeat_path(profile: str) -> Path:
+    return data_dir() / "inbox" / f"{profile}.receiver.json"
+
+
+def write_heartbeat(profile: str, url: str, who: str) -> None:
+    """Say (every few seconds) that this process receives into the profile's inbox."""
+    path = heartbeat_path(profile)
+    ensure_private_dir(path.parent)
+    beat = {"who": who, "url": url, "host": socket.gethostname(), "pid": os.getpid(), "at": _time(datetime.now(UTC))}
+    atomic_write(path, json.dumps(beat).encode())
+
+
+def forget_heartbeat(profile: str) -> None:
+    """This process stopped receiving (only its own heartbeat is removed)."""
+    beat = read_heartbeat(profile, others_only=False)
+    if beat is not None and beat.pid == os.getpid() and beat.host == socket.gethostname():
+        heartbeat_path(profile).unlink(missing_ok=True)
+
+
+def read_heartbeat(profile: str, *, others_only: bool = True) -> Heartbeat | None:
+    """The fresh heartbeat of a receiver on the profile's inbox (another process's, unless `others_only` is
+    False); None when there is none, it is stale, or its process on this machine is gone."""
+    try:
+        data = json.loads(heartbeat_path(profile).read_bytes())
+        beat = Heartbeat(
+            str(data["who"]), str(data["url"]), str(data["host"]), int(data["pid"]), datetime.fromisoformat(data["at"])
+        )
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if (datetime.now(UTC) - beat.at).total_seconds() > HEARTBEAT_FRESH_SECONDS:
+        return None
+    if beat.host == socket.gethostname():
+        if others_only and beat.pid == os.getpid():
+            return None
+        try:
+            os.kill(beat.pid, 0)
+        except ProcessLookupError:
+            return None
+        except PermissionError:  # alive, another user's
+            pass
+    return beat

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from tui.local.config import Profile, ProfileStore
     from tui.local.notes import NoteStore
     from tui.session import Session
+    from tui.team.mode import TeamMode
     from tui.watch_service import WatchService
 
 NOTIFY_LIMIT = 1000  # characters of a toast: a 10,000-character name must not fill the screen
@@ -142,6 +143,11 @@ class GiftdeskHost(App[None]):
     @abstractmethod
     def notes(self) -> NoteStore:
         """Notes on orders: the team's in team mode, else this machine's."""
+
+    @property
+    def team(self) -> TeamMode | None:
+        """Team mode (tui.team), or None: this machine's stores."""
+        return None
 
     @property
     @abstractmethod

@@ -6,19 +6,19 @@ empty production URL turns callbacks off, said plainly before saving), asks
 for confirmation (typed in production), then POSTs and reads back with GET:
 the read-back is shown, and a difference is an error (SPEC Events rule 6).
 
-Listener: a loopback receiver (tui.listener: callbacks and signed webhooks)
+Listener: a loopback receiver (tui.listener_hub: callbacks and signed webhooks)
 owned by the session, not the screen, so it keeps receiving while the person
-places an order elsewhere. What it keeps goes to the profile's inbox, shown
-live below it (also what `giftdesk listen` keeps); order events settle watched
+places an order elsewhere; the screen hears of its changes by a message. What
+it keeps goes to the profile's inbox (the team's in team mode), shown live
+below it (also what `giftdesk listen` keeps); order events settle watched
 orders after Get order (SPEC Events rule 4), product events sync the mirror.
+When another process receives into the same inbox (its heartbeat is fresh),
+the tab says which instead of "stopped".
 """
 
 from __future__ import annotations
 
-import asyncio
 import secrets
-from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
@@ -27,6 +27,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Button, DataTable, Input, Label, Static, TabbedContent, TabPane
 
@@ -35,11 +36,8 @@ from tui.api.errors import ServiceError
 from tui.api.models import NotificationConfig
 from tui.api.redact import mask_secret, register_secret
 from tui.core.names import CALLBACKS_PHRASE
-from tui.core.tasks import said_task
-from tui.demo import register_demo_webhooks
-from tui.inbox_work import InboxWork, is_order_event, mirror_syncer
-from tui.listener import Receiver, webhook_secrets_from_env
-from tui.local.inbox import Delivery, SqliteInbox
+from tui.listener_hub import ListenerHub
+from tui.local.inbox import Delivery
 from tui.local.storage import NOTIFICATION_CHANGE, audit_log
 from tui.screens.base import BaseScreen
 from widgets.confirm import ConfirmScreen
@@ -47,11 +45,9 @@ from widgets.private import PRIVATE
 from widgets.safe_text import VisibleControls, safe, safe_row
 
 if TYPE_CHECKING:
-    from tui.screens.host import GiftdeskHost
     from tui.session import Session
 
 PRODUCTION_PHRASE = CALLBACKS_PHRASE  # the CLI's `notifications set` asks the same (tui.core.names)
-LISTENER_CACHE_KEY = "callback-listener"
 SECRET_BYTES = 32
 CALLBACKS_OFF = (
     "Callbacks are OFF: the production URL is empty, so the service sends no callbacks at all, "
@@ -106,138 +102,9 @@ def save_summary(wanted: NotificationConfig, previous: NotificationConfig | None
     return lines
 
 
-# --- the receiver, kept by the session -------------------------------------------------------
+# --- the inbox as shown ----------------------------------------------------------------------
 
-INBOX_ROWS = 200  # the newest deliveries shown
-INBOX_SHOWN_FOR = timedelta(days=2)  # older ones are read with `giftdesk inbox --since`
 INBOX_REFRESH_SECONDS = 2.0  # the inbox is read again this often: another process (`giftdesk listen`) may write to it
-
-
-class ListenerHub:
-    """The session's receiver (callbacks and webhooks, tui.listener), the work on its inbox
-    (tui.inbox_work), and the inbox as shown. Deliveries arrive on the receiver's thread and
-    are handed to the app's loop without waiting (stopping never deadlocks)."""
-
-    def __init__(self, app: GiftdeskHost, session: Session) -> None:
-        self.app = app
-        self.session = session
-        self.listener: Receiver | None = None
-        self.on_change: Callable[[], None] | None = None  # the mounted panel's refresh, if any
-        self._inbox: SqliteInbox | None = None
-        self._work: InboxWork | None = None
-        self._work_task: asyncio.Task[None] | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
-
-    @classmethod
-    def of(cls, app: GiftdeskHost) -> ListenerHub:
-        session = app.session
-        hub = session.cache.get(LISTENER_CACHE_KEY)
-        if hub is None:
-            hub = session.cache[LISTENER_CACHE_KEY] = cls(app, session)
-            session.when_closed(hub.stop_now)  # the receiver ends with the session, freeing its port
-        return hub
-
-    @property
-    def running(self) -> bool:
-        return self.listener is not None
-
-    @property
-    def inbox(self) -> SqliteInbox:
-        """The profile's inbox, opened on first use (on the app's thread)."""
-        if self._inbox is None:
-            self._inbox = SqliteInbox(self.session.profile.name)
-        return self._inbox
-
-    def deliveries(self) -> list[Delivery]:
-        """The newest deliveries of the last days, newest first (`giftdesk inbox` lists them all)."""
-        return list(reversed(self.inbox.since(datetime.now(UTC) - INBOX_SHOWN_FOR)[-INBOX_ROWS:]))
-
-    async def start(self) -> None:
-        """Expect the secret the service has stored: callbacks carry it (SPEC Events rule 3)."""
-        client = await self.session.client()
-        secret = (await client.get_notifications()).secret_key
-        register_secret(secret)
-        self._loop = asyncio.get_running_loop()
-        profile = self.session.profile
-        # Kept before it starts: a cancelled start must still leave it to stop.
-        self.listener = Receiver(
-            lambda: SqliteInbox(profile.name, check_same_thread=False),
-            callback_secret=secret,
-            webhook_secrets=webhook_secrets_from_env(),
-        )
-        self.listener.subscribe(self._from_listener_thread)
-        await asyncio.to_thread(self.listener.start)
-        if profile.is_demo:  # the demo's simulator is told where to send its webhooks, as its portal would be
-            self.listener.webhook_secrets = tuple(await register_demo_webhooks(profile, self.listener.webhook_url))
-        self._work = InboxWork(
-            self.inbox,
-            self.session.client,
-            self.app.watch_list,
-            mirror_syncer(profile.mirror_name, profile.environment, self.session.client),
-            on_done=lambda _event_id, _outcome: self._changed(),
-        )
-        self._work_task = said_task(self._work.run(), "giftdesk-inbox-work", self._work_stopped)
-        self._changed()
-
-    async def stop(self) -> None:
-        listener = self._stop_work()
-        self._changed()
-        if listener is not None:
-            await asyncio.to_thread(listener.stop)  # joins the receiver's thread: not on the app's loop
-
-    def stop_now(self) -> None:
-        """Stop at once, from the app's thread (the session is ending; nothing awaits this)."""
-        listener = self._stop_work()
-        if listener is not None:
-            listener.stop()
-        if self._inbox is not None:
-            self._inbox.close()
-            self._inbox = None
-
-    def _stop_work(self) -> Receiver | None:
-        listener, self.listener = self.listener, None
-        if self._work_task is not None:
-            self._work_task.cancel()
-            self._work_task = self._work = None
-        return listener
-
-    def expect_secret(self, secret: str) -> None:
-        """After a save, callbacks carry the new secret."""
-        if self.listener is not None:
-            register_secret(secret)
-            self.listener.callback_secret = secret
-            self._changed()
-
-    def _from_listener_thread(self, delivery: Delivery) -> None:
-        if self._loop is not None:  # set before the receiver starts, so always
-            self._loop.call_soon_threadsafe(self._received, delivery)
-
-    def _received(self, delivery: Delivery) -> None:
-        if self._work is not None:
-            self._work.wake()
-        if delivery.accepted:
-            if is_order_event(delivery.kind):  # product events come by the dozen: the table shows them
-                self.app.notify(f"Order event {delivery.event_id} kept; settling its order.", title="Delivery")
-        else:
-            self.app.notify(
-                f"A {delivery.kind} delivery was refused: {delivery.reason}. Nothing in it was used.",
-                title="Delivery refused",
-                severity="warning",
-            )
-        self._changed()
-
-    def _work_stopped(self, error: BaseException) -> None:
-        self.app.notify(
-            f"The work on the inbox stopped ({type(error).__name__}: {error}). Deliveries are still kept "
-            "and answered; stop and start the listener (or giftdesk) to act on them.",
-            title="Listener",
-            severity="error",
-            timeout=10,
-        )
-
-    def _changed(self) -> None:
-        if self.on_change is not None:
-            self.on_change()
 
 
 INBOX_COLUMNS = ("Received", "Kind", "Event id", "Verdict", "Outcome")
@@ -328,15 +195,25 @@ class NotificationsScreen(BaseScreen):
         table = self.query_one("#inbox", DataTable)
         table.add_columns(*INBOX_COLUMNS)
         self._shown: list[tuple[str, str | None]] = []
-        self.hub = ListenerHub.of(self.app)
-        self.hub.on_change = self.show_listener
+        self.hub = ListenerHub.of(self.app.session, self.app.watch_list, self.app.team, self.app.notify)
+        self.hub.on_change = self._hub_changed
         self.show_listener()
-        self.set_interval(INBOX_REFRESH_SECONDS, self.show_inbox)  # live, whoever writes the inbox
+        # Live, whoever writes the inbox; and whether another process receives into it.
+        self.set_interval(INBOX_REFRESH_SECONDS, self.show_listener)
         self.load()
 
     def on_unmount(self) -> None:
-        if self.hub.on_change == self.show_listener:
+        if self.hub.on_change == self._hub_changed:
             self.hub.on_change = None
+
+    class ListenerChanged(Message):
+        """The session's receiver, or its inbox, changed."""
+
+    def _hub_changed(self) -> None:
+        self.post_message(self.ListenerChanged())
+
+    def on_notifications_screen_listener_changed(self, _message: ListenerChanged) -> None:
+        self.show_listener()
 
     # --- configuration -----------------------------------------------------------------
 
@@ -531,10 +408,21 @@ class NotificationsScreen(BaseScreen):
                 "`giftdesk listen` behind an HTTPS reverse proxy (docs/receiver.md).",
             ]
             if not listener.verifies:
-                lines.append("No callback secret is configured: callbacks cannot be verified.")
+                lines.append(
+                    "No callback secret is configured: callbacks are acknowledged UNVERIFIED (anyone could forge "
+                    "one). Set a secret on the Configuration tab."
+                )
             if not listener.webhook_secrets:
                 lines.append("No webhook secret (GIFTDESK_WEBHOOK_SECRET): webhooks are refused.")
             state.update(safe("\n".join(lines), multiline=True))
+        elif (beat := hub.elsewhere()) is not None:
+            state.update(
+                safe(
+                    f"Another process receives into this inbox: {beat.who} on {beat.host} (pid {beat.pid}) at "
+                    f"{beat.url}. The inbox below shows what it keeps.",
+                    multiline=True,
+                )
+            )
         else:
             state.update(
                 "The receiver is stopped. Start it to receive callbacks and webhooks on 127.0.0.1. "

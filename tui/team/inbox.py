@@ -11,11 +11,13 @@ No Textual.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
 import psycopg
+from psycopg_pool import PoolTimeout
 
 from tui.local.inbox import _COLUMNS, Delivery, _delivery, _row, _time
 from tui.team.link import TeamLink
@@ -46,6 +48,9 @@ class TeamInbox:
         kept: list[bool] = []
         marks = ", ".join(["%s"] * (2 + len(_COLUMNS.split(","))))
         with self.link.connection() as connection, connection.transaction():
+            # The 2xx promises the delivery survives a crash, whatever the server's default (an asynchronous
+            # commit is lost by a crash).
+            connection.execute("SET LOCAL synchronous_commit = on")
             for delivery in deliveries:
                 row = connection.execute(  # giftdesk_inbox_keep: operators write through the database's functions
                     f"SELECT giftdesk_inbox_keep({marks})", (self.profile, self.environment, *_row(delivery))
@@ -80,6 +85,42 @@ class TeamInbox:
                 (self.profile, self.environment),
             ).fetchall()
         return readable(rows, _delivery, "inbox")
+
+    @contextmanager
+    def claimed(self, event_id: str) -> Iterator[bool]:
+        """Several receivers share the inbox: a session advisory lock on the delivery says which one works on
+        it; a receiver killed mid-way lets go of it with its connection, and another takes it up."""
+        key = f"giftdesk-inbox/{self.profile}/{self.environment}/{event_id}"
+        with self.link.connection() as connection:
+            locked = connection.execute("SELECT pg_try_advisory_lock(hashtextextended(%s, 0))", (key,)).fetchone()
+            if not (locked and locked[0]):
+                yield False
+                return
+            try:
+                row = connection.execute(
+                    "SELECT processed_at IS NULL FROM inbox WHERE profile = %s AND environment = %s AND event_id = %s",
+                    (self.profile, self.environment, event_id),
+                ).fetchone()
+                yield bool(row and row[0])
+            finally:
+                connection.execute("SELECT pg_advisory_unlock(hashtextextended(%s, 0))", (key,))
+
+    def prune_refused(self, before: datetime) -> int:
+        with self.link.connection() as connection:
+            cursor = connection.execute(
+                "DELETE FROM inbox WHERE profile = %s AND environment = %s AND verdict = 'refused' AND received_at < %s",
+                (self.profile, self.environment, _time(before)),
+            )
+        return cursor.rowcount
+
+    def check(self) -> None:
+        """The pool itself, past the link's "unreachable" mark: a receiver has no live listener to lift it."""
+        try:
+            with self.link.pool.connection() as connection:
+                connection.execute("SELECT 1")
+        except (PoolTimeout, psycopg.OperationalError) as error:
+            raise self.link.database.unreachable(error) from None
+        self.link.mark(True)
 
     def _announce(self, connection: psycopg.Connection[Any], event_id: str) -> None:
         self.link.notify(
