@@ -115,3 +115,14 @@ def test_a_rate_of_zero_is_not_stated_never_a_rate_of_zero(serve):
     assert csv.stdout.splitlines()[1:] == ["USD,EUR,0.871483", "USD,XAU,"]
     as_json = giftdesk("rates", "--json", "--fresh")
     assert json.loads(as_json.stdout)["rates"][1]["value"] == 0  # --json: as it came
+
+
+def test_the_sdk_documentations_example_adds_up(serve):
+    # The provider's own example (README: found): +9.47 then +18.9401 while the balance falls 100828.4848 ->
+    # 100809.5447, and clientTotal 18.94 against 18.9401 charged.
+    serve({"/transactions": recording("transactions_sdk_example.json")})
+    result = giftdesk("transactions", "--from", "2024-05-15", "--to", "2024-05-16", "--fresh")
+    assert result.exit_code == 0, result.stderr
+    assert "every balance change matches its amount" in result.stderr and "do not add up" not in result.stderr
+    assert "100,837.95 USD" in result.stderr  # the opening balance: 100828.4848 + 9.47
+    assert [line.split()[3] for line in result.stdout.splitlines()[2:]] == ["-9.47", "-18.94"]
