@@ -131,7 +131,6 @@ def command(
     \b
     Examples:
       giftdesk listen --webhook-secret-env GIFTDESK_WEBHOOK_SECRET
-      giftdesk listen --webhook-secret-env GIFTDESK_WEBHOOK_SECRET --json
       giftdesk listen --host 0.0.0.0 --port N --webhook-secret-env OLD --webhook-secret-env NEW
       giftdesk listen --forwarded-allow-ips 127.0.0.1 --webhook-secret-env GIFTDESK_WEBHOOK_SECRET
     """
