@@ -205,13 +205,14 @@ class OrderScreen(BaseScreen):
             severity: SeverityLevel = "information" if order.status.lower() == "succeeded" else "warning"
             self.notify(f"Order {order.request_id} is final: {order.status}.", title="Order final", severity=severity)
 
-    @work(group="order-product-names", exclusive=True)
+    @work(group="order-product-names", exclusive=True, exit_on_error=False)
     async def _name_products(self, order: Order) -> None:
         """The items' and cards' products by name once the catalog says them (tui.screens.product_names)."""
         session = self.app.session
         names = known_names(session.cache)
         learnt = await look_up_names(await session.client(), (item.product_id for item in order.items), names)
-        if learnt and self.order is order:  # not an order opened since
+        # Not an order opened since, and the screen still there (the app may be ending: seen as a NoMatches).
+        if learnt and self.order is order and self.is_attached:
             self._fill_items(order)
 
     def _look_failed(self, request_id: str, error: ServiceError) -> None:
@@ -250,9 +251,11 @@ class OrderScreen(BaseScreen):
             client = await session.client()
             self.case = await open_case(order.request_id, client, session.copies(), self._stores(), order=order)
         except (ServiceError, OSError) as error:
-            self.query_one("#order-verdict", Static).update(safe(f"Case not known: {error}"))
+            if self.is_attached:
+                self.query_one("#order-verdict", Static).update(safe(f"Case not known: {error}"))
             return
-        self._show_case()
+        if self.is_attached:  # the screen may have gone while the case was gathered
+            self._show_case()
 
     def _stores(self) -> Stores:
         try:
