@@ -19,7 +19,7 @@ import tempfile
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import psycopg
@@ -60,6 +60,9 @@ class Cluster:
     bindir: Path
     folder: Path
     port: int
+    # While stopped, its port is held by a socket of ours, so that no other cluster picking a free port takes it
+    # (seen: another test's cluster came up on a stopped one's port, and the restart found it taken).
+    _held: socket.socket | None = field(default=None, repr=False)
 
     @property
     def data(self) -> Path:
@@ -79,6 +82,9 @@ class Cluster:
             raise ClusterError(f"{' '.join(args[:2])} failed ({result.returncode}): {result.stderr or result.stdout}")
 
     def start(self) -> None:
+        if self._held is not None:
+            self._held.close()
+            self._held = None
         options = (
             f"-p {self.port} -k {self.folder} -c listen_addresses=127.0.0.1 -c fsync=off"
             " -c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
@@ -99,6 +105,14 @@ class Cluster:
 
     def stop(self) -> None:
         self._run("pg_ctl", "stop", "-w", "-m", "immediate", "-D", str(self.data))
+        held = socket.socket()
+        held.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            held.bind(("127.0.0.1", self.port))
+        except OSError:  # taken already: the restart will say so
+            held.close()
+            return
+        self._held = held
 
     def running(self) -> bool:
         return (self.data / "postmaster.pid").exists()
@@ -134,6 +148,8 @@ def running_cluster(bindir: Path) -> Iterator[Cluster]:
             guard.terminate()
             if cluster.running():
                 cluster.stop()
+            if cluster._held is not None:  # gone for good: its port is nobody's to keep
+                cluster._held.close()
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
