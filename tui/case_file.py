@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
+from contextlib import ExitStack, closing
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
@@ -23,7 +24,7 @@ from tui.core.case import CaseFacts, Event, PayoutSeen, Verdict, timeline, verdi
 from tui.core.ledger import directed_amounts, of_currency
 from tui.core.order_ids import order_number
 from tui.core.safe_text import visible
-from tui.local.storage import ATTEMPT, REDEEM, UNSETTLED, AuditEntry, AuditStore
+from tui.local.storage import REDEEM, UNSETTLED, AuditEntry, AuditStore, audit_log, unknown_outcomes
 from tui.order_lookup import remember
 
 if TYPE_CHECKING:
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
     from tui.local.notes import Note, NoteStore
     from tui.local.report_copies import ReportCopies
     from tui.local.watchlist import WatchedItem
+    from tui.team.mode import TeamMode
 
 REFUND_DAYS = 7  # a refund is looked for in the transactions of this many days after the order's
 
@@ -64,6 +66,39 @@ class Stores:
 
     def deliveries(self) -> list[Delivery]:
         return [] if self.inbox is None else list(self.inbox.since(None))
+
+
+def opened_stores(
+    stack: ExitStack,
+    profile: str,
+    environment: str,
+    team: TeamMode | None,
+    *,
+    notes: NoteStore | None = None,
+    watch_list: _Items | None = None,
+) -> Stores:
+    """The stores a case reads: the team's in team mode (who comes with them), else this machine's. What it opens
+    is closed with `stack`; `notes` and `watch_list` are ones the caller holds already (the TUI's)."""
+    if team is not None:
+        inbox: InboxStore | None = stack.enter_context(closing(team.inbox(profile, environment)))
+        notes = notes or team.notes(environment)  # kept by team mode
+        if watch_list is None:
+            watch_list = stack.enter_context(closing(team.watch_list(environment)))
+        return Stores(profile, audit_log(), notes, watch_list, inbox)
+    from tui.local.config import Config, team_user
+    from tui.local.fileio import data_dir
+    from tui.local.inbox import SqliteInbox, inbox_path
+    from tui.local.notes import FILE_NAME as NOTES_FILE
+    from tui.local.notes import SqliteNotes
+    from tui.local.watchlist import WatchList
+
+    # A store not made yet holds nothing: it is not made for a read.
+    inbox = stack.enter_context(closing(SqliteInbox(profile))) if inbox_path(profile).exists() else None
+    if notes is None and (data_dir() / NOTES_FILE).exists():
+        notes = stack.enter_context(closing(SqliteNotes(author=team_user(Config()))))
+    if watch_list is None:
+        watch_list = stack.enter_context(closing(WatchList()))
+    return Stores(profile, audit_log(), notes, watch_list, inbox)
 
 
 @dataclass
@@ -153,7 +188,7 @@ async def open_case(
         total=order.total.value,
         sold_share=_sold_share(order, mine),
         refused_callbacks=sum(not d.accepted for d in deliveries),
-        unknown_outcomes=_unknown_outcomes(audit),
+        unknown_outcomes=len(unknown_outcomes(audit)),
         payouts=[_payout(item, now) for item in watched if item.kind == "payout" and item.status],
     )
     return CaseFile(
@@ -265,22 +300,6 @@ def _audit_event(entry: AuditEntry) -> Event:
     source = "payout" if entry.action == REDEEM else "audit"
     detail = f" ({entry.detail})" if entry.detail and entry.outcome == UNSETTLED else ""
     return Event(_utc(entry.time), source, f"{entry.action}: {entry.outcome}{detail}", who or entry.profile)
-
-
-def _unknown_outcomes(entries: Sequence[AuditEntry]) -> int:
-    """Attempts with no outcome after them, and outcomes recorded as unknown."""
-    open_attempts: dict[tuple[str, str], int] = {}
-    unknown = 0
-    for entry in entries:
-        key = (entry.action, entry.subject)
-        if entry.outcome == ATTEMPT:
-            open_attempts[key] = open_attempts.get(key, 0) + 1
-        elif entry.outcome == UNSETTLED or entry.outcome.startswith("outcome unknown"):
-            unknown += 1
-            open_attempts.pop(key, None)
-        else:
-            open_attempts.pop(key, None)
-    return unknown
 
 
 def _watches(item: WatchedItem, order: Order) -> bool:
@@ -406,7 +425,9 @@ def _report_facts(
         credits=credits,
         transactions_known=report is not None,
         transactions_problem=problem,
-        unknown_outcomes=_unknown_outcomes([e for e in audit if e.subject.strip().casefold() == request_id.casefold()]),
+        unknown_outcomes=len(
+            unknown_outcomes(e for e in audit if e.subject.strip().casefold() == request_id.casefold())
+        ),
     )
 
 

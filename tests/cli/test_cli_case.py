@@ -202,3 +202,32 @@ def test_orders_list_attention_keeps_the_failed_and_charged(giftdesk, history):
     assert failed <= kept, "every Failed order of the history was charged and never refunded"
     assert not kept & succeeded
     assert "Failed, but" in result.stderr
+
+
+def test_an_unknown_outcome_needs_attention_until_it_is_checked(giftdesk, history):
+    from tui.local.storage import CHECKED, TEST_ORDER, UNKNOWN, audit_log
+
+    request_id = history["Succeeded"][3]["clientReferenceNumber"]
+    write = dict(profile="env", environment="sandbox", action=TEST_ORDER, subject=request_id)
+    audit_log().record(**write, outcome=f"{UNKNOWN}: cut off (check: giftdesk order show {request_id})")
+    _, case = case_json(giftdesk, request_id)
+    assert "1 money action with an unknown outcome in the audit" in case["verdict"]["reasons"]
+    audit_log().record(**write, outcome=f"{CHECKED}: order status Succeeded")
+    _, case = case_json(giftdesk, request_id)
+    assert case["verdict"]["reasons"] == []  # checked: no longer unknown
+    assert any(e["source"] == "audit" and e["what"].startswith(f"{TEST_ORDER}: {CHECKED}") for e in case["events"])
+
+
+def test_a_callback_kept_by_the_receiver_is_on_the_timeline(giftdesk, history):
+    from tui.local.inbox import Delivery, SqliteInbox
+
+    request_id = history["Succeeded"][4]["clientReferenceNumber"]
+    with SqliteInbox("env") as inbox:
+        inbox.keep(
+            Delivery.accepted_now(
+                f"callback:{request_id}", "callback", {"requestId": request_id, "status": "Succeeded"}, "127.0.0.1"
+            )
+        )
+    _, case = case_json(giftdesk, request_id)
+    [event] = [e for e in case["events"] if e["source"] == "inbox"]
+    assert event["what"] == "callback: status Succeeded (accepted)" and event["by"] == "127.0.0.1"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from contextlib import ExitStack
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
@@ -12,9 +12,7 @@ from tui.commands.order_id import find_order_or_fail
 from tui.commands.watch import EXIT_ENDED_BADLY, exit_status_option
 
 if TYPE_CHECKING:
-    from tui.case_file import CaseFile, Stores
-    from tui.local.inbox import InboxStore
-    from tui.local.notes import NoteStore
+    from tui.case_file import CaseFile
 
 
 @click.command("case")
@@ -44,11 +42,13 @@ def case(options: Options, order_id: str, markdown: bool, exit_status: bool) -> 
     found: list[CaseFile] = []
 
     async def work(session: Session) -> None:
-        from tui.case_file import case_markdown, open_case
+        from tui.case_file import case_markdown, open_case, opened_stores
 
         request_id = await find_order_or_fail(session, order_id)
+        profile = session.profile
         with ExitStack() as stack:
-            found.append(await open_case(request_id, session.client, session.copies, _stores(session, stack)))
+            stores = opened_stores(stack, profile.name, profile.environment, session.team)
+            found.append(await open_case(request_id, session.client, session.copies, stores))
         if options.json:
             emit_json(found[0].to_json())
         elif markdown:
@@ -62,35 +62,6 @@ def case(options: Options, order_id: str, markdown: bool, exit_status: bool) -> 
 
 
 # --- the stores a case reads -------------------------------------------------------------------------
-
-
-def _stores(session: Session, stack: ExitStack) -> Stores:
-    """The team's stores in team mode (who comes with them), else this machine's; closed with `stack`."""
-    from tui.case_file import Stores
-    from tui.local.storage import audit_log
-
-    profile = session.profile
-    team = session.team
-    watch_list: Any
-    if team is not None:
-        watch_list = team.watch_list(profile.environment)
-        inbox: InboxStore | None = team.inbox(profile.name, profile.environment)
-        notes: NoteStore | None = team.notes(profile.environment)
-    else:
-        from tui.local.config import Config, team_user
-        from tui.local.fileio import data_dir
-        from tui.local.inbox import SqliteInbox, inbox_path
-        from tui.local.notes import FILE_NAME as NOTES_FILE
-        from tui.local.notes import SqliteNotes
-        from tui.local.watchlist import WatchList
-
-        watch_list = WatchList()
-        inbox = SqliteInbox(profile.name) if inbox_path(profile.name).exists() else None
-        notes = SqliteNotes(author=team_user(Config())) if (data_dir() / NOTES_FILE).exists() else None
-    for store in (watch_list, inbox, notes):
-        if store is not None and team is None:
-            stack.callback(store.close)
-    return Stores(profile.name, audit_log(), notes, watch_list, inbox)
 
 
 # --- output ------------------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Mapping
+from contextlib import ExitStack
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -29,7 +30,7 @@ from tui.api.models import Card, Order, OrderItem
 from tui.api.redact import mask_card_code, mask_pin
 from tui.api.statuses import card_code_releasable, is_order_final, order_status_meaning
 from tui.api.weblink import WeblinkError, is_payout_url, weblink_token
-from tui.case_file import CaseFile, Stores, case_markdown, open_case, shown_time
+from tui.case_file import CaseFile, Stores, case_markdown, open_case, opened_stores, shown_time
 from tui.core.names import NOT_RELEASED, order_number
 from tui.core.order_ids import AmbiguousOrderId, UnknownOrderId, is_request_id
 from tui.core.order_watch import card_summary, needs_attention, readable_time
@@ -249,7 +250,9 @@ class OrderScreen(BaseScreen):
         session = self.app.session
         try:
             client = await session.client()
-            self.case = await open_case(order.request_id, client, session.copies(), self._stores(), order=order)
+            with ExitStack() as stack:
+                stores = self._stores(stack)
+                self.case = await open_case(order.request_id, client, session.copies(), stores, order=order)
         except (ServiceError, OSError) as error:
             if self.is_attached:
                 self.query_one("#order-verdict", Static).update(safe(f"Case not known: {error}"))
@@ -257,12 +260,16 @@ class OrderScreen(BaseScreen):
         if self.is_attached:  # the screen may have gone while the case was gathered
             self._show_case()
 
-    def _stores(self) -> Stores:
+    def _stores(self, stack: ExitStack) -> Stores:
+        """The app's notes and watch list as they are; the inbox (the receiver's) as the command line reads it."""
+        session = self.app.session
         try:
             watch_list: Any = self.app.watch_list.store
         except WatchListUnavailable:
             watch_list = None  # said where it is used; the case goes on without it
-        return Stores(self.app.session.profile.name, audit_log(), self.app.notes, watch_list, None)
+        return opened_stores(
+            stack, session.profile.name, session.environment, self.app.team, notes=self.app.notes, watch_list=watch_list
+        )
 
     def _show_case(self) -> None:
         verdict_line = self.query_one("#order-verdict", Static)
