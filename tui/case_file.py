@@ -444,7 +444,7 @@ def case_markdown(case_file: CaseFile) -> str:
     lines = [
         f"### Order {case_file.order_number} ({cell(case_file.status)})",
         "",
-        f"- RequestId: `{case_file.request_id}`",
+        f"- RequestId: `{cell(case_file.request_id)}`",
         f"- Verdict: **{cell(verdict.words)}**",
         *(f"- Needs attention: {cell(reason)}" for reason in verdict.reasons),
         "",

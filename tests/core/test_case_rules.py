@@ -114,3 +114,12 @@ def test_amounts_in_json_are_decimal_strings():
 def test_a_whole_amount_due_is_written_plainly():
     partial = replace(SUCCEEDED, status="PartialFailed", total=D("60"), debits=[D("60")], sold_share=D("0.5"))
     assert reasons(partial) == ("PartialFailed: 60 USD charged for 30 USD of Sold cards",)
+
+
+def test_a_hostile_request_id_reaches_neither_the_terminal_nor_the_ticket_raw():
+    from tui.case_file import CaseFile, case_markdown
+
+    hostile = "id\x1b]52;c;eA==\x07\u202e|`"
+    case = CaseFile(hostile, "O-00000001", "Failed", verdict(SUCCEEDED, NOW), [])
+    summary = case_markdown(case)
+    assert "\x1b" not in summary and "\x07" not in summary and "\u202e" not in summary

@@ -73,7 +73,9 @@ def _print_case(case_file: CaseFile) -> None:
     from tui.core.safe_text import visible
 
     verdict = case_file.verdict
-    click.echo(f"Order {case_file.order_number} · RequestId {case_file.request_id} · {visible(case_file.status)}")
+    click.echo(
+        f"Order {case_file.order_number} · RequestId {visible(case_file.request_id)} · {visible(case_file.status)}"
+    )
     click.echo(f"Verdict: {visible(verdict.words)}")
     for reason in verdict.reasons:
         click.echo(f"  ! {visible(reason)}")
