@@ -148,6 +148,7 @@ async def open_case(
     debits: list[Decimal] = []
     credits: list[Decimal] = []
     mine: list[Transaction] = []
+    undirected = 0
     problem = ""
     currency = order.currency or ""
     try:
@@ -160,7 +161,9 @@ async def open_case(
         currency = currency or next((t.currency for t in mine), "")
         for transaction, directed in _directed(mine, answer.value):
             events.append(_transaction_event(transaction, directed))
-            if directed is not None:
+            if directed is None:
+                undirected += 1
+            else:
                 (debits if directed < 0 else credits).append(abs(directed))
 
     audit = [e for e in stores.audit_entries() if _about(e, order)]
@@ -185,6 +188,7 @@ async def open_case(
         credits=credits,
         transactions_known="transactions" in as_of,
         transactions_problem=problem,
+        undirected=undirected,
         total=order.total.value,
         sold_share=_sold_share(order, mine),
         refused_callbacks=sum(not d.accepted for d in deliveries),
@@ -408,11 +412,14 @@ def _report_facts(
     day = _utc((lines[0].order_date or "")[:10])
     debits: list[Decimal] = []
     credits: list[Decimal] = []
+    undirected = 0
     if report is not None:
         wanted = request_id.strip().casefold()
         mine = [t for t in report.transactions if (t.request_id or "").strip().casefold() == wanted]
         for _, directed in _directed(mine, report):
-            if directed is not None:
+            if directed is None:
+                undirected += 1
+            else:
                 (debits if directed < 0 else credits).append(abs(directed))
     # The report dates an order, it does not time it: a day that is over was long enough ago (counted from its end).
     ended = day is not None and now - day > timedelta(days=1)
@@ -425,6 +432,7 @@ def _report_facts(
         credits=credits,
         transactions_known=report is not None,
         transactions_problem=problem,
+        undirected=undirected,
         unknown_outcomes=len(
             unknown_outcomes(e for e in audit if e.subject.strip().casefold() == request_id.casefold())
         ),

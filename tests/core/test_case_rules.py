@@ -123,3 +123,14 @@ def test_a_hostile_request_id_reaches_neither_the_terminal_nor_the_ticket_raw():
     case = CaseFile(hostile, "O-00000001", "Failed", verdict(SUCCEEDED, NOW), [])
     summary = case_markdown(case)
     assert "\x1b" not in summary and "\x07" not in summary and "\u202e" not in summary
+
+
+def test_a_transaction_of_unknown_direction_is_never_read_as_not_charged():
+    # Seen against `giftdesk sim --hostile`: a type that says nothing and no balance before it; the verdict said
+    # "not charged, order Failed: nothing needs attention".
+    unknown = replace(SUCCEEDED, status="Failed", debits=[], sold_share=D(0), undirected=1)
+    said = verdict(unknown, NOW)
+    assert said.words.startswith("charges not known (1 transaction of unknown direction)")
+    assert said.attention and said.to_json()["charged"] is None
+    assert "1 transaction for it of unknown direction: read it in the ledger" in said.reasons
+    assert not any("no debit" in reason for reason in reasons(replace(SUCCEEDED, debits=[], undirected=1)))

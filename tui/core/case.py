@@ -46,6 +46,7 @@ class CaseFacts:
     debits: Sequence[Decimal] = ()  # magnitudes of the transactions that took money for it
     credits: Sequence[Decimal] = ()  # magnitudes of those that gave money back
     transactions_known: bool = False  # its days' transactions were read (a copy or the service)
+    undirected: int = 0  # its transactions whose direction neither the balance's move nor the type says
     transactions_problem: str = ""  # why they were not, when not
     total: Decimal | None = None  # the order's total, in the account's currency
     sold_share: Decimal | None = None  # face value of its Sold cards / face value of all its cards
@@ -93,7 +94,7 @@ def verdict(facts: CaseFacts, now: datetime) -> Verdict:
         bool(reasons),
         tuple(reasons),
         _words(facts, charged, refunded, reasons),
-        facts.transactions_known,
+        facts.transactions_known and not facts.undirected,
     )
 
 
@@ -109,7 +110,11 @@ def attention_reasons(facts: CaseFacts, net: Decimal, now: datetime) -> list[str
             due = facts.total * facts.sold_share
             if net - due >= ROUNDING:
                 reasons.append(f"PartialFailed: {net}{money} charged for {_plain(due)}{money} of Sold cards")
-        if facts.final and status in ("succeeded", "partialfailed") and not facts.debits:
+        if facts.undirected:
+            reasons.append(
+                f"{counted(facts.undirected, 'transaction')} for it of unknown direction: read it in the ledger"
+            )
+        elif facts.final and status in ("succeeded", "partialfailed") and not facts.debits:
             reasons.append(f"{facts.status}, but no debit for it in its days' transactions")
     if not facts.final and facts.created is not None:
         minutes = (now - facts.created).total_seconds() / 60
@@ -137,6 +142,8 @@ def _words(facts: CaseFacts, charged: Decimal, refunded: Decimal, reasons: list[
     money = f" {facts.currency}" if facts.currency else ""
     if not facts.transactions_known:
         paid = "charges not known" + (f" ({facts.transactions_problem})" if facts.transactions_problem else "")
+    elif facts.undirected:
+        paid = f"charges not known ({counted(facts.undirected, 'transaction')} of unknown direction)"
     elif not charged:
         paid = "not charged"
     elif refunded >= charged:

@@ -137,10 +137,13 @@ def _row(line: LedgerLine, order_status: str = "") -> tuple[Text, ...]:
 
 
 def _type_cell(t: Transaction, order_status: str, amount: Decimal) -> Text:
-    """The transaction's type and its order's status; a debit of a Failed order flagged ⚠ (issue 38)."""
-    cell = safe(" ".join(part for part in (t.transaction_type or "", order_status) if part))
-    if debit_of_failed(order_status, amount):
-        cell.append(" ⚠", style="bold red")
+    """Its order's status and the transaction's type; a debit of a Failed order flagged ⚠ (issue 38)."""
+    # The order's status first, then the type: the column is cut at 80 columns, and the flag must show.
+    words = f"{order_status} ({t.transaction_type or '?'})" if order_status else t.transaction_type or ""
+    if not debit_of_failed(order_status, amount):
+        return safe(words)
+    cell = Text("⚠ ", style="bold red")
+    cell.append_text(safe(words))
     return cell
 
 
@@ -207,7 +210,7 @@ def _detail(line: LedgerLine, order_status: str = "") -> Text:
         f"Transaction {t.reference} ({t.transaction_type or '?'})",
         *([f"Order {order_status}"] if order_status else []),
         *(
-            ["⚠ a debit of a Failed order: `order case` says whether it was refunded"]
+            ["⚠ a debit of a Failed order: enter opens its case (was it refunded?)"]
             if debit_of_failed(order_status, line.signed_amount)
             else []
         ),
