@@ -61,6 +61,7 @@ from tui.listener_guard import (
     UnverifiedBudget,
     connection_cap,
     guarded_protocol,
+    say_accepts_at_the_limit_once,
 )
 from tui.local.inbox import CALLBACK, WEBHOOK, Delivery, InboxStore
 
@@ -506,6 +507,7 @@ class Receiver:
                 Route(METRICS_PATH, self._metrics, methods=["GET"]),
             ]
         )
+        say_accepts_at_the_limit_once()
         # log_config=None: uvicorn must not reconfigure the app's (redacting) logging; our own access log.
         config = uvicorn.Config(
             AccessLog(app),

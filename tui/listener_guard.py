@@ -237,3 +237,30 @@ class RefusalSample:
             self.per_reason,
             sources,
         )
+
+
+class AcceptsAtTheLimit(logging.Filter):
+    """asyncio logs an error with its traceback for every accept() refused at the open-files limit (then pauses
+    accepting for a second): under a flood of connections, many a second. One line of ours a minute instead;
+    the guard meanwhile closes the slowest connections to make room."""
+
+    def __init__(self, every_seconds: float = 60.0) -> None:
+        super().__init__()
+        self.every_seconds = every_seconds
+        self._said: float | None = None
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if "accept() out of system resource" not in record.getMessage():
+            return True
+        now = time.monotonic()
+        if self._said is None or now - self._said >= self.every_seconds:
+            self._said = now
+            log.warning("at the open-files limit: new connections wait a second (the slowest are being closed)")
+        return False
+
+
+def say_accepts_at_the_limit_once() -> None:
+    """Installed once per process, on asyncio's own logger."""
+    asyncio_log = logging.getLogger("asyncio")
+    if not any(isinstance(f, AcceptsAtTheLimit) for f in asyncio_log.filters):
+        asyncio_log.addFilter(AcceptsAtTheLimit())

@@ -169,3 +169,21 @@ def test_simulator_callback_reaches_the_listener_and_none_when_callbacks_are_off
     with pytest.raises(queue.Empty):
         events.get(timeout=GRACE_SECONDS)
     assert sim.callback_attempts(silent) == []
+
+
+def test_accepts_refused_at_the_file_limit_are_said_once_a_minute_not_each(caplog):
+    import logging
+
+    from tui.listener_guard import AcceptsAtTheLimit
+
+    said = AcceptsAtTheLimit()
+    refused = logging.LogRecord(
+        "asyncio", logging.ERROR, __file__, 1, "socket.accept() out of system resource", (), None
+    )
+    other = logging.LogRecord("asyncio", logging.ERROR, __file__, 1, "Task exception was never retrieved", (), None)
+    with caplog.at_level(logging.WARNING, logger="giftdesk.receiver"):
+        kept = [said.filter(refused) for _ in range(1000)]
+    assert not any(kept) and said.filter(other)
+    assert [r.getMessage() for r in caplog.records if r.name == "giftdesk.receiver"] == [
+        "at the open-files limit: new connections wait a second (the slowest are being closed)"
+    ]

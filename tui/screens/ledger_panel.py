@@ -137,13 +137,14 @@ def _row(line: LedgerLine, order_status: str = "") -> tuple[Text, ...]:
 
 
 def _type_cell(t: Transaction, order_status: str, amount: Decimal) -> Text:
-    """Its order's status and the transaction's type; a debit of a Failed order flagged ⚠ (issue 38)."""
-    # The order's status first, then the type: the column is cut at 80 columns, and the flag must show.
-    words = f"{order_status} ({t.transaction_type or '?'})" if order_status else t.transaction_type or ""
-    if not debit_of_failed(order_status, amount):
-        return safe(words)
-    cell = Text("⚠ ", style="bold red")
-    cell.append_text(safe(words))
+    """The transaction's type and its order's status; a debit of a Failed order flagged ⚠ (issue 38)."""
+    # The type first and whole (issue 26), then the flag, then the status: at 80 columns the column is cut after
+    # the flag, and the detail pane names the status.
+    cell = safe(t.transaction_type or "")
+    if debit_of_failed(order_status, amount):
+        cell.append(" ⚠", style="bold red")
+    if order_status:
+        cell.append_text(safe(f" {order_status}"))
     return cell
 
 
