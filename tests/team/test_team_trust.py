@@ -297,3 +297,30 @@ def test_a_schema_3_database_moves_to_one_login_per_operator_its_old_entries_kep
             connection.execute("DELETE FROM audit")
     finally:
         ana.close()
+
+
+def test_an_operators_receiver_prunes_old_refused_samples_and_nothing_else(link, team_url):
+    """The receiver prunes refused samples as the operator it runs as, who may not DELETE: the database
+    does it for them, and only refused samples older than a day, whatever `before` the client asks."""
+    from dataclasses import replace
+    from datetime import UTC, datetime, timedelta
+
+    from tui.local.inbox import CALLBACK, Delivery
+    from tui.team.inbox import TeamInbox
+
+    inbox = TeamInbox(link, "acme", "sandbox")
+    now = datetime.now(UTC)
+    old_refused = replace(
+        Delivery.refused_now("webhook", "bad signature", "10.0.0.9"), received_at=now - timedelta(days=8)
+    )
+    new_refused = Delivery.refused_now("webhook", "bad signature", "10.0.0.9")
+    old_accepted = replace(
+        Delivery.accepted_now("callback:REQ-OLD", CALLBACK, {"requestId": "REQ-OLD"}, "10.0.0.1"),
+        received_at=now - timedelta(days=30),
+    )
+    inbox.keep_all([old_refused, new_refused, old_accepted])
+
+    assert inbox.prune_refused(now + timedelta(days=1)) == 1  # a `before` in the future: still only the old one
+    assert {d.event_id for d in inbox.since()} == {new_refused.event_id, "callback:REQ-OLD"}
+    with pytest.raises(TeamDatabaseError, match="permission denied"), link.connection() as connection:
+        connection.execute("DELETE FROM inbox")

@@ -268,6 +268,27 @@ MIGRATIONS: tuple[str, ...] = (
         giftdesk_inbox_mark(text, text, text, text, text)
         TO giftdesk_operators;
     """,
+    # 6: the receiver prunes refused samples as the operator it runs as, who may not DELETE (issue 36): refused
+    # ones only, and none younger than a day whatever `p_before` says: a client may not erase fresh evidence.
+    """
+    CREATE FUNCTION giftdesk_inbox_prune_refused(p_profile text, p_environment text, p_before text)
+    RETURNS bigint LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $$
+    DECLARE
+        gone bigint;
+    BEGIN
+        DELETE FROM inbox
+        WHERE profile = p_profile AND environment = p_environment AND verdict = 'refused'
+            AND received_at < LEAST(
+                p_before,
+                to_char((now() - interval '1 day') AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') || '+00:00'
+            );
+        GET DIAGNOSTICS gone = ROW_COUNT;
+        RETURN gone;
+    END $$;
+
+    REVOKE EXECUTE ON FUNCTION giftdesk_inbox_prune_refused(text, text, text) FROM PUBLIC;
+    GRANT EXECUTE ON FUNCTION giftdesk_inbox_prune_refused(text, text, text) TO giftdesk_operators;
+    """,
 )
 OPERATORS_ROLE = "giftdesk_operators"  # the group role of every operator's login (migration 4)
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -107,11 +107,10 @@ class TeamInbox:
 
     def prune_refused(self, before: datetime) -> int:
         with self.link.connection() as connection:
-            cursor = connection.execute(
-                "DELETE FROM inbox WHERE profile = %s AND environment = %s AND verdict = 'refused' AND received_at < %s",
-                (self.profile, self.environment, _time(before)),
-            )
-        return cursor.rowcount
+            row = connection.execute(
+                "SELECT giftdesk_inbox_prune_refused(%s, %s, %s)", (self.profile, self.environment, _time(before))
+            ).fetchone()
+        return int(row[0]) if row else 0
 
     def check(self) -> None:
         """The pool itself, past the link's "unreachable" mark: a receiver has no live listener to lift it."""
