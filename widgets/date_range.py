@@ -20,6 +20,23 @@ from textual.widgets import Button, Input, Label, Static
 from tui.core.dates import DateInvalid, DayRange
 from widgets.safe_text import safe
 
+# The days a list opens on: the last 24 hours, so that just after midnight (UTC, the service's days) an
+# incident of a few minutes ago is on screen, not behind `d`.
+OPENING_DAYS = 2
+
+
+def opening_range() -> DayRange:
+    return DayRange.last_days(OPENING_DAYS, today=date.today())
+
+
+def range_label(day_range: DayRange) -> str:
+    """`today`, `last 7 days` for a range that ends today, else its days."""
+    if day_range.end != date.today():
+        return str(day_range)
+    days = (day_range.end - day_range.start).days + 1
+    return "today" if days == 1 else f"last {days} days"
+
+
 RANGE_BINDINGS = [
     Binding("t", "range_days(1)", "Today", id="range.today"),
     Binding("d", "range_days(2)", "24 h", id="range.day"),

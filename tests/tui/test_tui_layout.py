@@ -158,7 +158,7 @@ async def test_the_orders_boards_summary_is_whole_at_80x24(seeded, monkeypatch):
         await settle(pilot)
         summary = screen.query_one("#orders-summary")
         said = " ".join(str(summary.render()).split())
-        assert "stuck > 15 min" in said and said.endswith("↓")
+        assert "stuck > 15 min" in said and "by Time (UTC) ↓" in said
         region = summary.region
         drawn = [line[region.x : region.right] for line in screen_lines(app)[region.y : region.bottom]]
         assert " ".join(" ".join(drawn).split()) == said

@@ -143,9 +143,10 @@ async def test_range_keys_ask_for_those_days(sim_factory):
     app = app_on(sim)
     async with app.run_test(size=WIDE) as pilot:
         screen = await open_ledger(pilot)
-        assert screen.report.start_date == date.today().isoformat()
+        opening = (date.today() - timedelta(days=1)).isoformat()  # the last 24 hours: today and yesterday
+        assert screen.report.start_date == opening
         await pilot.press("k")
-        await until(pilot, lambda: screen.report is not None and screen.report.start_date != date.today().isoformat())
+        await until(pilot, lambda: screen.report is not None and screen.report.start_date != opening)
         await settle(pilot)
         assert screen.report.start_date == (date.today() - timedelta(days=6)).isoformat()
         assert "last 7 days" in text_of(screen, "#ledger-title")

@@ -59,7 +59,7 @@ async def open_board(pilot) -> OrdersScreen:
 
 
 async def open_recent_board(pilot) -> OrdersScreen:
-    """The board (which opens on today), then `d` for the recent range."""
+    """The board (which opens on the last 24 hours), then `d` for the recent range."""
     screen = await open_board(pilot)
     await pilot.press("d")
     await until(pilot, lambda: screen.day_range == recent_range() and not screen.table.loading)
@@ -86,13 +86,13 @@ def summary(screen: OrdersScreen) -> str:
     return str(screen.query_one("#orders-summary").render())
 
 
-async def test_the_board_opens_on_today_with_counts_and_stuck_orders(seeded, demo_credentials):
+async def test_the_board_opens_on_the_last_24_hours_with_counts_and_stuck_orders(seeded, demo_credentials):
     lines = recent_lines(seeded, demo_credentials)
     assert lines, "the seeded past has recent orders"
     app = app_on(seeded)
     async with app.run_test(size=WIDE) as pilot:
         screen = await open_board(pilot)
-        assert screen.day_range == DayRange.last_days(1, today=date.today())
+        assert screen.day_range == DayRange.last_days(2, today=date.today())  # an incident at 00:10 is on screen
         screen = await open_recent_board(pilot)
         assert screen.table.row_count == len(lines)
         assert set(column(screen, 7)) == {line["clientReferenceNumber"] for line in lines}

@@ -9,8 +9,6 @@ remembers it per profile and environment and shows it in the context bar.
 
 from __future__ import annotations
 
-from datetime import date
-
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -23,13 +21,12 @@ from tui.api.client import ServiceClient
 from tui.api.errors import ServiceError
 from tui.api.models import Account
 from tui.api.money_models import TransactionsReport
-from tui.core.dates import DayRange
 from tui.core.ledger import of_currency, reconcile
 from tui.core.words import counted
 from tui.screens.base import BaseScreen
 from tui.screens.freshness import FreshnessMixin
 from tui.screens.ledger_panel import LedgerPanel
-from widgets.date_range import RANGE_BINDINGS, DateRangeKeys
+from widgets.date_range import RANGE_BINDINGS, DateRangeKeys, opening_range
 from widgets.money import format_money
 from widgets.safe_text import safe, safe_row
 
@@ -74,7 +71,7 @@ class AccountsScreen(FreshnessMixin, DateRangeKeys, BaseScreen):
     def __init__(self) -> None:
         super().__init__()
         self.accounts: list[Account] = []
-        self.day_range = DayRange.last_days(1, today=date.today())
+        self.day_range = opening_range()
         self.report: TransactionsReport | None = None  # the range's transactions, every account's
 
     def compose_body(self) -> ComposeResult:

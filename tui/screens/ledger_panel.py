@@ -10,7 +10,6 @@ fetches, the panel shows.
 
 from __future__ import annotations
 
-from datetime import date
 from decimal import Decimal
 
 from rich.text import Text
@@ -22,6 +21,7 @@ from tui.api.models import WireModel
 from tui.api.money_models import ExchangeRateUsed, Transaction, TransactionItem
 from tui.core.dates import DayRange
 from tui.core.ledger import LedgerLine, Reconciliation, balance_series
+from widgets.date_range import range_label
 from widgets.money import format_amount, format_money
 from widgets.safe_text import safe
 
@@ -59,7 +59,7 @@ class LedgerPanel(Vertical):
 
     def show_title(self, label: str | None, day_range: DayRange, freshness: str = "") -> None:
         who = safe(f"Ledger of {label}") if label else Text("Ledger: no account")
-        who.append(f" · {range_label(day_range, date.today())}", style="bold")
+        who.append(f" · {range_label(day_range)}", style="bold")
         if freshness:
             who.append(f" · {freshness}")
         who.append("  enter: order", style="dim")  # the days' keys are in the footer
@@ -111,14 +111,6 @@ class LedgerPanel(Vertical):
     def selected(self) -> Transaction | None:
         row = self.table.cursor_row
         return self.lines[row].transaction if self.lines and 0 <= row < len(self.lines) else None
-
-
-def range_label(day_range: DayRange, today: date) -> str:
-    """`today`, `last 7 days` for a range that ends today, else its days."""
-    if day_range.end != today:
-        return str(day_range)
-    days = (day_range.end - day_range.start).days + 1
-    return "today" if days == 1 else f"last {days} days"
 
 
 def _row(line: LedgerLine, order_status: str = "") -> tuple[Text, ...]:

@@ -1,6 +1,6 @@
 """Orders: the triage board. Every order line of a range of days, counts per status, stuck ones flagged.
 
-Opens on today; `t` `d` `k` `R` choose the days (widgets.date_range). One row
+Opens on the last 24 hours (widgets.date_range.OPENING_DAYS); `t` `d` `k` `R` choose the days (widgets.date_range). One row
 per order line of the order history (time, status, order number, product,
 denomination, quantity, total, RequestId); the summary counts orders per
 status. A line whose order is not final and older than the profile's
@@ -18,7 +18,7 @@ Every string from the service is shown literally (widgets.safe_text).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from rich.text import Text
@@ -52,7 +52,7 @@ from tui.core.words import counted
 from tui.local.storage import audit_log
 from tui.screens.base import BaseScreen
 from tui.screens.freshness import FreshnessMixin
-from widgets.date_range import RANGE_BINDINGS, DateRangeKeys
+from widgets.date_range import RANGE_BINDINGS, DateRangeKeys, opening_range, range_label
 from widgets.filter_bar import RowFilter
 from widgets.money import format_money
 from widgets.row_table import RowColumn, RowTable
@@ -139,7 +139,7 @@ class OrdersScreen(FreshnessMixin, DateRangeKeys, BaseScreen):
 
     def __init__(self) -> None:
         super().__init__()
-        self.day_range = DayRange.last_days(1, today=date.today())
+        self.day_range = opening_range()
         self.rows: list[BoardRow] = []  # every line of the range, in the sort order
         self._cells: dict[int, tuple[Text, ...]] = {}  # id(row) -> its drawn cells, built when first drawn
         self.shown: list[BoardRow] = []  # the rows on screen, after the filter
@@ -333,7 +333,7 @@ class OrdersScreen(FreshnessMixin, DateRangeKeys, BaseScreen):
         self._show_summary()
 
     def _show_summary(self) -> None:
-        summary = Text(f"{self.day_range} · ", style="bold")
+        summary = Text(f"{range_label(self.day_range)} · ", style="bold")
         if self.freshness is not None:
             summary.append(f"{self.freshness_text()} · ", style="dim")
         if self.problem is not None and not self.rows:
