@@ -108,12 +108,11 @@ async def test_a_checkbox_reads_ticked_or_not_without_colour(sim):
         await pilot.pause()
         await pilot.press("a")
         await pilot.pause()
-        app.screen.query_one("#readonly", Checkbox).focus()  # scrolled into view
-        await pilot.pause()
-        assert "[ ] Read-only" in "\n".join(screen_lines(app))
+        await until(pilot, lambda: app.screen.query("#readonly"), timeout=10)
+        app.screen.query_one("#readonly", Checkbox).focus()  # scrolled into view (a loaded machine: a few frames)
+        await until(pilot, lambda: "[ ] Read-only" in "\n".join(screen_lines(app)), timeout=10)
         app.screen.query_one("#readonly", Checkbox).value = True
-        await pilot.pause()
-        assert "[x] Read-only" in "\n".join(screen_lines(app))
+        await until(pilot, lambda: "[x] Read-only" in "\n".join(screen_lines(app)), timeout=10)
 
 
 @pytest.mark.parametrize("size", [(80, 24), (160, 48)], ids=lambda s: f"{s[0]}x{s[1]}")
