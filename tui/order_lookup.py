@@ -28,7 +28,7 @@ async def find_order(
     text: str, client: ServiceClient, copies: ReportCopies, recent: Iterable[str] = (), *, today: date | None = None
 ) -> str:
     """The RequestId `text` names. Raises tui.core.order_ids.UnknownOrderId or AmbiguousOrderId."""
-    recent_orders = [KnownOrder(request_id, where="recent") for request_id in recent]
+    recent_orders = [KnownOrder(request_id, where="recent orders") for request_id in recent]
     if is_request_id(text):
         return text.strip()
     try:

@@ -30,6 +30,10 @@ class NamesAnOrder(Protocol):
     def serials(self) -> tuple[str, ...]: ...
     @property
     def where(self) -> str: ...
+    @property
+    def status(self) -> str | None: ...
+    @property
+    def day(self) -> str | None: ...
 
 
 @dataclass(frozen=True)
@@ -40,6 +44,8 @@ class KnownOrder:
     order_number: str | None = None  # as the service writes it (`O-00500199`), or None when not seen
     serials: tuple[str, ...] = ()
     where: str = ""  # where it was seen, said when it is one of several candidates
+    status: str | None = None  # as the copy it was seen in said it, for a candidate's line in a picker
+    day: str | None = None  # the order's date as that copy wrote it
 
 
 class UnknownOrderId(LookupError):
@@ -124,12 +130,16 @@ def _distinct(known: Iterable[NamesAnOrder]) -> list[KnownOrder]:
         key = order.request_id.casefold()
         seen = merged.get(key)
         if seen is None:
-            merged[key] = KnownOrder(order.request_id, order.order_number, tuple(order.serials), order.where)
+            merged[key] = KnownOrder(
+                order.request_id, order.order_number, tuple(order.serials), order.where, order.status, order.day
+            )
         else:
             merged[key] = KnownOrder(
                 seen.request_id,
                 seen.order_number or order.order_number,
                 tuple(dict.fromkeys((*seen.serials, *order.serials))),
                 seen.where or order.where,
+                seen.status or order.status,
+                seen.day or order.day,
             )
     return list(merged.values())

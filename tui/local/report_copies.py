@@ -319,6 +319,8 @@ class SeenOrder(NamedTuple):
     order_number: str | None
     serials: tuple[str, ...] = ()
     where: str = ""
+    status: str | None = None
+    day: str | None = None
 
 
 def _orders_in(kind: str, key: str, body: bytes) -> list[SeenOrder]:
@@ -327,7 +329,7 @@ def _orders_in(kind: str, key: str, body: bytes) -> list[SeenOrder]:
     if kind == SEEN_ORDERS:
         number = wire.get("orderNumber") if isinstance(wire, dict) else None
         serials = tuple(s for s in _list(wire, "serials") if isinstance(s, str))
-        return [SeenOrder(key, number if isinstance(number, str) else None, serials, where="seen")]
+        return [SeenOrder(key, _text(number), serials, "opened here")]
     rows = (
         wire
         if kind == ORDER_HISTORY and isinstance(wire, list)
@@ -339,9 +341,17 @@ def _orders_in(kind: str, key: str, body: bytes) -> list[SeenOrder]:
             continue
         request_id = row.get("clientReferenceNumber") if kind == ORDER_HISTORY else row.get("requestId")
         if isinstance(request_id, str) and request_id.strip():
-            number = row.get("orderNumber")
-            found.append(SeenOrder(request_id.strip(), number if isinstance(number, str) else None, where=kind))
+            day = row.get("orderDate") if kind == ORDER_HISTORY else row.get("transactionDate")
+            status = row.get("status") if kind == ORDER_HISTORY else None
+            where = "orders report" if kind == ORDER_HISTORY else "transactions"
+            found.append(
+                SeenOrder(request_id.strip(), _text(row.get("orderNumber")), (), where, _text(status), _text(day))
+            )
     return found
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
 
 
 def _list(value: Any, key: str) -> list[Any]:

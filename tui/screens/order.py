@@ -40,6 +40,7 @@ from tui.local.storage import CARD_COPY, CARD_REVEAL, RecentOrders, audit_log
 from tui.order_lookup import find_order
 from tui.screens.base import BaseScreen
 from tui.screens.host import WatchListUnavailable
+from tui.screens.order_picker import OrderPicker
 from tui.screens.product_names import known_names, look_up_names, product_label
 from widgets.masked import MaskedValue
 from widgets.money import format_amount, format_money
@@ -173,13 +174,23 @@ class OrderScreen(BaseScreen):
             if self.order is None and not is_request_id(request_id):  # any ID finds the order (issue 38)
                 request_id = self.request_id = await self._found(request_id, client)
             order = await client.get_order(request_id)
-        except (AmbiguousOrderId, UnknownOrderId) as error:
+        except AmbiguousOrderId as error:  # a picker of the candidates (issue 38); esc leaves the words
+            self.request_id = None  # not an order: nothing to look at again when the picker closes
+            self._say(f"{error}. Choose one, or give more of the RequestId.", problem=True)
+            self.app.push_screen(OrderPicker(request_id, error.candidates), self._picked)
+            return
+        except UnknownOrderId as error:
+            self.request_id = None
             self._say(f"{error}. Give more of the RequestId, or the whole of it.", problem=True)
             return
         except ServiceError as error:
             self._look_failed(request_id, error)
             return
         self._order_seen(order)
+
+    def _picked(self, request_id: str | None) -> None:
+        if request_id is not None:
+            self.open_order(request_id)
 
     async def _found(self, typed: str, client: ServiceClient) -> str:
         session = self.app.session
