@@ -23,6 +23,7 @@ from bench import (
     cli_order_show,
     cpu_idle,
     demo_launch,
+    order_case,
     orders_board,
     receiver,
     receiver_flood,
@@ -47,6 +48,7 @@ MODULES = (
     (receiver, {28, 29, 30}),
     (busy_hour, {31, 32, 33, 34}),
     (receiver_flood, {37, 38}),
+    (order_case, {39, 40}),
 )
 
 
