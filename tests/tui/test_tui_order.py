@@ -108,6 +108,8 @@ async def open_order(pilot, request_id: str, status: str | None = None) -> Order
     await pilot.app.navigate("order", request_id)
     screen = pilot.app.screen
     await until(pilot, lambda: screen.order is not None and (status is None or screen.order.status == status))
+    # Its case (issue 38) comes a moment after the order: its verdict, or why it is not known, is on screen.
+    await until(pilot, lambda: screen.case is not None or static_text(screen, "#order-verdict").strip())
     await pilot.pause()
     return screen
 
