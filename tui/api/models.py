@@ -410,6 +410,10 @@ class OrderLine:
     quantity: int = 1
     value: float = 0.0  # face value, within the product's min/max face value
 
+    @property
+    def names(self) -> str:
+        return f"product {self.product_id}"
+
     def to_wire(self) -> dict[str, Any]:
         return {"ProductId": self.product_id, "Quantity": self.quantity, "Value": self.value}
 
@@ -433,6 +437,10 @@ class SkuLine:
     sku: str
     quantity: int = 1
     value: float = 0.0  # face value, within the item's face values
+
+    @property
+    def names(self) -> str:
+        return f"SKU {self.sku}"
 
     def to_wire(self) -> dict[str, Any]:
         return {"Sku": self.sku, "Quantity": self.quantity, "Value": self.value}

@@ -2,25 +2,13 @@
 
 from __future__ import annotations
 
-import re
 from decimal import Decimal
 from typing import Any
 
 import click
 
 from tui.commands.common import Options, Session, emit_json, money, print_fields, print_table, run, service_options
-from tui.commands.order import FaceValue
-
-SKU = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
-
-
-def sku_argument(ctx: click.Context, param: click.Parameter, value: str) -> str:
-    """A SKU as the catalog lists them (letters, digits, `.`, `_`, `-`), or a usage error (exit 2) saying so."""
-    if not SKU.fullmatch(value.strip()):
-        raise click.BadParameter(
-            f"{value!r} is not a SKU: give one as the v2.1 catalog lists it, like SIM-402 (letters, digits, . _ -)"
-        )
-    return value.strip()
+from tui.commands.order_inputs import FaceValue, sku_argument
 
 
 @click.command("stock")
