@@ -10,7 +10,7 @@ from test_tui_catalog import SIZE, apply_filters, drawn, shown_in_full
 
 from tui.api.client import ServiceClient
 from tui.api.models import Product
-from tui.screens.catalog_stock import product_sku
+from tui.screens.catalog_v21 import product_sku
 
 
 async def test_s_says_the_highlighted_product_s_stock(sim):
@@ -74,3 +74,19 @@ def test_stock_notification_snapshot(sim, snap_compare):
         await drawn(pilot)
 
     assert snap_compare(app_on(sim), terminal_size=SIZE, run_before=check)
+
+
+async def test_k_shows_the_page_s_brands_of_each_category_in_turn(sim):
+    app = app_on(sim)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        await pilot.press("k")  # the first category: Food & Drink
+        await settle(pilot)
+        assert screen.pager.note == "category Food & Drink (k: next)"
+        assert screen.shown and all(any(c.id == 1 for c in brand.categories) for brand in screen.shown)
+        assert len(screen.shown) < len(screen.brands)
+        for _ in range(8):  # through the other seven, then none: every brand again
+            await pilot.press("k")
+            await settle(pilot)
+        assert screen.pager.note == "" and len(screen.shown) == len(screen.brands)

@@ -23,6 +23,7 @@ from textual.widgets import DataTable, Static
 from textual.worker import Worker, WorkerState
 
 from styles import STYLES
+from tui.core.safe_text import visible
 from tui.local.first_pages import first_page_path, read_first_page, write_first_page
 from tui.screens.catalog_kept import Detail, KeptBrand, KeptPage, kept_page, kept_page_json, worth_keeping
 from tui.screens.catalog_mirror import MIRROR_BINDINGS, MirrorSource
@@ -37,7 +38,7 @@ if TYPE_CHECKING:  # the models (pydantic) load with the first live page, not be
     from pathlib import Path
 
     from tui.api.client import ServiceClient
-    from tui.api.models import Brand, CatalogQuery, Product
+    from tui.api.models import Brand, CatalogQuery, Category, Product
 
 DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 100  # DESIGN: the service publishes no maximum; we cap at 100
@@ -275,6 +276,7 @@ class CatalogScreen(FreshnessMixin, MirrorSource):
         Binding("c", "copy_id", "Copy id", id="catalog.copy"),
         Binding("o", "new_test_order", "Test order", id="catalog.order"),
         Binding("s", "check_stock", "Stock", id="catalog.stock", show=False),
+        Binding("k", "next_category", "Category", id="catalog.category", show=False),
         Binding("v", "toggle_version", "v1/v2", id="catalog.version"),
         Binding("r", "reload", "Reload", id="catalog.reload"),
         Binding("n", "page(1)", "Next page", id="catalog.next"),
@@ -296,6 +298,7 @@ class CatalogScreen(FreshnessMixin, MirrorSource):
         self.detail_follows = False  # new rows are in the table; their detail comes a frame later
         self.v1_brands: list[Brand] | None = None  # v1 only: the service gives the whole list
         self.country_names: dict[str, str] = {}  # code: name, from the v2.1 catalog once a session
+        self.category: Category | None = None  # `k`: only the page's brands of this category
         # The first page as the last start drew it, on screen until the live page comes.
         self.kept: KeptPage | None = None
         self.kept_json: dict[str, Any] | None = None  # what is kept, as read or last written (`worth_keeping`)
@@ -384,7 +387,7 @@ class CatalogScreen(FreshnessMixin, MirrorSource):
 
     @work(exclusive=True, exit_on_error=False, group="catalog-countries")
     async def load_country_names(self) -> None:
-        from tui.screens.catalog_stock import country_names
+        from tui.screens.catalog_v21 import country_names
 
         self.country_names = await country_names(self.app.session)
         if self.country_names and self.detail is not None:
@@ -474,7 +477,12 @@ class CatalogScreen(FreshnessMixin, MirrorSource):
 
     def fill_brand_table(self) -> None:
         needle = "" if self.from_mirror else self.query_one(RowFilter).value  # the mirror searched already
-        self.shown = [brand for brand in self.brands if row_matches(brand, needle)]
+        self.shown = [
+            brand
+            for brand in self.brands
+            if row_matches(brand, needle)
+            and (self.category is None or any(c.id == self.category.id for c in brand.categories))
+        ]
         # The rows are drawn first (only those in view); the detail pane (which
         # changes sizes, so costs a layout pass) follows a frame later.
         self.detail_follows = True
@@ -717,7 +725,7 @@ class CatalogScreen(FreshnessMixin, MirrorSource):
 
     @work(exclusive=True, exit_on_error=False, group="catalog-stock")
     async def check_stock(self, product: Product) -> None:
-        from tui.screens.catalog_stock import product_sku, stock_words
+        from tui.screens.catalog_v21 import product_sku, stock_words
 
         client = await self.app.session.client()
         sku = await product_sku(client, product)
@@ -735,6 +743,21 @@ class CatalogScreen(FreshnessMixin, MirrorSource):
             title="Stock",
             severity="information" if stock.is_stocked else "warning",
         )
+
+    def action_next_category(self) -> None:
+        """The next category (from the v2.1 catalog's categories), then none: the page's brands of it only."""
+        if self.version == 1 or self.from_mirror:
+            self.notify("The category filter is for the live v2 page (v, l).", severity="warning")
+            return
+        self.choose_next_category()
+
+    @work(exclusive=True, exit_on_error=False, group="catalog-category")
+    async def choose_next_category(self) -> None:
+        from tui.screens.catalog_v21 import categories, next_category
+
+        self.category = next_category(await categories(self.app.session), self.category)
+        self.pager.note = f"category {visible(self.category.name)} (k: next)" if self.category else ""
+        self.fill_brand_table()
 
     def action_new_test_order(self) -> None:
         product = self._selected_product()

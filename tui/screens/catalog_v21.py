@@ -1,8 +1,9 @@
-"""The Catalog screen's use of the v2.1 catalog: a product's stock before ordering, and country names.
+"""The Catalog screen's use of the v2.1 catalog: a product's stock before ordering, categories, country names.
 
 Catalog v2's products carry ids, not SKUs: a product's SKU is its own `sku` where the service sends one,
 else the v2.1 item with the product's id, found by the product's name (one request). A product with
-neither has no SKU, and the check says so. The countries' names are asked once a session (Session.cache).
+neither has no SKU, and the check says so. Categories and countries' names are asked once a session
+(Session.cache).
 """
 
 from __future__ import annotations
@@ -14,10 +15,11 @@ from tui.api.errors import ServiceError
 
 if TYPE_CHECKING:
     from tui.api.client import ServiceClient
-    from tui.api.models import Product, Stock
+    from tui.api.models import Category, Product, Stock
     from tui.session import Session
 
 COUNTRY_NAMES = "catalog-countries"  # the Session.cache key: {code: name}, {} when they could not be read
+CATEGORIES = "catalog-categories"  # the Session.cache key: the categories, in the service's order
 
 
 async def product_sku(client: ServiceClient, product: Product) -> str | None:
@@ -52,3 +54,20 @@ async def country_names(session: Session) -> dict[str, str]:
             countries = []
         names = session.cache[COUNTRY_NAMES] = {c.code: c.name for c in countries if c.name}
     return names
+
+
+async def categories(session: Session) -> list[Category]:
+    """The catalog's categories, asked once a session (an error is said by the screen, and asked again next time)."""
+    found = session.cache.get(CATEGORIES)
+    if found is None:
+        found = session.cache[CATEGORIES] = await (await session.client()).categories()
+    return found
+
+
+def next_category(known: list[Category], current: Category | None) -> Category | None:
+    """The category after `current` (the first after none); after the last, none: every category again."""
+    ids = [category.id for category in known]
+    if current is None or current.id not in ids:
+        return known[0] if known else None
+    position = ids.index(current.id) + 1
+    return known[position] if position < len(known) else None
