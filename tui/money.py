@@ -36,7 +36,7 @@ from tui.local.storage import ATTEMPT, REDEEM, AuditStore, audit_log
 
 if TYPE_CHECKING:
     from tui.api.client import ServiceClient
-    from tui.api.models import Account, Order, PlaceOrder, RedeemRequest, RedeemResult
+    from tui.api.models import Account, Order, PlaceOrder, PlaceOrderBySku, RedeemRequest, RedeemResult
     from tui.local.config import Profile
 
 PLACE_ORDER = "place-order"  # the command line's audit action (the TUI's form records "new-order")
@@ -106,10 +106,14 @@ def order_already_exists(error: ServiceError) -> bool:
     return ORDER_EXISTS_REASON in "".join(said.split()).casefold()
 
 
-def same_lines(order: Order, sent: PlaceOrder) -> bool:
-    """The order found holds the lines sent (product, quantity, face value), in any order."""
-    found = sorted((item.product_id, item.quantity, Decimal(item.product_face_value)) for item in order.items)
-    wanted = sorted((line.product_id, line.quantity, Decimal(str(line.value))) for line in sent.products)
+def same_lines(order: Order, sent: PlaceOrder | PlaceOrderBySku) -> bool:
+    """The order found holds the lines sent (product, quantity, face value), in any order. Lines sent by SKU
+    name no product id (Get order's items name no SKU): their quantities and face values are compared."""
+    by_id = all(hasattr(line, "product_id") for line in sent.products)
+    found = sorted(
+        (item.product_id if by_id else 0, item.quantity, Decimal(item.product_face_value)) for item in order.items
+    )
+    wanted = sorted((getattr(line, "product_id", 0), line.quantity, Decimal(str(line.value))) for line in sent.products)
     return found == wanted
 
 
@@ -208,7 +212,7 @@ class MoneyWrites:
 
     async def place_order(
         self,
-        order: PlaceOrder,
+        order: PlaceOrder | PlaceOrderBySku,
         *,
         action: str = PLACE_ORDER,
         sent_before: bool = False,
@@ -217,10 +221,11 @@ class MoneyWrites:
     ) -> Placed:
         """Place `order` once. `sent_before`: this same write (RequestId) was sent earlier and its outcome is unknown.
         `confirm` runs once the environment is checked, before the attempt line (it may raise to stop);
-        `sending` once the attempt line is written, just before the order goes out."""
+        `sending` once the attempt line is written, just before the order goes out. An order by SKU (the v2.1
+        catalog, for a product without an id) keeps the same rules; its audit lines name the SKU."""
         subject = order.request_id
         detail = ", ".join(
-            f"account {order.account_id}, product {line.product_id}, value {Decimal(str(line.value)).normalize():f} x {line.quantity}"
+            f"account {order.account_id}, {line.names}, value {Decimal(str(line.value)).normalize():f} x {line.quantity}"
             for line in order.products
         )
         environment = await self.checked_environment(action, subject, order.account_id, detail=detail)
@@ -231,7 +236,7 @@ class MoneyWrites:
             if sending is not None:
                 sending()
             try:
-                echoed = await self.client.place_order(order)
+                echoed = await self._sent(order)
             except ServiceError as error:
                 if not order_already_exists(error):
                     if _in_doubt(error) and not isinstance(
@@ -252,7 +257,15 @@ class MoneyWrites:
             trace.outcome = "placed"
             return Placed(echoed)
 
-    async def _found(self, order: PlaceOrder, *, ours: bool) -> Placed:
+    async def _sent(self, order: PlaceOrder | PlaceOrderBySku) -> str:
+        """The RequestId the service echoes, by product id (the default) or by SKU."""
+        from tui.api.models import PlaceOrderBySku
+
+        if isinstance(order, PlaceOrderBySku):
+            return (await self.client.place_order_by_sku(order)).request_id
+        return await self.client.place_order(order)
+
+    async def _found(self, order: PlaceOrder | PlaceOrderBySku, *, ours: bool) -> Placed:
         """OrderAlreadyExists: Get order says what is true."""
         try:
             found = await self.client.get_order(order.request_id)

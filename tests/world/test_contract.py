@@ -16,6 +16,7 @@ import base64
 import os
 from collections.abc import Awaitable, Callable
 from datetime import date
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +30,7 @@ from tui.api import wire_json
 from tui.api.bounds import Bounds, depth_exceeds, number_is_sane
 from tui.api.client import RetryPolicy, ServiceClient
 from tui.api.errors import ForbiddenError, MalformedResponseError, OrderNotFoundError, RefusedError
-from tui.api.models import NotificationConfig, OrderLine, PlaceOrder, RedeemRequest
+from tui.api.models import NotificationConfig, OrderLine, PlaceOrder, PlaceOrderBySku, RedeemRequest, SkuLine
 from tui.simulator import TIMING_PRESETS, DemoCredential, SimulatorServer, SimulatorSettings
 
 CONTRACT = Path(__file__).resolve().parents[2] / "docs" / "provider-openapi.yaml"
@@ -122,6 +123,13 @@ CALLS: dict[str, Call] = {
         TOKEN, RedeemRequest("PayPal", recipient_email="ann@example.com")
     ),
     "payoutStatus": lambda client: client.payout_status(TOKEN),
+    "brands": lambda client: client.brands(),
+    "stock": lambda client: client.stock("SIM-402", Decimal("20")),
+    "categories": lambda client: client.categories(),
+    "catalogCountries": lambda client: client.catalog_countries(),
+    "placeOrderBySku": lambda client: client.place_order_by_sku(
+        PlaceOrderBySku(GUID, 1001, [SkuLine("SIM-102", 1, 10)])
+    ),
 }
 # The wire form a second reader takes (order show --json reads it without the model when it can).
 WIRE_CALLS: dict[str, Call] = {"getOrder": lambda client: client.get_order_wire(GUID)}

@@ -18,6 +18,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from datetime import date
+from decimal import Decimal
 from enum import Flag, auto
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from urllib.parse import quote
@@ -53,15 +54,22 @@ if TYPE_CHECKING:  # the models (and pydantic) load when a method first parses a
     from tui.api.models import (
         Account,
         Brand,
+        BrandsPage,
+        BrandsQuery,
+        CatalogCountry,
         CatalogPage,
         CatalogQuery,
+        Category,
         NotificationConfig,
         Order,
         OrderHistoryLine,
         PayoutStatus,
         PlaceOrder,
+        PlaceOrderBySku,
         RedeemRequest,
         RedeemResult,
+        SkuCheckout,
+        Stock,
     )
     from tui.api.money_models import ExchangeRates, TransactionsReport
 
@@ -78,6 +86,11 @@ REDEEM_PATH = "/api/Integration/v2/payout/redeem/{token}"
 PAYOUT_STATUS_PATH = "/api/Integration/v2/payout/status/{token}"
 TRANSACTIONS_PATH = "/api/integration/v1.0/transactions"
 EXCHANGE_RATES_PATH = "/api/integration/v1.0/exchange-rates"
+BRANDS_PATH = "/api/Integration/v2.0/brands"  # the v2.1 catalog's paths, spelled as DESIGN.md has them
+STOCK_PATH = "/api/integration/v2.0/getstock/{sku}/{face_value}"
+CATEGORIES_PATH = "/api/integration/v2.0/categories"
+COUNTRIES_PATH = "/api/integration/v2.0/catalog-countries"
+SKU_CHECKOUT_PATH = "/api/integration/v2.0/orders/checkout"
 
 DEFAULT_TIMEOUT = httpx.Timeout(10.0, connect=5.0)
 CATALOG_V1_GONE = "catalog version 1 is gone: the provider has retired it"
@@ -315,6 +328,55 @@ class ServiceClient:
         if not isinstance(data, str):
             raise MalformedResponseError(f"POST {CHECKOUT_PATH}: expected the RequestId as a JSON string")
         return data
+
+    async def place_order_by_sku(self, order: PlaceOrderBySku) -> SkuCheckout:
+        """Checkout by SKU (the v2.1 catalog), paced and retried as Place order is; the answer is the order
+        in brief. The SKU path is for a product without an id: Place order by id stays the default."""
+        from tui.api.models import SkuCheckout
+
+        check_request_id(order.request_id)
+        skus = sorted({line.sku for line in order.products})
+        also = (endpoints.PLACE_ORDER_SPACING, *(f"{endpoints.PLACE_ORDER_PRODUCT} {sku}" for sku in skus))
+        try:
+            response = await self._send(
+                "POST",
+                SKU_CHECKOUT_PATH,
+                endpoints.PLACE_ORDER,
+                json=order.to_wire(),
+                retry_on=RetryOn.READ,
+                retry=replace(self.retry, max_retry_after=PLACE_MAX_RETRY_AFTER),
+                also=also,
+            )
+        except RateLimitedError as limited:
+            limited.hint = PLACE_RATE_LIMITED_HINT
+            raise
+        return _parse(SkuCheckout, _json(response, SKU_CHECKOUT_PATH), SKU_CHECKOUT_PATH)
+
+    async def brands(self, query: BrandsQuery | None = None) -> BrandsPage:
+        """A page of the v2.1 catalog's brands (items with SKU, status and face values)."""
+        from tui.api.models import BrandsPage, BrandsQuery
+
+        params = (query or BrandsQuery()).to_wire()
+        return _parse(BrandsPage, await self._get_json(BRANDS_PATH, endpoints.CATALOG_V21, params=params), BRANDS_PATH)
+
+    async def stock(self, sku: str, face_value: Decimal) -> Stock:
+        """Stock of one SKU at one face value."""
+        from tui.api.models import Stock
+
+        path = STOCK_PATH.format(sku=quote(sku.strip(), safe=""), face_value=quote(str(face_value), safe=""))
+        return _parse(Stock, await self._get_json(path, endpoints.CATALOG_V21), path)
+
+    async def categories(self) -> list[Category]:
+        from tui.api.models import Category
+
+        data = await self._get_json(CATEGORIES_PATH, endpoints.CATALOG_V21)
+        return _parse_list(Category, data, CATEGORIES_PATH)
+
+    async def catalog_countries(self) -> list[CatalogCountry]:
+        from tui.api.models import CatalogCountry
+
+        data = await self._get_json(COUNTRIES_PATH, endpoints.CATALOG_V21)
+        return _parse_list(CatalogCountry, data, COUNTRIES_PATH)
 
     async def get_order(self, request_id: str) -> Order:
         from tui.api.models import Order

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 ACCOUNTS = "accounts"
 CATALOG_V2 = "catalog_v2"
 CATALOG_V1 = "catalog_v1"
+CATALOG_V21 = "catalog_v21"  # brands, stock, categories, countries: their limits unreported, taken as v2's
 PLACE_ORDER = "place_order"
 GET_ORDER = "get_order"
 ORDER_HISTORY = "order_history"
@@ -34,6 +35,7 @@ ENDPOINTS = (
     ACCOUNTS,
     CATALOG_V2,
     CATALOG_V1,
+    CATALOG_V21,
     PLACE_ORDER,
     GET_ORDER,
     ORDER_HISTORY,
@@ -78,6 +80,7 @@ class Limit:
 DEFAULT_LIMITS: Mapping[str, Limit] = {
     CATALOG_V2: Limit(1, 1.0),
     CATALOG_V1: Limit(2, 3600.0),
+    CATALOG_V21: Limit(1, 1.0),
     PLACE_ORDER: Limit(2, 1.0),
     GET_ORDER: Limit(120, 60.0),
     PAYOUT_STATUS: Limit(120, 60.0),

@@ -176,6 +176,66 @@ class CatalogPage(WireModel):
         return found[0] if found else None
 
 
+# --- the v2.1 catalog (DESIGN.md "Newer catalog endpoints"): every field optional but what names the thing,
+# statuses plain text (one not known is shown as it came).
+
+
+class FaceValueRange(WireModel):
+    min: Amount
+    max: Amount
+
+
+class CatalogItem(WireModel):
+    """One item of the v2.1 brands: a product with its SKU, face values and status."""
+
+    id: int | None = None
+    name: str
+    sku: str | None = None
+    country_code: str | None = None
+    currency_code: str | None = None
+    status: str | None = None  # e.g. "Live", "TemporaryInactive"
+    logo_url: str | None = None
+    modified_date: str | None = None
+    face_values: list[FaceValueRange] = []
+    categories: list[int] = []  # category ids (GET categories names them)
+
+    @property
+    def is_live(self) -> bool:
+        return self.status is None or self.status.strip().lower() == "live"
+
+
+class BrandsPage(WireModel):
+    page_index: int = Field(validation_alias=AliasChoices("pageIndex", "pageindex", "page_index"))
+    page_size: int
+    count: int
+    items: list[CatalogItem]
+
+
+class Stock(WireModel):
+    face_value: Amount
+    quantity: int | None = None
+    is_stocked: bool | None = None
+    price: Amount | None = None
+    currency_code: str | None = None
+
+
+class CatalogCountry(WireModel):
+    code: str
+    name: str | None = None
+    default_currency_code: str | None = None
+    alpha3_code: str | None = None
+
+
+class SkuCheckout(WireModel):
+    """Checkout by SKU's answer: the order in brief (Get order has the whole of it)."""
+
+    request_id: str
+    order_number: str | int | None = None
+    status: str | None = None
+    currency_code: str | None = None
+    total_cards: int | None = None
+
+
 class Card(WireModel):
     id: int
     serial_number: str | None = None
@@ -313,10 +373,46 @@ class CatalogQuery:
 
 
 @dataclass(frozen=True)
+class BrandsQuery:
+    """The v2.1 brands' filters; None means "not sent"."""
+
+    currency_code: str | None = None
+    country_code: str | None = None
+    name: str | None = None
+    sku: str | None = None
+    category_id: int | None = None
+    modified_date: date | datetime | str | None = None
+    page_size: int | None = None
+    page_index: int | None = None
+
+    def to_wire(self) -> dict[str, str]:
+        params: dict[str, str] = {}
+        for attribute in (
+            "currency_code",
+            "country_code",
+            "name",
+            "sku",
+            "category_id",
+            "modified_date",
+            "page_size",
+            "page_index",
+        ):
+            value = getattr(self, attribute)
+            if value is not None:
+                wire_name = to_camel(attribute)
+                params[wire_name] = value.isoformat() if isinstance(value, (date, datetime)) else str(value)
+        return params
+
+
+@dataclass(frozen=True)
 class OrderLine:
     product_id: int
     quantity: int = 1
     value: float = 0.0  # face value, within the product's min/max face value
+
+    @property
+    def names(self) -> str:
+        return f"product {self.product_id}"
 
     def to_wire(self) -> dict[str, Any]:
         return {"ProductId": self.product_id, "Quantity": self.quantity, "Value": self.value}
@@ -327,6 +423,36 @@ class PlaceOrder:
     request_id: str  # chosen by the caller; a retry reuses it, never a new one
     account_id: int
     products: list[OrderLine] = field(default_factory=list)
+
+    def to_wire(self) -> dict[str, Any]:
+        return {
+            "RequestId": self.request_id,
+            "AccountId": self.account_id,
+            "Products": [line.to_wire() for line in self.products],
+        }
+
+
+@dataclass(frozen=True)
+class SkuLine:
+    sku: str
+    quantity: int = 1
+    value: float = 0.0  # face value, within the item's face values
+
+    @property
+    def names(self) -> str:
+        return f"SKU {self.sku}"
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"Sku": self.sku, "Quantity": self.quantity, "Value": self.value}
+
+
+@dataclass(frozen=True)
+class PlaceOrderBySku:
+    """Checkout by SKU (the v2.1 catalog): only for a product that has no id (docs/decisions.md)."""
+
+    request_id: str  # chosen by the caller; a retry reuses it, never a new one
+    account_id: int
+    products: list[SkuLine] = field(default_factory=list)
 
     def to_wire(self) -> dict[str, Any]:
         return {

@@ -213,8 +213,9 @@ async def _all_pages(session: Session, query):
 
 def _add_mirror_commands() -> None:
     from tui.commands.catalog_mirror import changes, search, sync
+    from tui.commands.catalog_v21 import categories, countries, stock
 
-    for subcommand in (sync, search, changes):
+    for subcommand in (sync, search, changes, stock, categories, countries):
         command.add_command(subcommand)
 
 

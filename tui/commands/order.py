@@ -28,6 +28,7 @@ from tui.commands.common import (
 )
 from tui.commands.order_case import case
 from tui.commands.order_id import find_order_or_fail
+from tui.commands.order_inputs import FaceValue, sku_argument
 from tui.commands.watch import exit_for_status, exit_status_option
 from tui.core.names import NOT_RELEASED, order_number
 from tui.core.safe_text import visible
@@ -183,25 +184,29 @@ def _print_order(order, reveal: bool) -> None:
 
 
 async def _production_question(
-    session: Session, product_id: int, value: Decimal, quantity: int, account_id: int
+    session: Session, product_id: int | None, sku: str | None, value: Decimal, quantity: int, account_id: int
 ) -> tuple[str, str]:
-    """What production asks to be typed (the total face value, as the TUI's New order asks) and the order it names."""
-    from tui.api.models import CatalogQuery
+    """What production asks to be typed (the total face value, as the TUI's New order asks) and the order it names:
+    the product by id from catalog v2, or by SKU from the v2.1 catalog."""
+    from tui.api.models import BrandsQuery, CatalogQuery
 
-    found = (await session.client.catalog(CatalogQuery(product_id=product_id))).product(product_id)
-    if found is None:
+    named: tuple[str, str | None] | None = None  # (the product as named, its face value's currency)
+    if sku is not None:
+        items = (await session.client.brands(BrandsQuery(sku=sku))).items
+        named = (f"{sku} {items[0].name}", items[0].currency_code) if items else None
+    elif product_id is not None:
+        found = (await session.client.catalog(CatalogQuery(product_id=product_id))).product(product_id)
+        named = (f"{found[0].id} {found[0].name}", found[1]) if found else None
+    name, currency = named or ("", None)
+    if currency is None:
         fail(
-            f"no product {product_id} in this profile's catalog: nothing was sent",
+            f"no product {sku or product_id} with its currency in this profile's catalog: nothing was sent",
             EXIT_BAD_INPUT,
             "see `giftdesk catalog`",
         )
-    product, currency = found
     total = typed_total(value, quantity, currency)
     face = format_money(value, currency)
-    return (
-        total,
-        f"place order: {product.id} {product.name}, {face} x {quantity} = {total} {currency} on account {account_id}",
-    )
+    return total, f"place order: {name}, {face} x {quantity} = {total} {currency} on account {account_id}"
 
 
 def _guid(request_id: str | None) -> str | None:
@@ -227,22 +232,6 @@ def _code_and_pin(card, reveal: bool) -> tuple[str, str]:
     return (f"{code} (payout)" if is_payout_url(card.card_code) else code), mask_pin(card.pin)
 
 
-class FaceValue(click.ParamType):
-    """A face value as a person types it: a finite number above 0 with at most 2 decimals (checked before anything is sent)."""
-
-    name = "N"
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Decimal:
-        if isinstance(value, Decimal):
-            return value
-        from tui.core.order_watch import DraftInvalid, face_value
-
-        try:
-            return face_value(str(value))
-        except DraftInvalid as problem:
-            self.fail(str(problem), param, ctx)
-
-
 @command.command("place")
 @click.option(
     "--account",
@@ -250,7 +239,13 @@ class FaceValue(click.ParamType):
     metavar="ID",
     help="Account id to settle on (see `giftdesk accounts`); default: the profile's default account.",
 )
-@click.option("--product", type=int, required=True, metavar="ID", help="Product id (see `giftdesk catalog`).")
+@click.option("--product", type=int, metavar="ID", help="Product id (see `giftdesk catalog`).")
+@click.option(
+    "--sku",
+    metavar="SKU",
+    callback=sku_argument,
+    help="Instead of --product, for a product without an id: its SKU in the v2.1 catalog (checkout by SKU).",
+)
 @click.option(
     "--value",
     type=FaceValue(),
@@ -277,7 +272,8 @@ class FaceValue(click.ParamType):
 def place(
     options: Options,
     account: int | None,
-    product: int,
+    product: int | None,
+    sku: str | None,
     value: Decimal,
     quantity: int,
     request_id: str | None,
@@ -297,24 +293,35 @@ def place(
     Examples:
       giftdesk order place --account ID --product ID --value N
       giftdesk order place --account ID --product ID --value N --quantity N --request-id ID
+      giftdesk order place --account ID --sku SKU --value N
     """
     from tui.api.request_ids import new_request_id
+
+    if (product is None) == (sku is None):
+        raise click.UsageError(
+            "give the product either by --product ID or, for one without an id, by --sku SKU (one of them)"
+        )
 
     request_id = request_id or new_request_id()
 
     async def work(session: Session) -> None:
-        from tui.api.models import OrderLine, PlaceOrder
+        from tui.api.models import OrderLine, PlaceOrder, PlaceOrderBySku, SkuLine
         from tui.money import order_check_command
 
         account_id = account if account is not None else session.profile.default_account
         if account_id is None:
             fail("no account: pass --account ID (see `giftdesk accounts`)", EXIT_BAD_INPUT)
-        order = PlaceOrder(request_id, account_id, [OrderLine(product, quantity, float(value))])
-        action = f"order {quantity} x product {product} at face value {value:f} on account {account_id}"
+        order: PlaceOrder | PlaceOrderBySku
+        if sku is not None:
+            order = PlaceOrderBySku(request_id, account_id, [SkuLine(sku, quantity, float(value))])
+        else:
+            assert product is not None  # one of the two, checked above
+            order = PlaceOrder(request_id, account_id, [OrderLine(product, quantity, float(value))])
+        action = f"order {quantity} x {order.products[0].names} at face value {value:f} on account {account_id}"
         session.refuse_readonly(action)
         asking = session.profile.is_production and not yes
         phrase, action = (
-            await _production_question(session, product, value, quantity, account_id) if asking else ("", action)
+            await _production_question(session, product, sku, value, quantity, account_id) if asking else ("", action)
         )
 
         def confirm() -> None:  # once the accounts' environment is known to be the profile's

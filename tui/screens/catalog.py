@@ -23,6 +23,7 @@ from textual.widgets import DataTable, Static
 from textual.worker import Worker, WorkerState
 
 from styles import STYLES
+from tui.core.safe_text import visible
 from tui.local.first_pages import first_page_path, read_first_page, write_first_page
 from tui.screens.catalog_kept import Detail, KeptBrand, KeptPage, kept_page, kept_page_json, worth_keeping
 from tui.screens.catalog_mirror import MIRROR_BINDINGS, MirrorSource
@@ -37,7 +38,7 @@ if TYPE_CHECKING:  # the models (pydantic) load with the first live page, not be
     from pathlib import Path
 
     from tui.api.client import ServiceClient
-    from tui.api.models import Brand, CatalogQuery, Product
+    from tui.api.models import Brand, CatalogQuery, Category, Product
 
 DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 100  # DESIGN: the service publishes no maximum; we cap at 100
@@ -130,11 +131,12 @@ def brand_row(brand: Brand) -> tuple[Text, ...]:
     )
 
 
-def detail_title(brand: Brand) -> Text:
+def detail_title(brand: Brand, country_name: str | None = None) -> Text:
     title = safe(brand.name, style="bold")  # the whole line's style: the dim part is bold too
+    country = f"{brand.country_code} {country_name}" if country_name else brand.country_code
     title.append_text(
         safe(
-            f"  id {brand.internal_id or '(none: v1)'} · {brand.country_code} · face values in {brand.currency_code}",
+            f"  id {brand.internal_id or '(none: v1)'} · {country} · face values in {brand.currency_code}",
             style="dim",
         )
     )
@@ -241,10 +243,10 @@ def _cut(cell: Text, width: int) -> Text:
     return name + cell[len(cell.plain) - mark :] if mark else name
 
 
-def brand_detail(brand: Brand) -> Detail:
-    """The detail pane's parts for `brand`: title, product rows, texts."""
+def brand_detail(brand: Brand, country_name: str | None = None) -> Detail:
+    """The detail pane's parts for `brand`: title (the country's name beside its code when known), products, texts."""
     return (
-        detail_title(brand),
+        detail_title(brand, country_name),
         [product_row(product, brand.currency_code) for product in brand.products],
         brand_sections(brand),
     )
@@ -273,6 +275,8 @@ class CatalogScreen(FreshnessMixin, MirrorSource):
         Binding("slash", "filter_rows", "Filter rows", key_display="/", id="catalog.filter-rows"),
         Binding("c", "copy_id", "Copy id", id="catalog.copy"),
         Binding("o", "new_test_order", "Test order", id="catalog.order"),
+        Binding("s", "check_stock", "Stock", id="catalog.stock", show=False),
+        Binding("k", "next_category", "Category", id="catalog.category", show=False),
         Binding("v", "toggle_version", "v1/v2", id="catalog.version"),
         Binding("r", "reload", "Reload", id="catalog.reload"),
         Binding("n", "page(1)", "Next page", id="catalog.next"),
@@ -293,6 +297,8 @@ class CatalogScreen(FreshnessMixin, MirrorSource):
         self.detail: Brand | None = None
         self.detail_follows = False  # new rows are in the table; their detail comes a frame later
         self.v1_brands: list[Brand] | None = None  # v1 only: the service gives the whole list
+        self.country_names: dict[str, str] = {}  # code: name, from the v2.1 catalog once a session
+        self.category: Category | None = None  # `k`: only the page's brands of this category
         # The first page as the last start drew it, on screen until the live page comes.
         self.kept: KeptPage | None = None
         self.kept_json: dict[str, Any] | None = None  # what is kept, as read or last written (`worth_keeping`)
@@ -379,6 +385,14 @@ class CatalogScreen(FreshnessMixin, MirrorSource):
         page = await client.catalog(query)
         self.show_page(PageState(page.page_index, self.page.size, page.count), page.items)
 
+    @work(exclusive=True, exit_on_error=False, group="catalog-countries")
+    async def load_country_names(self) -> None:
+        from tui.screens.catalog_v21 import country_names
+
+        self.country_names = await country_names(self.app.session)
+        if self.country_names and self.detail is not None:
+            self.show_detail(self.detail)
+
     @work(exclusive=True, exit_on_error=False, group="catalog")
     async def fetch_v1(self, fresh: bool) -> None:
         client = await self._client()
@@ -405,6 +419,8 @@ class CatalogScreen(FreshnessMixin, MirrorSource):
         self.pager.state, self.pager.busy = page, False
         self.kept = None
         self.fill_brand_table()
+        if not self.country_names and not self.from_mirror:
+            self.load_country_names()
         if self.keeps_first_page():
             self.call_after_refresh(self.keep_first_page)
 
@@ -461,7 +477,12 @@ class CatalogScreen(FreshnessMixin, MirrorSource):
 
     def fill_brand_table(self) -> None:
         needle = "" if self.from_mirror else self.query_one(RowFilter).value  # the mirror searched already
-        self.shown = [brand for brand in self.brands if row_matches(brand, needle)]
+        self.shown = [
+            brand
+            for brand in self.brands
+            if row_matches(brand, needle)
+            and (self.category is None or any(c.id == self.category.id for c in brand.categories))
+        ]
         # The rows are drawn first (only those in view); the detail pane (which
         # changes sizes, so costs a layout pass) follows a frame later.
         self.detail_follows = True
@@ -507,7 +528,7 @@ class CatalogScreen(FreshnessMixin, MirrorSource):
                 {},
             )
         else:
-            self._show_detail_parts(*brand_detail(brand))
+            self._show_detail_parts(*brand_detail(brand, self.country_names.get(brand.country_code)))
 
     def on_resize(self) -> None:
         self.call_after_refresh(self._refit_products)  # their room changed (e.g. the detail moved beside the table)
@@ -692,6 +713,51 @@ class CatalogScreen(FreshnessMixin, MirrorSource):
             self.notify("Read-only: no test orders.", severity="warning")
         else:
             self.action_new_test_order()
+
+    def action_check_stock(self) -> None:
+        """The highlighted product's stock at its face value (the least of a range), by its SKU, before ordering."""
+        product = self._selected_product()
+        if product is None:
+            if not self._say_if_still_loading():
+                self.notify("Choose a product first: enter on a brand, then a product.", severity="warning")
+            return
+        self.check_stock(product)
+
+    @work(exclusive=True, exit_on_error=False, group="catalog-stock")
+    async def check_stock(self, product: Product) -> None:
+        from tui.screens.catalog_v21 import product_sku, stock_words
+
+        client = await self.app.session.client()
+        sku = await product_sku(client, product)
+        if sku is None:
+            self.notify(
+                f"{product.name} has no SKU in the v2.1 catalog: its stock cannot be checked.",
+                title="Stock",
+                severity="warning",
+            )
+            return
+        face_value = to_decimal(product.min_face_value)
+        stock = await client.stock(sku, face_value)
+        self.notify(
+            stock_words(product, face_value, stock),
+            title="Stock",
+            severity="information" if stock.is_stocked else "warning",
+        )
+
+    def action_next_category(self) -> None:
+        """The next category (from the v2.1 catalog's categories), then none: the page's brands of it only."""
+        if self.version == 1 or self.from_mirror:
+            self.notify("The category filter is for the live v2 page (v, l).", severity="warning")
+            return
+        self.choose_next_category()
+
+    @work(exclusive=True, exit_on_error=False, group="catalog-category")
+    async def choose_next_category(self) -> None:
+        from tui.screens.catalog_v21 import categories, next_category
+
+        self.category = next_category(await categories(self.app.session), self.category)
+        self.pager.note = f"category {visible(self.category.name)} (k: next)" if self.category else ""
+        self.fill_brand_table()
 
     def action_new_test_order(self) -> None:
         product = self._selected_product()

@@ -16,11 +16,13 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from . import catalog_v21
 from .catalog import Catalog, CatalogQuery, CatalogQueryError
 from .credentials import DEMO_CREDENTIALS, DemoCredential
 from .history import HISTORY_PATH, history_endpoint
 from .money_endpoints import exchange_rates, transactions
 from .notifications import NotificationConfigInvalid, Notifier
+from .order_records import Order
 from .orders import OrderBook, OrderRejected
 from .pacing import PlaceOrderLimits
 from .payouts import PayoutDesk, RedeemRefused, parse_redeem_body
@@ -136,8 +138,8 @@ def build_app(state: SimulatorState) -> Starlette:
             return reason(str(error))
         return JSONResponse(state.catalog.page(query))
 
-    async def checkout(request, credential):
-        body = await json_body(request)
+    def place(credential: DemoCredential, body: object, answer: Callable[[Order], object]) -> Response:
+        """Place order's one path, by product id or by SKU: pacing, the money rules, the order's events."""
         if state.place_limits and (wait := state.place_limits.admit(credential.name, body)) is not None:
             return Response(status_code=429, headers={"Retry-After": str(math.ceil(wait))})
         try:
@@ -146,7 +148,36 @@ def build_app(state: SimulatorState) -> Starlette:
             return reason(str(rejected))
         state.notifier.schedule(order)
         state.webhooks.order_placed(order)
-        return JSONResponse(order.request_id)
+        return JSONResponse(answer(order))
+
+    async def checkout(request, credential):
+        return place(credential, await json_body(request), lambda order: order.request_id)
+
+    async def brands_v21(request, credential):
+        try:
+            return JSONResponse(catalog_v21.brands_page(state.catalog, dict(request.query_params)))
+        except CatalogQueryError as error:
+            return reason(str(error))
+
+    async def stock_v21(request, credential):
+        try:
+            params = request.path_params
+            return JSONResponse(catalog_v21.stock(state.catalog, params["sku"], params["face_value"]))
+        except OrderRejected as rejected:
+            return reason(str(rejected))
+
+    async def categories_v21(request, credential):
+        return JSONResponse(catalog_v21.categories())
+
+    async def countries_v21(request, credential):
+        return JSONResponse(catalog_v21.countries())
+
+    async def checkout_by_sku(request, credential):
+        try:
+            body = catalog_v21.checkout_by_product(state.catalog, await json_body(request))
+        except OrderRejected as rejected:
+            return reason(str(rejected))
+        return place(credential, body, catalog_v21.checkout_answer)
 
     async def get_order(request, credential):
         order = state.orders.get(credential, request.path_params["request_id"])
@@ -194,6 +225,31 @@ def build_app(state: SimulatorState) -> Starlette:
             "/api/integration/v2.0/catalog",
             endpoint(catalog_v2, "catalog", "catalog_v2", needs_past=False),
             methods=["GET"],
+        ),
+        Route(
+            "/api/Integration/v2.0/brands",
+            endpoint(brands_v21, "catalog", "catalog_v21", needs_past=False),
+            methods=["GET"],
+        ),
+        Route(
+            "/api/integration/v2.0/getstock/{sku}/{face_value}",
+            endpoint(stock_v21, "catalog", "catalog_v21", needs_past=False),
+            methods=["GET"],
+        ),
+        Route(
+            "/api/integration/v2.0/categories",
+            endpoint(categories_v21, "catalog", "catalog_v21", needs_past=False),
+            methods=["GET"],
+        ),
+        Route(
+            "/api/integration/v2.0/catalog-countries",
+            endpoint(countries_v21, "catalog", "catalog_v21", needs_past=False),
+            methods=["GET"],
+        ),
+        Route(
+            "/api/integration/v2.0/orders/checkout",
+            endpoint(checkout_by_sku, "orders", "place_order"),
+            methods=["POST"],
         ),
         Route("/api/integration/v1.0/orders/checkout", endpoint(checkout, "orders", "place_order"), methods=["POST"]),
         Route(HISTORY_PATH, endpoint(history_endpoint(state.orders), "orders", "order_history"), methods=["GET"]),

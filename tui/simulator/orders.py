@@ -180,7 +180,7 @@ def _plain_code(digest: bytes) -> str:
     return "-".join(text[i : i + 4] for i in range(0, 16, 4))
 
 
-def _field(body: dict, name: str) -> object:
+def body_field(body: dict, name: str) -> object:
     """ASP.NET binds JSON properties case-insensitively; so do we."""
     for key, value in body.items():
         if key.lower() == name.lower():
@@ -196,7 +196,11 @@ def parse_checkout(body: object) -> tuple[str, int, list[RequestedLine]]:
     invalid = OrderRejected("InvalidRequest")
     if not isinstance(body, dict):
         raise invalid
-    request_id, account_id, products = _field(body, "RequestId"), _field(body, "AccountId"), _field(body, "Products")
+    request_id, account_id, products = (
+        body_field(body, "RequestId"),
+        body_field(body, "AccountId"),
+        body_field(body, "Products"),
+    )
     if not isinstance(request_id, str) or not request_id.strip() or not _is_int(account_id):
         raise invalid
     if not GUID.fullmatch(request_id):
@@ -209,7 +213,11 @@ def parse_checkout(body: object) -> tuple[str, int, list[RequestedLine]]:
     for item in products:
         if not isinstance(item, dict):
             raise invalid
-        product_id, quantity, value = _field(item, "ProductId"), _field(item, "Quantity"), _field(item, "Value")
+        product_id, quantity, value = (
+            body_field(item, "ProductId"),
+            body_field(item, "Quantity"),
+            body_field(item, "Value"),
+        )
         if not _is_int(product_id) or not _is_int(quantity) or isinstance(value, bool):
             raise invalid
         try:

@@ -15,7 +15,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from .orders import _field, _is_int
+from .orders import _is_int, body_field
 
 MIN_INTERVAL_SECONDS = 0.5
 ORDERS_PER_PRODUCT = 6
@@ -56,7 +56,7 @@ class PlaceOrderLimits:
 
 def product_ids(body: object) -> set[int]:
     """The product ids a checkout body names, read leniently: the order book judges the body itself."""
-    products = _field(body, "Products") if isinstance(body, dict) else None
+    products = body_field(body, "Products") if isinstance(body, dict) else None
     if not isinstance(products, list):
         return set()
-    return {pid for item in products if isinstance(item, dict) and _is_int(pid := _field(item, "ProductId"))}
+    return {pid for item in products if isinstance(item, dict) and _is_int(pid := body_field(item, "ProductId"))}

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 PROVIDER_LIMITS: tuple[tuple[str, int, float], ...] = (
     ("catalog_v2", 1, 1.0),
     ("catalog_v1", 2, 3600.0),
+    ("catalog_v21", 1, 1.0),  # the v2.1 catalog: taken as v2's (DESIGN)
     ("place_order", 2, 1.0),
     ("get_order", 120, 60.0),
     ("payout_status", 120, 60.0),
