@@ -47,4 +47,6 @@ async def find_order(
 def remember(copies: ReportCopies, order: Order) -> None:
     """Keep what names an order seen whole, so that its number and its cards' serials find it later."""
     serials = [card.serial_number for card in order.cards if card.serial_number]
-    copies.remember_cards(order.request_id, order_number(order.order_id), serials)
+    copies.remember_cards(
+        order.request_id, order_number(order.order_id), serials, status=order.status, created=order.created_date
+    )

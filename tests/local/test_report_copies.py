@@ -107,6 +107,22 @@ async def test_the_orders_report_is_kept_by_day_like_the_transactions(service):
     assert len(asked(sim, "order_history")) == 1
 
 
+async def test_the_orders_known_say_their_status_and_date_where_seen(service):
+    """What tells apart the candidates of an ambiguous ID (the TUI's picker): the report's line, the order seen whole."""
+    _, client = service
+    copies = ReportCopies(profile_database("p", "sandbox"))
+    today = service_today()
+    lines = (await copies.order_history(client, DayRange(today - timedelta(days=29), today - timedelta(days=1)))).value
+    copies.remember_cards("opened-order", "O-00000007", ["SN1"], status="Failed", created="2025-01-02T03:00:00Z")
+    known = {order.request_id: order for order in copies.known_orders()}
+    line = lines[0]
+    assert (known[line.client_reference_number].status, known[line.client_reference_number].day) == (
+        line.status,
+        line.order_date,
+    )
+    assert (known["opened-order"].status, known["opened-order"].day) == ("Failed", "2025-01-02T03:00:00Z")
+
+
 async def test_rates_and_catalog_v1_are_kept_for_their_interval(service):
     import time
 

@@ -161,9 +161,19 @@ class ReportCopies:
 
     # --- the orders giftdesk has seen (any ID finds the order: tui.core.order_ids) -------------------
 
-    def remember_cards(self, request_id: str, number: str | None, serials: Sequence[str]) -> None:
-        """Keep what names an order seen whole (Get order): its order number and its cards' serials, never a code."""
-        self._write(SEEN_ORDERS, {request_id: {"orderNumber": number, "serials": list(serials)}}, self.clock())
+    def remember_cards(
+        self,
+        request_id: str,
+        number: str | None,
+        serials: Sequence[str],
+        *,
+        status: str | None = None,
+        created: str | None = None,
+    ) -> None:
+        """Keep what names an order seen whole (Get order): its order number and its cards' serials, never a code;
+        its status and created date too, which tell it apart among the candidates of an ambiguous ID."""
+        seen = {"orderNumber": number, "serials": list(serials), "status": status, "createdDate": created}
+        self._write(SEEN_ORDERS, {request_id: seen}, self.clock())
 
     def known_orders(self) -> list[SeenOrder]:
         """Every order the copies name: the orders report's lines, the transactions, and the orders seen whole."""
@@ -327,9 +337,10 @@ def _orders_in(kind: str, key: str, body: bytes) -> list[SeenOrder]:
     """The orders one stored copy names (a copy of another shape names none)."""
     wire = wire_json.loads(body)
     if kind == SEEN_ORDERS:
-        number = wire.get("orderNumber") if isinstance(wire, dict) else None
-        serials = tuple(s for s in _list(wire, "serials") if isinstance(s, str))
-        return [SeenOrder(key, _text(number), serials, "opened here")]
+        seen = wire if isinstance(wire, dict) else {}
+        serials = tuple(s for s in _list(seen, "serials") if isinstance(s, str))
+        status, created = _text(seen.get("status")), _text(seen.get("createdDate"))  # None in a copy kept before
+        return [SeenOrder(key, _text(seen.get("orderNumber")), serials, "opened here", status, created)]
     rows = (
         wire
         if kind == ORDER_HISTORY and isinstance(wire, list)
