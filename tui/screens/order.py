@@ -206,7 +206,7 @@ class OrderScreen(BaseScreen):
         if moved:
             self._render_order(order)
             self._recent.record(self.app.session.profile.name, order.request_id, order.status)
-            self._load_case(order)
+            self.call_after_refresh(self._load_case, order)  # the order drawn first, its case after (issue 38)
             self._name_products(order)
         self._say("")
         if not is_order_final(order.status):
