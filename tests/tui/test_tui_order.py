@@ -611,8 +611,7 @@ async def test_a_network_failure_keeps_the_request_id_and_the_retry_resends_it(s
 
 def showing(request_id: str, status: str):
     async def run_before(pilot) -> None:
-        screen = await open_order(pilot, request_id, status)
-        await until(pilot, lambda: screen.case is not None)  # its verdict on top: gathered after the order's frame
+        await open_order(pilot, request_id, status)
         await pilot.pause(0.2)
 
     return run_before
