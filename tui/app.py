@@ -34,6 +34,7 @@ from tui.screens.host import GiftdeskHost, NoSession, WatchListUnavailable
 from widgets.context_bar import Context
 from widgets.status_badge import use_palette
 from widgets.textual_private import exit_with_words, in_own_turn, take_out_of_stack
+from widgets.too_small import is_too_small
 
 if TYPE_CHECKING:
     from textual.timer import Timer
@@ -116,7 +117,6 @@ WATCH_START_LATEST_SECONDS = (
 TEAM_UNREACHABLE = "team database unreachable, retrying"
 log = logging.getLogger(__name__)
 TERMINAL_CHECK_SECONDS = 2.0  # how often the app looks whether its terminal is still there
-SMALLEST = (80, 24)  # the layouts fit this; below it a notice says why text is cut
 
 
 def terminal_hung_up(fd: int) -> bool:
@@ -159,7 +159,6 @@ class GiftdeskApp(GiftdeskHost):
         )
         self._ended: list[WatchedItem] = []  # items that went final, not told yet (`_tell_ended`)
         self._ended_told_at = -ENDED_TOLD_SECONDS  # time.monotonic() of the last bell and toast
-        self._told_too_small = False  # the "terminal too small" notice, once per shrink below SMALLEST
         self._errors_on_screen: dict[str, float] = {}  # message -> when its toast goes (time.monotonic)
         self._local_notes: NoteStore | None = None
         self.team_listener: TeamListener | None = None  # team mode: hears the team's changes (LISTEN)
@@ -534,17 +533,8 @@ class GiftdeskApp(GiftdeskHost):
         self._say_if_too_small(event.size.width, event.size.height)
 
     def _say_if_too_small(self, width: int, height: int) -> None:
-        """Once each time the terminal gets smaller than the layouts are made for."""
-        small = width < SMALLEST[0] or height < SMALLEST[1]
-        if small and not self._told_too_small:
-            self.notify(
-                f"The terminal is {width}x{height}; giftdesk is laid out for {SMALLEST[0]}x{SMALLEST[1]} or more, "
-                "so some text is cut. Make the window larger.",
-                title="Terminal too small",
-                severity="warning",
-                timeout=10,
-            )
-        self._told_too_small = small
+        """A standing notice on every screen while the terminal is smaller than the layouts (widgets.too_small)."""
+        self.set_class(is_too_small(width, height), "-too-small")
 
     def _draw_start_whole(self) -> None:
         """The start screen drawn whole. Its layout was made inside Textual's start-up batch, where a frame is dropped

@@ -24,6 +24,7 @@ from widgets.context_bar import ContextBar
 from widgets.footer import KeysFooter
 from widgets.status_line import StatusLine
 from widgets.textual_private import in_batch, is_text_area
+from widgets.too_small import TooSmall
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -65,6 +66,7 @@ class BaseScreen(Screen):
     def compose(self) -> ComposeResult:
         self._take_breakpoint_classes()
         yield ContextBar()
+        yield TooSmall()
         yield from self.compose_body()
         yield StatusLine()
         yield KeysFooter(compact=self.COMPACT_FOOTER)
