@@ -173,3 +173,17 @@ def test_log_filter_masks_message_args_and_exception_text():
     text = "\n".join(records)
     assert "TOKENabc123" not in text and "bob@example.com" not in text
     assert "client-secret-xyz" not in text and "RuntimeError" in text
+
+
+@pytest.mark.parametrize("padding", ["", "=", "==", "%3D", "%3D%3D"])
+def test_one_weblink_masks_to_the_same_four_characters_as_a_url_a_token_a_code_or_in_text(padding):
+    """Issue 39 item 7: `****QhIg` here, `****hIg=` there: the bare token, as a card code, kept its padding."""
+    from tui.api.redact import mask_card_code, mask_text, mask_weblink
+
+    token = f"tok_3fZx9QhIg{padding}"
+    url = f"https://payout.example.com/payout/{token}"
+    assert mask_weblink(url).endswith("/****QhIg")
+    assert mask_weblink(token) == "****QhIg"
+    assert mask_card_code(url) == mask_weblink(url)
+    assert mask_card_code(token) == "****QhIg"
+    assert "****QhIg" in mask_text(f"redeem of {url} failed") and token not in mask_text(f"redeem of {url} failed")

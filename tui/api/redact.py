@@ -88,7 +88,8 @@ def mask_card_code(code: str | None) -> str:
         return ""
     from tui.api.weblink import is_payout_url
 
-    return mask_weblink(code) if is_payout_url(code) else _tail(code.strip(), 4)
+    # A bare weblink token is a card code too: its padding (`=`, `%3D`) is no part of its last 4 (issue 39 item 7).
+    return mask_weblink(code) if is_payout_url(code) else _tail(_unpadded(code.strip()), 4)
 
 
 def mask_email(email: str | None) -> str:
