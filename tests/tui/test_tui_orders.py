@@ -426,3 +426,32 @@ async def test_a_row_whose_time_is_not_known_says_so():
             await pilot.press("down")
         await settle(pilot)
         assert "time not yet known" in str(screen.query_one("#orders-detail").render())
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)], ids=["80x24", "160x48"])
+async def test_a_final_order_shows_the_time_of_its_charge_not_the_day_alone(seeded, demo_credentials, size):
+    """Issue 39 item 1: the report dates orders by day; the transactions' local copies (read to judge the rows)
+    say when each was charged, and the board shows it, to the minute, and sorts by it."""
+    credential = demo_credentials["acme-sandbox"].auth
+    days = recent_range()
+    wire = httpx.get(
+        seeded.base_url + "/api/integration/v1.0/transactions", params=days.to_wire(), auth=credential
+    ).json()
+    charged = {}
+    for client in wire["clients"]:
+        for row in client["transactions"]:
+            moment = datetime.fromisoformat(row["transactionDate"]).replace(tzinfo=None)
+            if row.get("requestId"):
+                charged[row["requestId"]] = min(moment, charged.get(row["requestId"], moment))
+    app = app_on(seeded)
+    async with app.run_test(size=size) as pilot:
+        screen = await open_board(pilot)
+        await until(pilot, lambda: all(row.placed for row in screen.rows if row.request_id in charged), timeout=15)
+        await settle(pilot)
+        final = [row for row in screen.rows if row.request_id in charged and row.line.status == "Succeeded"]
+        assert final, "the seeded past has Succeeded orders charged in the last two days"
+        for row in final:
+            assert row.placed == charged[row.request_id]
+        assert f"{final[0].placed:%m-%d %H:%M}" in set(column(screen, 0))
+        placed = [row.placed for row in screen.shown if row.placed]
+        assert placed == sorted(placed, reverse=True)  # newest first, by the minute

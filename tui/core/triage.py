@@ -22,6 +22,9 @@ from typing import Any
 
 from tui.api.models import OrderHistoryLine
 from tui.api.statuses import is_order_final
+from tui.core.order_ids import NamesAnOrder
+
+CHARGED = "transactions"  # where a known order was seen when its charge names it (tui.local.report_copies)
 
 DEFAULT_STUCK_MINUTES = 15
 STUCK = "stuck"  # the status filter word for stuck lines
@@ -51,6 +54,17 @@ def order_time(text: str | None) -> datetime | None:
     except ValueError:
         return None
     return moment.astimezone(UTC).replace(tzinfo=None) if moment.tzinfo else moment
+
+
+def charge_times(known: Iterable[NamesAnOrder]) -> dict[str, datetime]:
+    """Each order's first charge time in the transactions' local copies (by RequestId): the orders report dates an
+    order by its day only, and its charge is made as it is placed (issue 39: the board's time column)."""
+    times: dict[str, datetime] = {}
+    for order in known:
+        moment = order_time(order.day) if order.where == CHARGED else None
+        if moment is not None and (order.request_id not in times or moment < times[order.request_id]):
+            times[order.request_id] = moment
+    return times
 
 
 def board_rows(

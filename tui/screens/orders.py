@@ -41,6 +41,7 @@ from tui.core.triage import (
     Narrowing,
     RowQuery,
     board_rows,
+    charge_times,
     order_count,
     order_time,
     rows_needing_time,
@@ -74,7 +75,8 @@ COLUMNS = (
 STUCK_MARK = " ⚑ stuck"
 TIME_UNKNOWN_MARK = " ? time"
 ATTENTION_MARK = " ⚠"  # its case needs attention (the detail line says why; `/attention` keeps these)
-CREATED_CACHE = "orders.created"  # session.cache key: RequestId -> Get order's createdDate (naive UTC)
+CREATED_CACHE = "orders.created"  # session.cache key: RequestId -> Get order's createdDate, else its first charge's
+# time in the transactions' local copies (naive UTC)
 NOTE_MARK = " ✎"  # the order has notes (the Order screen shows them)
 
 
@@ -215,6 +217,7 @@ class OrdersScreen(FreshnessMixin, DateRangeKeys, BaseScreen):
         self.problem, self.loaded_range = None, day_range
         place = self.shown[self.table.cursor_row].request_id if keep_place and self.shown else None
         self.show_freshness(answer)
+        self._learn_charge_times()
         self.show_lines(lines)
         self.judge(lines)
         if place is not None:
@@ -246,8 +249,16 @@ class OrdersScreen(FreshnessMixin, DateRangeKeys, BaseScreen):
         client = await session.client()
         found, _ = await needing_attention(lines, client, session.copies(), audit_log().entries())
         self.attention = {request_id: "; ".join(verdict.reasons) for request_id, verdict in found.items()}
-        if self.attention:
+        if self._learn_charge_times() or self.attention:  # judging read the lines' days' transactions
             self.show_lines(self.lines)
+
+    def _learn_charge_times(self) -> int:
+        """Times from the transactions' local copies for the orders Get order has not dated (its own time wins);
+        how many were new."""
+        created, before = self._created, len(self._created)
+        for request_id, moment in charge_times(self.app.session.copies().known_orders()).items():
+            created.setdefault(request_id, moment)
+        return len(created) - before
 
     @property
     def _created(self) -> dict[str, datetime]:
