@@ -154,8 +154,8 @@ def _run_tui(profile: str | None, *, demo: bool, team: bool, readonly: bool, ord
         from tui.demo import DemoBackend, draws_a_kept_page
 
         backend = DemoBackend.start(now=not draws_a_kept_page(profile or DemoBackend.default_profile_name))
-    from tui.app import run_tui  # Textual only for the TUI
     from tui.local.config import ConfigError
+    from tui.startup import run_tui  # Textual only for the TUI, when it builds the app
 
     try:
         return run_tui(profile_name=profile, demo=demo, readonly=readonly, order=order, debug=debug, backend=backend)
@@ -179,7 +179,7 @@ def _run_team_demo(*, readonly: bool, order: str | None, debug: bool) -> int:
                 f"team database: {database.shown} (GIFTDESK_DATABASE_URL={database.shown} giftdesk --demo --team joins it)",
                 err=True,
             )
-            from tui.app import run_tui
+            from tui.startup import run_tui
 
             return run_tui(
                 demo=True, readonly=readonly, order=order, debug=debug, backend=backend, team_database=database

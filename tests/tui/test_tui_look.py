@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 from apps import app_on, notifications, settle
 
-from tui.app import PRODUCTION_THEME, SANDBOX_THEME, load_settings
+from tui.app import PRODUCTION_THEME, SANDBOX_THEME
 from tui.local.config import ConfigError, ProfileStore
+from tui.startup import load_settings
 from widgets.status_badge import PALETTES, status_style, status_text
 
 SIZE = (80, 24)

@@ -15,11 +15,12 @@ from textual.widgets import Static
 from textual.worker import WorkerFailed
 
 from tui.api.client import RetryPolicy
-from tui.app import AppSettings, build_app, load_settings
+from tui.app import AppSettings, build_app
 from tui.core.navigation import DESTINATIONS
 from tui.core.safe_text import visible
 from tui.local.config import Config, ConfigError
 from tui.screens.base import BaseScreen
+from tui.startup import load_settings
 from widgets.context_bar import ContextBar
 
 SIZE = (80, 24)
