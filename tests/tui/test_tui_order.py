@@ -20,6 +20,7 @@ from apps import app_on, settle, until
 from apps import notifications as notes
 from apps import rendered as static_text
 
+import tui.case_file as case_file
 import tui.screens.order as order_screen
 import tui.simulator.orders as sim_orders
 from tui.api.client import RetryPolicy
@@ -61,10 +62,18 @@ class FrozenDatetime(datetime):
         return datetime(2025, 1, 2, 3, 0, 0, tzinfo=tz)
 
 
+class FrozenCaseClock(datetime):
+    @classmethod
+    def now(cls, tz=None):
+        return datetime(2025, 1, 2, 3, 20, 0, tzinfo=tz)  # 20 minutes after the frozen orders were created
+
+
 @pytest.fixture
 def frozen_sim_clock(monkeypatch):
-    """The simulator's created and expiry dates, fixed, so snapshots do not depend on today."""
+    """The simulator's created and expiry dates, fixed, and the case's "now" 20 minutes later, so that snapshots
+    do not depend on today (a Pending order's case said "not final 695 days after", 696 the next morning)."""
     monkeypatch.setattr(sim_orders, "datetime", FrozenDatetime)
+    monkeypatch.setattr(case_file, "datetime", FrozenCaseClock)
 
 
 # --- helpers ---------------------------------------------------------------------------
