@@ -158,7 +158,7 @@ async def busy_hour(sim, profile, ids: list[str], scale: float, gate: Gate | Non
     after freshness.RETRY_SECONDS, a failed sync resumes, as the TUI's do)."""
     from tui.api.errors import ServiceError
     from tui.api.limiter import margin
-    from tui.commands.common import build_client
+    from tui.commands.runner import build_client
     from tui.core.dates import DayRange
     from tui.core.polling import Backoff
     from tui.core.watching import Watched, WatchScheduler, budget_for, client_fetch, looked_again_within
@@ -385,7 +385,7 @@ def cost_figure(quick: bool) -> Figure:
 
     from tui.api.limiter import Limiter
     from tui.api.limits import limits_table
-    from tui.commands.common import build_client, run_inline
+    from tui.commands.runner import build_client, run_inline
     from tui.local.config import SecretSource, make_profile
     from tui.simulator import SimulatorServer, SimulatorSettings, demo_credential
 

@@ -27,7 +27,9 @@ def run_python(code: str) -> subprocess.CompletedProcess:
         "tui.local.config",
         "tui.simulator",
         "tui.cli",
-        "tui.commands.common",
+        "tui.commands.options",
+        "tui.commands.output",
+        "tui.commands.runner",
     ],
 )
 def test_importing_does_not_import_textual(module):

@@ -14,17 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from tui.commands.common import (
-    EXIT_BAD_INPUT,
-    PROFILE_VARIABLE,
-    complete_profile_names,
-    debug_option,
-    emit_json,
-    fail,
-    print_fields,
-    print_table,
-    say,
-)
+from tui.commands.options import PROFILE_VARIABLE, complete_profile_names, debug_option
+from tui.commands.output import EXIT_BAD_INPUT, emit_json, fail, print_fields, print_table, say
 
 if TYPE_CHECKING:
     from tui.local.config import Config, Profile, ProfileStore
