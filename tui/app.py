@@ -40,7 +40,8 @@ if TYPE_CHECKING:
     from tui.api.errors import ServiceError
     from tui.api.limits import Limit
     from tui.core.jump import Jump
-    from tui.local.config import Profile, ProfileStore
+    from tui.local.config import Profile
+    from tui.local.config_file import ProfileStore
     from tui.local.notes import NoteStore
     from tui.local.watchlist import WatchedItem
     from tui.session import Session

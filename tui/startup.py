@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from tui.demo import DemoBackend
-    from tui.local.config import Config, Profile, ProfileStore
+    from tui.local.config import Config, Profile
+    from tui.local.config_file import ProfileStore
     from tui.team.database import TeamDatabase
     from tui.team.mode import TeamMode
 
@@ -65,7 +66,9 @@ def load_settings(
 
     `backend`: the demo's simulator when the caller started it already (the command line does, first thing).
     """
-    from tui.local.config import ConfigError, ProfileStore, profile_from_env
+    from tui.local.config import ConfigError
+    from tui.local.config_file import ProfileStore
+    from tui.local.profiles import profile_from_env
 
     if demo:
         if backend is None:

@@ -200,7 +200,7 @@ def test_unknown_profile_on_the_command_line_names_the_known_ones(tmp_path: Path
 
 
 def _env_profile():
-    from tui.local.config import make_profile
+    from tui.local.profiles import make_profile
 
     return make_profile(
         name="support",

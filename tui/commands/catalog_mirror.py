@@ -26,7 +26,9 @@ if TYPE_CHECKING:
 def _identity(options: Options) -> tuple[str, str]:
     """(profile name, environment) of the mirror to read, without a secret or a service."""
     from tui.commands.options import DEMO_CREDENTIAL
-    from tui.local.config import ConfigError, ProfileStore, choose_profile, profile_from_env
+    from tui.local.config import ConfigError
+    from tui.local.config_file import ProfileStore
+    from tui.local.profiles import choose_profile, profile_from_env
 
     try:
         if options.demo:

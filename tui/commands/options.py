@@ -41,7 +41,8 @@ def profile_name(flag: str | None, demo: bool, environ: Mapping[str, str] = os.e
 
 def complete_profile_names(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[str]:
     """Shell completion of --profile: the stored profiles' names (none when the file does not load)."""
-    from tui.local.config import ConfigError, ProfileStore
+    from tui.local.config import ConfigError
+    from tui.local.config_file import ProfileStore
 
     try:
         names = ProfileStore().load().profiles

@@ -38,13 +38,14 @@ if TYPE_CHECKING:
     from tui.money import MoneyWrites
     from tui.team.mode import TeamMode
 
-# --- profile and session -----------------------------------------------------------------
+# --- profile and connection -----------------------------------------------------------------
 
 
 @contextmanager
 def opened_profile(options: Options) -> Iterator[Profile]:
     """The profile to talk to: --demo (a simulator for the duration), --profile, GIFTDESK_*, current."""
-    from tui.local.config import ProfileStore, choose_profile, demo_profile, profile_from_env
+    from tui.local.config_file import ProfileStore
+    from tui.local.profiles import choose_profile, demo_profile, profile_from_env
 
     if options.demo:
         from tui.local.demo_data import enter_demo_data_dir
@@ -69,7 +70,8 @@ def team_mode(options: Options) -> Iterator[TeamMode | None]:
     """Team mode (docs/team.md) for the command, for as long as it runs: the team's audit log receives
     its money actions. Nothing is imported for it unless the config or GIFTDESK_DATABASE_URL names a
     database; --demo stays local."""
-    from tui.local.config import ProfileStore, team_settings
+    from tui.local.config import team_settings
+    from tui.local.config_file import ProfileStore
 
     if options.demo or team_settings(ProfileStore().load()) is None:
         yield None
@@ -104,7 +106,7 @@ class CommandConnection:
 
     @property
     def readonly(self) -> bool:
-        from tui.local.config import effective_readonly
+        from tui.local.profiles import effective_readonly
 
         return effective_readonly(self.options.readonly, self.profile)
 
@@ -199,8 +201,8 @@ def build_client(
     from tui.api.bounds import Bounds
     from tui.api.client import ServiceClient, tls_verify
     from tui.api.transport import InlineTransport, ThreadedTransport
-    from tui.local.config import resolve_secret
     from tui.local.limit_store import profile_limiter
+    from tui.local.secret_sources import resolve_secret
 
     client_options.setdefault("limiter", profile_limiter(profile))
     verify = tls_verify(profile.base_url)
