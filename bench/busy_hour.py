@@ -158,7 +158,7 @@ async def busy_hour(sim, profile, ids: list[str], scale: float, gate: Gate | Non
     after freshness.RETRY_SECONDS, a failed sync resumes, as the TUI's do)."""
     from tui.api.errors import ServiceError
     from tui.api.limiter import margin
-    from tui.commands.common import build_client
+    from tui.commands.runner import build_client
     from tui.core.dates import DayRange
     from tui.core.polling import Backoff
     from tui.core.watching import Watched, WatchScheduler, budget_for, client_fetch, looked_again_within
@@ -295,7 +295,8 @@ async def busy_hour(sim, profile, ids: list[str], scale: float, gate: Gate | Non
 def hour_figures(quick: bool, outage: bool = False) -> list[Figure]:
     """Figure 31 (the hour), or with `outage` figures 33 and 34 (the hour with the service away for OUTAGE_MINUTES)."""
     from tui.api.limits import DEFAULT_LIMITS
-    from tui.local.config import SecretSource, make_profile
+    from tui.local.config import SecretSource
+    from tui.local.profiles import make_profile
     from tui.simulator import TIMING_PRESETS, SimulatorServer, SimulatorSettings, demo_credential
 
     scale = SCALE * (2 if quick else 1)
@@ -385,8 +386,9 @@ def cost_figure(quick: bool) -> Figure:
 
     from tui.api.limiter import Limiter
     from tui.api.limits import limits_table
-    from tui.commands.common import build_client, run_inline
-    from tui.local.config import SecretSource, make_profile
+    from tui.commands.runner import build_client, run_inline
+    from tui.local.config import SecretSource
+    from tui.local.profiles import make_profile
     from tui.simulator import SimulatorServer, SimulatorSettings, demo_credential
 
     runs = 200 if quick else 1000

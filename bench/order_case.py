@@ -72,7 +72,7 @@ async def screen_times(base_url: str, request_id: str, runs: int) -> dict[str, l
     """For each open, in seconds: until the order shows and until its verdict shows ("shown", "judged"), and, in
     the open after it, until the order shows on the same screen with the case's gathering left out ("plain")."""
     from tui.app import AppSettings, build_app
-    from tui.local.config import demo_profile
+    from tui.local.profiles import demo_profile
     from tui.screens.order import OrderScreen
     from tui.simulator import demo_credential
 

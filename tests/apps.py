@@ -20,7 +20,7 @@ from textual.pilot import Pilot
 from textual.worker import WorkerFailed
 
 from tui.app import AppSettings, GiftdeskApp, build_app
-from tui.local.config import demo_profile
+from tui.local.profiles import demo_profile
 from tui.simulator import DEMO_CREDENTIALS, SimulatorServer, SimulatorSettings
 
 T = TypeVar("T")

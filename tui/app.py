@@ -1,7 +1,7 @@
 """The Textual app: the frame, navigation, profile switching, error display.
 
 Built by `build_app(settings)` so tests construct it with injected settings
-(a temporary config, a simulator) and `run_tui` is the command line's door.
+(a temporary config, a simulator); the start apart from the frame (settings, `run_tui`) is tui.startup.
 """
 
 from __future__ import annotations
@@ -14,10 +14,8 @@ import sys
 import threading
 import time
 from collections.abc import Awaitable, Callable, Iterable
-from contextlib import suppress
-from dataclasses import dataclass, field
 from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from textual import events, work
 from textual.app import App, SystemCommand
@@ -31,6 +29,7 @@ from styles import STYLES
 from tui.core.navigation import BY_NAME, DESTINATIONS, HOME
 from tui.screens.base import BaseScreen
 from tui.screens.host import GiftdeskHost, NoSession, WatchListUnavailable
+from tui.startup import START_COLLECTOR_PAUSE_SECONDS, AppSettings, resume_collector
 from widgets.context_bar import Context
 from widgets.status_badge import use_palette
 from widgets.textual_private import exit_with_words, in_own_turn, take_out_of_stack
@@ -42,12 +41,11 @@ if TYPE_CHECKING:
     from tui.api.errors import ServiceError
     from tui.api.limits import Limit
     from tui.core.jump import Jump
-    from tui.demo import DemoBackend
-    from tui.local.config import Config, Profile, ProfileStore
+    from tui.local.config import Profile
+    from tui.local.config_file import ProfileStore
     from tui.local.notes import NoteStore
     from tui.local.watchlist import WatchedItem
     from tui.session import Session
-    from tui.team.database import TeamDatabase
     from tui.team.live import Change, TeamListener
     from tui.team.mode import TeamMode
     from tui.watch_service import WatchService
@@ -79,26 +77,6 @@ PRODUCTION_THEME = Theme(
 )
 
 
-@dataclass
-class AppSettings:
-    """Everything the app is started with; tests build their own."""
-
-    store: ProfileStore | None = None  # None in the demo: its profiles live in memory only
-    profiles: dict[str, Profile] = field(default_factory=dict)
-    profile_name: str | None = None
-    readonly: bool = False
-    order: str | None = None
-    demo: DemoBackend | None = None
-    client_options: dict[str, Any] = field(default_factory=dict)  # e.g. retry=RetryPolicy(...) in tests
-    config_problem: str | None = None  # a config that could not be read: shown, never overwritten
-    # The config's look and keys (docs/decisions.md, issue 17): sandbox theme, status palette, keymap.
-    theme: str | None = None
-    palette: str = "standard"
-    keymap: dict[str, str] = field(default_factory=dict)
-    user: str | None = None  # who signs notes (the config's `user`, else the OS user)
-    team: TeamMode | None = None  # team mode: the shared stores (tui.team); None: this machine's
-
-
 ERROR_SECONDS = 10.0  # an error's toast stays this long; the same error meanwhile is not repeated
 WATCH_REDRAW_SECONDS = 0.3  # the watch list's changes that are not final reach the screen this often at most
 ENDED_REDRAW_SECONDS = 0.05  # an item that went final reaches the header within this (those ending meanwhile with it)
@@ -106,10 +84,6 @@ ENDED_REDRAW_SECONDS = 0.05  # an item that went final reaches the header within
 # second, a first look at 500) is told together, not as a toast per item that lays the screen out each time.
 ENDED_TOLD_SECONDS = 2.0
 ENDED_TOLD_AT_MOST = 5  # items named in one toast; the rest are counted
-# The command line starts the TUI with the cyclic collector off: it resumes after the start screen's first
-# content, or this long after mounting at the latest (a loaded machine's first rows came after 3 s, and the
-# collection, ~0.3 s there, came before them).
-START_COLLECTOR_PAUSE_SECONDS = 10.0
 WATCH_AFTER_CONTENT_SECONDS = 0.3  # how long after the start screen's first content the watch list starts
 WATCH_START_LATEST_SECONDS = (
     2.0  # the watch list starts after the start screen's first content, or this long after mounting
@@ -732,122 +706,5 @@ class GiftdeskApp(GiftdeskHost):
 PROGRESS_SHOWN_SECONDS = 3.0  # a retry or a wait stays said at least this long, however short
 
 
-def resume_collector() -> None:
-    """Collect what the start left, keep the rest out of every later full collection, and go on collecting
-    (once: the collector on means it was resumed, or never paused)."""
-    if gc.isenabled():
-        return
-    gc.collect()
-    gc.freeze()  # modules, styles, widgets: what the start made lives as long as the app
-    gc.enable()
-
-
 def build_app(settings: AppSettings) -> GiftdeskApp:
     return GiftdeskApp(settings)
-
-
-def load_settings(
-    profile_name: str | None,
-    *,
-    demo: bool,
-    readonly: bool,
-    order: str | None,
-    backend: DemoBackend | None = None,
-    team_database: TeamDatabase | None = None,
-) -> AppSettings:
-    """Settings for a real run. A config that cannot be read is reported, not replaced.
-
-    `backend`: the demo's simulator when the caller started it already (the command line does, first thing).
-    """
-    from tui.local.config import ConfigError, ProfileStore, profile_from_env
-
-    if demo:
-        if backend is None:
-            from tui.demo import DemoBackend
-
-            backend = DemoBackend.start()
-        settings = AppSettings(
-            profiles=backend.profiles(),
-            profile_name=profile_name or backend.default_profile_name,
-            readonly=readonly,
-            order=order,
-            demo=backend,
-        )
-        with suppress(ConfigError):  # the demo keeps the user's look and keys; its profiles are its own
-            _take_look(settings, ProfileStore().load())
-        if team_database is not None:  # --demo --team
-            from tui.local.config import Config, team_user
-            from tui.team.mode import TeamMode
-
-            settings.team = TeamMode(team_database, user=team_user(Config(user=settings.user)), demo=True)
-        return settings
-    store = ProfileStore()
-    settings = AppSettings(store=store, readonly=readonly, order=order)
-    try:
-        config = store.load()
-        settings.profiles = dict(config.profiles)
-        settings.profile_name = config.current
-        _take_look(settings, config)
-        env_profile = profile_from_env()
-    except ConfigError as error:
-        settings.config_problem = str(error)
-        return settings
-    if env_profile is not None:
-        settings.profiles[env_profile.name] = env_profile
-        settings.profile_name = env_profile.name
-    if profile_name is not None:
-        if profile_name not in settings.profiles:
-            raise ConfigError(
-                f"no profile named {profile_name!r}; known: {', '.join(settings.profiles) or 'none'} (see `giftdesk profiles list`)"
-            )
-        settings.profile_name = profile_name
-    settings.team = _team_mode(config)
-    return settings
-
-
-def _team_mode(config: Config) -> TeamMode | None:
-    """Team mode when the config or GIFTDESK_DATABASE_URL names a database (a wrong setting: ConfigError)."""
-    from tui.local.config import team_settings
-
-    if team_settings(config) is None:
-        return None  # psycopg is not even imported
-    from tui.local.config import team_user
-    from tui.team import team_database
-    from tui.team.mode import TeamMode
-
-    database = team_database(config)
-    assert database is not None
-    return TeamMode(database, user=team_user(config))
-
-
-def _take_look(settings: AppSettings, config: Config) -> None:
-    settings.theme, settings.palette, settings.keymap = config.theme, config.palette, dict(config.keymap)
-    settings.user = config.user
-
-
-def run_tui(
-    profile_name: str | None = None,
-    *,
-    demo: bool = False,
-    readonly: bool = False,
-    order: str | None = None,
-    debug: bool = False,
-    backend: DemoBackend | None = None,
-    team_database: TeamDatabase | None = None,
-) -> int:
-    """Run the TUI; the exit status: 0, or 1 when an unexpected error stopped it."""
-    from tui.local.logs import setup_logging
-
-    setup_logging(debug=debug)
-    settings = load_settings(
-        profile_name, demo=demo, readonly=readonly, order=order, backend=backend, team_database=team_database
-    )
-    try:
-        app = build_app(settings)
-        app.run()
-        return app.return_code or 0
-    finally:
-        if settings.team is not None:
-            settings.team.close()
-        if settings.demo is not None:
-            settings.demo.stop()

@@ -11,12 +11,7 @@ import importlib
 
 import click
 
-from tui.commands.common import (
-    complete_profile_names,
-    complete_request_ids,
-    profile_name,
-    start_debug_log,
-)
+from tui.commands.options import complete_profile_names, complete_request_ids, profile_name, start_debug_log
 
 # name -> (module exposing `command`, one line of help shown by `giftdesk --help`)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -154,20 +149,20 @@ def _run_tui(profile: str | None, *, demo: bool, team: bool, readonly: bool, ord
         from tui.demo import DemoBackend, draws_a_kept_page
 
         backend = DemoBackend.start(now=not draws_a_kept_page(profile or DemoBackend.default_profile_name))
-    from tui.app import run_tui  # Textual only for the TUI
     from tui.local.config import ConfigError
+    from tui.startup import run_tui  # Textual only for the TUI, when it builds the app
 
     try:
         return run_tui(profile_name=profile, demo=demo, readonly=readonly, order=order, debug=debug, backend=backend)
     except ConfigError as error:  # e.g. an unknown --profile: said plainly, before any screen
-        from tui.commands.common import EXIT_BAD_INPUT, fail
+        from tui.commands.output import EXIT_BAD_INPUT, fail
 
         fail(str(error), EXIT_BAD_INPUT)
 
 
 def _run_team_demo(*, readonly: bool, order: str | None, debug: bool) -> int:
     """--demo --team: the demo with its own team database, said on stderr so a second demo can join it."""
-    from tui.commands.common import EXIT_UNAVAILABLE, fail
+    from tui.commands.output import EXIT_UNAVAILABLE, fail
     from tui.demo import DemoBackend
     from tui.team.database import TeamDatabaseError
     from tui.team.demo import demo_team_database
@@ -179,7 +174,7 @@ def _run_team_demo(*, readonly: bool, order: str | None, debug: bool) -> int:
                 f"team database: {database.shown} (GIFTDESK_DATABASE_URL={database.shown} giftdesk --demo --team joins it)",
                 err=True,
             )
-            from tui.app import run_tui
+            from tui.startup import run_tui
 
             return run_tui(
                 demo=True, readonly=readonly, order=order, debug=debug, backend=backend, team_database=database

@@ -119,7 +119,7 @@ class DemoBackend:
             raise RuntimeError(f"the demo simulator did not start: {answer}")
 
     def profiles(self) -> dict[str, Profile]:
-        from tui.local.config import demo_profile
+        from tui.local.profiles import demo_profile
         from tui.simulator.credentials import DEMO_CREDENTIALS
 
         by_name = {credential.name: credential for credential in DEMO_CREDENTIALS}
@@ -207,7 +207,7 @@ async def register_demo_webhooks(profile: Profile, url: str) -> list[str]:
     portal (docs/simulator.md), and return the signing secrets it shows."""
     import httpx
 
-    from tui.local.config import resolve_secret
+    from tui.local.secret_sources import resolve_secret
     from tui.simulator.webhooks import PORTAL_PATH
 
     auth = (profile.client_id, resolve_secret(profile).get_secret_value())

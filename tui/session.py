@@ -102,8 +102,8 @@ class Session:
     def _build_client(self) -> ServiceClient:
         from tui.api.bounds import Bounds
         from tui.api.client import ServiceClient
-        from tui.local.config import resolve_secret
         from tui.local.limit_store import profile_limiter
+        from tui.local.secret_sources import resolve_secret
 
         options = {"limits": Bounds.from_environ(), "limiter": profile_limiter(self.profile), **self._client_options}
         return ServiceClient(

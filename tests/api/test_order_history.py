@@ -31,7 +31,8 @@ from tui.api.models import OrderLine, PlaceOrder, to_wire
 from tui.api.statuses import is_order_final
 from tui.cli import main
 from tui.core.dates import DayRange
-from tui.local.config import ConfigError, make_profile, updated_profile
+from tui.local.config import ConfigError
+from tui.local.profiles import make_profile, updated_profile
 
 HISTORY = "/api/integration/v1.0/orders"
 HISTORY_FIELDS = {

@@ -15,9 +15,9 @@ from spec_cases import PAYOUT_CASES, RECIPIENT_MISMATCH
 
 from tui.api.client import RetryPolicy
 from tui.cli import COMMANDS, main
-from tui.commands import common
+from tui.commands import runner
 
-real_build_client = common.build_client
+real_build_client = runner.build_client
 
 PAYOUT_PRODUCT = 201  # the simulator's showcase payout product (USD, 1-2000)
 SANDBOX_ACCOUNT = 1001
@@ -67,7 +67,7 @@ def fake_service(monkeypatch):
             pass
 
         monkeypatch.setattr(
-            common,
+            runner,
             "build_client",
             functools.partial(
                 real_build_client,

@@ -11,9 +11,9 @@ from click.testing import CliRunner
 
 from tui.api.client import RetryPolicy
 from tui.cli import main
-from tui.commands import common
+from tui.commands import runner
 
-real_build_client = common.build_client
+real_build_client = runner.build_client
 ACCOUNTS = {"accounts": [{"id": 1001, "currency": "USD", "balance": 100, "isActive": True, "sandboxMode": True}]}
 
 
@@ -41,7 +41,7 @@ def service(monkeypatch):
             waits.append(seconds)
 
         monkeypatch.setattr(
-            common,
+            runner,
             "build_client",
             functools.partial(
                 real_build_client,

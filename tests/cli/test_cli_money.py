@@ -15,9 +15,9 @@ from click.testing import CliRunner
 from money_cases import TRANSACTIONS_ANSWER
 
 from tui.cli import main
-from tui.commands import common
+from tui.commands import runner
 
-real_build_client = common.build_client
+real_build_client = runner.build_client
 
 
 @pytest.fixture
@@ -114,7 +114,7 @@ def test_transactions_json_is_the_wire_answer_exactly(giftdesk, monkeypatch):
 
     point_at(monkeypatch, "http://svc.test", "client-1", "secret-1")
     monkeypatch.setattr(
-        common, "build_client", lambda profile, **kw: real_build_client(profile, transport=httpx.MockTransport(answer))
+        runner, "build_client", lambda profile, **kw: real_build_client(profile, transport=httpx.MockTransport(answer))
     )
     result = giftdesk("transactions", "--from", "2026-11-01", "--to", "2026-11-02", "--json")
     assert result.exit_code == 0, result.stderr

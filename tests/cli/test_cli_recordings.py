@@ -13,10 +13,10 @@ from click.testing import CliRunner
 
 from tui.api.client import RetryPolicy
 from tui.cli import main
-from tui.commands import common
+from tui.commands import runner
 
 RECORDINGS = Path(__file__).resolve().parents[1] / "fixtures" / "provider"
-real_build_client = common.build_client
+real_build_client = runner.build_client
 
 
 def recording(name: str) -> bytes:
@@ -41,7 +41,7 @@ def serve(monkeypatch):
             pass
 
         monkeypatch.setattr(
-            common,
+            runner,
             "build_client",
             functools.partial(
                 real_build_client, sleep=no_wait, retry=RetryPolicy(attempts=1), transport=httpx.MockTransport(handler)

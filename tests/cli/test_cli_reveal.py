@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from tui.cli import main
-from tui.commands import common
+from tui.commands import runner
 
 REQUEST_ID = "6f1c0a55-0000-4000-8000-000000000009"
 CARDS = {  # status -> (code, pin)
@@ -63,10 +63,10 @@ def service(monkeypatch):
     monkeypatch.setenv("GIFTDESK_CLIENT_ID", "client-1")
     monkeypatch.setenv("GIFTDESK_CLIENT_SECRET", "secret-1")
     monkeypatch.setattr(
-        common,
+        runner,
         "build_client",
         functools.partial(
-            common.build_client, transport=httpx.MockTransport(lambda request: httpx.Response(200, json=ORDER))
+            runner.build_client, transport=httpx.MockTransport(lambda request: httpx.Response(200, json=ORDER))
         ),
     )
 

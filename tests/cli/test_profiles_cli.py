@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from memory_keyring import MemoryKeyring
 
 from tui.commands.profiles import command
-from tui.local.config import ProfileStore
+from tui.local.config_file import ProfileStore
 
 SANDBOX = ["--environment", "sandbox", "--base-url", "https://sandbox.example.com", "--client-id", "acme-client"]
 

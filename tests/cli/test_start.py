@@ -18,12 +18,13 @@ from apps import app_on, demo_profiles, settle
 from textual.app import App, ComposeResult
 from textual.widgets import Input
 
-from tui.app import build_app, load_settings
+from tui.app import build_app
 from tui.demo import DemoBackend, draws_a_kept_page
 from tui.local.first_pages import first_page_path
 from tui.session import Session
 from tui.simulator import SimulatorServer, SimulatorSettings, demo_credential
 from tui.simulator.history import HISTORY_CREDENTIAL, HISTORY_PATH
+from tui.startup import load_settings
 from widgets.pager import Pager, PageState
 from widgets.row_table import RowTable
 

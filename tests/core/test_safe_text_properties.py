@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.text import Text
 
 from tui.api.models import Account, Brand, Card, Order, Product
-from tui.commands.common import table
+from tui.commands.output import table
 from tui.core.safe_text import is_safe, json_visible, visible, visible_in_place
 from tui.local.storage import AuditEntry
 from tui.screens import audit, catalog, notifications, order

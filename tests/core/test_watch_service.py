@@ -8,7 +8,7 @@ import asyncio
 
 from watch_support import CREDENTIAL, place
 
-from tui.local.config import demo_profile
+from tui.local.profiles import demo_profile
 from tui.local.watchlist import WatchList
 from tui.session import Session
 from tui.watch_service import WatchService

@@ -24,7 +24,6 @@ from hypothesis import strategies as st
 from tui.api.client import RetryPolicy, ServiceClient
 from tui.api.errors import ServiceError
 from tui.cli import main
-from tui.local.config import profile_from_env
 from tui.local.database import DatabaseError, open_database
 from tui.local.mirror import (
     BACK_IN_STOCK,
@@ -42,6 +41,7 @@ from tui.local.mirror import (
     words_of,
 )
 from tui.local.mirror_sync import sync
+from tui.local.profiles import profile_from_env
 
 
 def client_for(sim, credential, **options) -> ServiceClient:

@@ -12,21 +12,18 @@ import keyring
 import pytest
 from memory_keyring import MemoryKeyring
 
-from tui.local import config as config_module
-from tui.local.config import (
-    Config,
-    ConfigError,
-    ProfileStore,
-    SecretSource,
+from tui.local import secret_sources
+from tui.local.config import Config, ConfigError, SecretSource
+from tui.local.config_file import ProfileStore
+from tui.local.profiles import (
     choose_profile,
     demo_profile,
     effective_readonly,
     make_profile,
     profile_from_env,
-    resolve_secret,
-    store_keyring_secret,
     updated_profile,
 )
+from tui.local.secret_sources import resolve_secret, store_keyring_secret
 
 
 def sandbox_profile(name: str = "acme-sandbox", **overrides) -> object:
@@ -265,7 +262,7 @@ def test_secret_command_printing_nothing_is_an_error() -> None:
 
 
 def test_secret_command_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(config_module, "SECRET_COMMAND_TIMEOUT", 0.2)
+    monkeypatch.setattr(secret_sources, "SECRET_COMMAND_TIMEOUT", 0.2)
     with pytest.raises(ConfigError, match=r"did not finish within 0\.2 s"):
         resolve_secret(sandbox_profile(secret=SecretSource(kind="command", ref="sleep 5")))
 
@@ -343,7 +340,7 @@ def test_updated_profile_keeps_an_in_memory_secret() -> None:
 
 def test_data_layer_never_imports_textual() -> None:
     code = (
-        "import sys, tui.local.config, tui.local.storage, tui.local.logs, tui.commands.profiles\n"
+        "import sys, tui.local.config, tui.local.config_file, tui.local.profiles, tui.local.secret_sources, tui.local.storage, tui.local.logs, tui.commands.profiles\n"
         "assert 'textual' not in sys.modules, 'textual imported'\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, env={**os.environ})

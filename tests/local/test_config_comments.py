@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from tui.cli import main
-from tui.local.config import ProfileStore
+from tui.local.config_file import ProfileStore
 
 COMMENTED = """\
 # giftdesk profiles, kept by hand as well

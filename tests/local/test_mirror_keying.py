@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from click.testing import CliRunner
 
-from tui.commands.common import table
-from tui.local.config import profile_from_env
+from tui.commands.output import table
+from tui.local.profiles import profile_from_env
 
 ENVIRON = {"GIFTDESK_BASE_URL": "http://127.0.0.1:9001", "GIFTDESK_CLIENT_ID": "acme", "GIFTDESK_CLIENT_SECRET": "s"}
 

@@ -21,7 +21,7 @@ from apps import notifications as notes
 from click.testing import CliRunner
 from textual.widgets import Input
 
-from tui.app import build_app, load_settings
+from tui.app import build_app
 from tui.cli import main
 from tui.demo import DemoBackend
 from tui.local.demo_data import enter_demo_data_dir
@@ -30,6 +30,7 @@ from tui.local.first_pages import first_page_path
 from tui.local.logs import setup_logging
 from tui.local.storage import AuditLog, ChosenAccounts, RecentOrders
 from tui.simulator import demo_credential
+from tui.startup import load_settings
 from widgets.masked import MaskedValue
 
 SIZE = (120, 36)

@@ -17,11 +17,12 @@ import httpx
 import pytest
 from click.testing import CliRunner
 
-from tui.app import build_app, load_settings
+from tui.app import build_app
 from tui.cli import main
 from tui.core.navigation import DESTINATIONS
 from tui.local.logs import setup_logging
 from tui.simulator import DEMO_CREDENTIALS
+from tui.startup import load_settings
 
 
 @pytest.fixture

@@ -25,9 +25,14 @@ def run_python(code: str) -> subprocess.CompletedProcess:
         "tui.api.models",
         "tui.api.redact",
         "tui.local.config",
+        "tui.local.config_file",
+        "tui.local.profiles",
+        "tui.local.secret_sources",
         "tui.simulator",
         "tui.cli",
-        "tui.commands.common",
+        "tui.commands.options",
+        "tui.commands.output",
+        "tui.commands.runner",
     ],
 )
 def test_importing_does_not_import_textual(module):

@@ -13,7 +13,9 @@ import pytest
 from click.testing import CliRunner
 
 from tui.cli import main
-from tui.local.config import ConfigError, ProfileStore, resolve_team_password, team_settings
+from tui.local.config import ConfigError, team_settings
+from tui.local.config_file import ProfileStore
+from tui.local.secret_sources import resolve_team_password
 from tui.team.database import SCHEMA_VERSION
 
 
@@ -94,7 +96,7 @@ def test_saving_profiles_keeps_the_team_table_and_user():
     path = write_config(
         'user = "ana"  # who I am in the team\n\n[team]\n# shared\ndatabase_url = "postgresql://g@db.example.test/g"\n'
     )
-    from tui.local.config import make_profile
+    from tui.local.profiles import make_profile
 
     ProfileStore().add(
         make_profile(

@@ -19,8 +19,9 @@ from apps import app_on, notifications, settle, until
 
 from tui.app import AppSettings, build_app
 from tui.core.safe_text import visible
-from tui.local.config import SecretSource, demo_profile, make_profile
+from tui.local.config import SecretSource
 from tui.local.first_pages import MAX_FILE_BYTES, first_page_path
+from tui.local.profiles import demo_profile, make_profile
 from tui.screens.catalog_kept import KEPT_PAGE_VERSION
 from tui.simulator import SimulatorSettings, demo_credential
 from widgets.row_table import RowTable

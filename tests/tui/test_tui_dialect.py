@@ -11,7 +11,7 @@ from test_tui_order import open_form, placed, press_place
 from tui.api.errors import REASONS
 from tui.api.models import Product
 from tui.app import AppSettings, build_app
-from tui.local.config import demo_profile
+from tui.local.profiles import demo_profile
 from tui.simulator.credentials import demo_credential
 
 SIZE = (100, 30)

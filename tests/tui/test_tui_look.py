@@ -10,8 +10,10 @@ from pathlib import Path
 import pytest
 from apps import app_on, notifications, settle
 
-from tui.app import PRODUCTION_THEME, SANDBOX_THEME, load_settings
-from tui.local.config import ConfigError, ProfileStore
+from tui.app import PRODUCTION_THEME, SANDBOX_THEME
+from tui.local.config import ConfigError
+from tui.local.config_file import ProfileStore
+from tui.startup import load_settings
 from widgets.status_badge import PALETTES, status_style, status_text
 
 SIZE = (80, 24)
@@ -135,7 +137,7 @@ async def test_the_colour_blind_palette_colours_statuses_without_red_or_green(si
 
 
 def _profile():
-    from tui.local.config import make_profile
+    from tui.local.profiles import make_profile
 
     return make_profile(
         name="support",

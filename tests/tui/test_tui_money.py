@@ -17,8 +17,8 @@ from test_tui_payout import (  # noqa: F401  (quick_polls: an autouse fixture sh
 
 from tui.app import AppSettings, build_app
 from tui.core.payout_flow import Phase
-from tui.local.config import demo_profile
 from tui.local.fileio import data_dir
+from tui.local.profiles import demo_profile
 from tui.simulator import TIMING_PRESETS, demo_credential
 
 SIZE = (80, 24)

@@ -78,7 +78,7 @@ SIZES = pytest.mark.parametrize("size", [(80, 24), (160, 48)], ids=["80x24", "16
 
 def _no_session_app():
     """The app before any profile is chosen, with two stored profiles on a fixed address."""
-    from tui.local.config import make_profile
+    from tui.local.profiles import make_profile
 
     profiles = {
         name: make_profile(

@@ -12,7 +12,7 @@ from apps import until
 from textual.widgets import DataTable
 
 from tui.app import AppSettings, build_app
-from tui.local.config import ProfileStore
+from tui.local.config_file import ProfileStore
 
 GIFTDESK = str(Path(sys.executable).parent / "giftdesk")
 

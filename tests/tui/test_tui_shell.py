@@ -15,11 +15,12 @@ from textual.widgets import Static
 from textual.worker import WorkerFailed
 
 from tui.api.client import RetryPolicy
-from tui.app import AppSettings, build_app, load_settings
+from tui.app import AppSettings, build_app
 from tui.core.navigation import DESTINATIONS
 from tui.core.safe_text import visible
 from tui.local.config import Config, ConfigError
 from tui.screens.base import BaseScreen
+from tui.startup import load_settings
 from widgets.context_bar import ContextBar
 
 SIZE = (80, 24)
@@ -199,7 +200,7 @@ def test_unknown_profile_on_the_command_line_names_the_known_ones(tmp_path: Path
 
 
 def _env_profile():
-    from tui.local.config import make_profile
+    from tui.local.profiles import make_profile
 
     return make_profile(
         name="support",

@@ -185,7 +185,7 @@ def test_an_account_of_the_other_environment_is_refused_by_name(sim, monkeypatch
 def test_an_account_without_sandbox_mode_takes_the_profile_s_environment(monkeypatch, tmp_path):
     from functools import partial
 
-    from tui.commands import common
+    from tui.commands import runner
 
     def service(request: httpx.Request) -> httpx.Response:
         if request.url.path.endswith("/accounts"):
@@ -197,7 +197,7 @@ def test_an_account_without_sandbox_mode_takes_the_profile_s_environment(monkeyp
     monkeypatch.setenv("GIFTDESK_BASE_URL", "http://svc.test")
     monkeypatch.setenv("GIFTDESK_CLIENT_ID", "c")
     monkeypatch.setenv("GIFTDESK_CLIENT_SECRET", "s")
-    monkeypatch.setattr(common, "build_client", partial(common.build_client, transport=httpx.MockTransport(service)))
+    monkeypatch.setattr(runner, "build_client", partial(runner.build_client, transport=httpx.MockTransport(service)))
     result = giftdesk("order", "place", "--account", "7", "--product", "1", "--value", "5")
     assert result.exit_code == 0, result.stderr
     assert [line["outcome"] for line in audit_lines(tmp_path)] == [ATTEMPT, "placed"]
@@ -321,7 +321,7 @@ def test_accounts_that_cannot_be_read_stop_the_write_before_it_is_sent(monkeypat
     from functools import partial
 
     from tui.api.client import RetryPolicy
-    from tui.commands import common
+    from tui.commands import runner
 
     sent: list[str] = []
 
@@ -336,10 +336,10 @@ def test_accounts_that_cannot_be_read_stop_the_write_before_it_is_sent(monkeypat
     monkeypatch.setenv("GIFTDESK_CLIENT_ID", "c")
     monkeypatch.setenv("GIFTDESK_CLIENT_SECRET", "s")
     monkeypatch.setattr(
-        common,
+        runner,
         "build_client",
         partial(
-            common.build_client, transport=httpx.MockTransport(service), sleep=no_wait, retry=RetryPolicy(attempts=2)
+            runner.build_client, transport=httpx.MockTransport(service), sleep=no_wait, retry=RetryPolicy(attempts=2)
         ),
     )
     result = giftdesk("payout", "redeem", "tok123", "--wallet", "PayPal", "--email", "ann@example.com")
@@ -355,7 +355,7 @@ def test_accounts_that_cannot_be_read_stop_the_write_before_it_is_sent(monkeypat
 def test_order_already_exists_is_recognised_in_every_body_shape(monkeypatch, tmp_path, body):
     from functools import partial
 
-    from tui.commands import common
+    from tui.commands import runner
 
     request_id = str(uuid.uuid4())
     checkouts: list[int] = []
@@ -390,7 +390,7 @@ def test_order_already_exists_is_recognised_in_every_body_shape(monkeypatch, tmp
     monkeypatch.setenv("GIFTDESK_CLIENT_ID", "c")
     monkeypatch.setenv("GIFTDESK_CLIENT_SECRET", "s")
     monkeypatch.setattr(
-        common, "build_client", partial(common.build_client, transport=httpx.MockTransport(service), sleep=no_wait)
+        runner, "build_client", partial(runner.build_client, transport=httpx.MockTransport(service), sleep=no_wait)
     )
     result = giftdesk(
         "order", "place", "--account", "1001", "--product", "101", "--value", "25", "--request-id", request_id

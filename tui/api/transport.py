@@ -11,7 +11,7 @@ request, which costs a one-shot command tens of milliseconds of a few hundred.
   requests stay concurrent (`catalog --all`).
 - InlineTransport runs it in the caller: the request never suspends the
   coroutine, so a command can drive the client without an event loop at all
-  (tui/commands/common.py `run_inline`) and need not import asyncio.
+  (tui/commands/runner.py `run_inline`) and need not import asyncio.
 A request in a thread cannot be cancelled, so these enforce the deadline at the socket:
 every read, write and connect waits at most until it (`_DeadlineBackend`).
 - BoundedAsyncTransport is httpx's async transport under an asyncio timeout, for the TUI,

@@ -4,17 +4,9 @@ from __future__ import annotations
 
 import click
 
-from tui.commands.common import (
-    Options,
-    Session,
-    check_one_format,
-    csv_option,
-    emit_json,
-    print_csv,
-    print_table,
-    run,
-    service_options,
-)
+from tui.commands.options import Options, check_one_format, csv_option, service_options
+from tui.commands.output import emit_json, print_csv, print_table
+from tui.commands.runner import CommandConnection, run
 from widgets.money import exact_amount, format_amount
 
 
@@ -35,7 +27,7 @@ def command(options: Options, as_csv: bool) -> None:
 
     check_one_format(options, as_csv)
 
-    async def work(session: Session) -> None:
+    async def work(session: CommandConnection) -> None:
         from tui.api.models import to_wire
         from tui.core.safe_text import visible
 

@@ -15,7 +15,9 @@ from contextlib import contextmanager
 
 import click
 
-from tui.commands.common import EXIT_BAD_INPUT, EXIT_UNAVAILABLE, Session, debug_option, fail
+from tui.commands.options import debug_option
+from tui.commands.output import EXIT_BAD_INPUT, EXIT_UNAVAILABLE, fail
+from tui.commands.runner import CommandConnection
 
 EXIT_BROKEN = 1
 
@@ -96,7 +98,8 @@ def pending(as_json: bool) -> None:
       giftdesk audit pending
       giftdesk audit pending --json | jq -r '.[].check'
     """
-    from tui.commands.common import emit_json, visible
+    from tui.commands.output import emit_json
+    from tui.core.safe_text import visible
     from tui.local.config import ConfigError
     from tui.local.storage import check_command, unknown_outcomes
     from tui.team.database import TeamDatabaseError
@@ -140,7 +143,7 @@ def _entries():  # -> (where, list[AuditEntry]): typed where used, the module lo
         link.close()
 
 
-def settle_checked(session: Session, subject: str, found: str) -> None:
+def settle_checked(session: CommandConnection, subject: str, found: str) -> None:
     """`subject` (a RequestId, a masked weblink) was just looked up by `order show` or `payout status`: a write
     of it whose outcome was unknown is settled in the audit log with what was `found` (no longer pending).
     Without team mode the log is parsed only when it names the subject: a plain `order show --json` loads
@@ -155,7 +158,7 @@ def settle_checked(session: Session, subject: str, found: str) -> None:
 
 
 @contextmanager
-def settle_not_found(session: Session, subject: str, found: str) -> Iterator[None]:
+def settle_not_found(session: CommandConnection, subject: str, found: str) -> Iterator[None]:
     """The service answered that it has no such order or payout (`found` says it): a write of it whose outcome
     was unknown did not happen (not yet, for a payout), and that is settled too."""
     from tui.api.errors import OrderNotFoundError, RefusedError

@@ -11,21 +11,10 @@ import click
 
 from tui.api.limits import CATALOG_V2
 from tui.commands.catalog_output import print_products, print_products_csv
-from tui.commands.common import (
-    EXIT_BAD_INPUT,
-    Options,
-    Session,
-    check_one_format,
-    csv_option,
-    emit_json,
-    fail,
-    fresh_option,
-    run,
-    say,
-    say_freshness,
-    service_options,
-)
+from tui.commands.options import Options, check_one_format, csv_option, fresh_option, service_options
+from tui.commands.output import EXIT_BAD_INPUT, emit_json, fail, say, say_freshness
 from tui.commands.progress import progress, say_pace
+from tui.commands.runner import CommandConnection, run
 from tui.core.words import counted
 
 MAX_PAGE_SIZE = 100  # DESIGN: the maximum is not published; cap at 100
@@ -135,7 +124,7 @@ def command(ctx: click.Context, options: Options, v1: bool, fresh: bool, as_csv:
     if filters["all_pages"] and filters["page"] is not None:
         raise click.UsageError("use either --all or --page, not both")
 
-    async def work(session: Session) -> None:
+    async def work(session: CommandConnection) -> None:
         from tui.api.models import to_wire
 
         if v1:
@@ -185,7 +174,7 @@ def _query(filters: dict, page_index: int | None = None):
     )
 
 
-async def _all_pages(session: Session, query):
+async def _all_pages(session: CommandConnection, query):
     """Every page of a query: the first tells the count, the rest are fetched a few at a time."""
     from dataclasses import replace
 

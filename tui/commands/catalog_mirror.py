@@ -15,17 +15,9 @@ from typing import TYPE_CHECKING
 
 import click
 
-from tui.commands.common import (
-    EXIT_BAD_INPUT,
-    Options,
-    Session,
-    emit_json,
-    fail,
-    print_table,
-    run,
-    say,
-    service_options,
-)
+from tui.commands.options import Options, service_options
+from tui.commands.output import EXIT_BAD_INPUT, emit_json, fail, print_table, say
+from tui.commands.runner import CommandConnection, run
 
 if TYPE_CHECKING:
     from tui.local.mirror import Mirror
@@ -33,8 +25,10 @@ if TYPE_CHECKING:
 
 def _identity(options: Options) -> tuple[str, str]:
     """(profile name, environment) of the mirror to read, without a secret or a service."""
-    from tui.commands.common import DEMO_CREDENTIAL
-    from tui.local.config import ConfigError, ProfileStore, choose_profile, profile_from_env
+    from tui.commands.options import DEMO_CREDENTIAL
+    from tui.local.config import ConfigError
+    from tui.local.config_file import ProfileStore
+    from tui.local.profiles import choose_profile, profile_from_env
 
     try:
         if options.demo:
@@ -90,7 +84,7 @@ def sync(options: Options, full: bool) -> None:
       giftdesk catalog sync --full --profile support-sandbox
     """
 
-    async def work(session: Session) -> None:
+    async def work(session: CommandConnection) -> None:
         from tui.commands.progress import progress
         from tui.local.mirror_sync import sync as sync_mirror
 
@@ -210,7 +204,7 @@ def changes(options: Options, since: str | None) -> None:
     if options.json:
         emit_json([change.__dict__ for change in found])
         return
-    from tui.commands.common import money
+    from tui.commands.output import money
     from tui.core.safe_text import visible
     from widgets.money import format_range
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tui.commands.common import print_csv, print_table
+from tui.commands.output import print_csv, print_table
 from widgets.money import format_range
 
 

@@ -7,8 +7,10 @@ from typing import Any
 
 import click
 
-from tui.commands.common import Options, Session, emit_json, money, print_fields, print_table, run, service_options
+from tui.commands.options import Options, service_options
 from tui.commands.order_inputs import FaceValue, sku_argument
+from tui.commands.output import emit_json, money, print_fields, print_table
+from tui.commands.runner import CommandConnection, run
 
 
 @click.command("stock")
@@ -24,7 +26,7 @@ def stock(options: Options, sku: str, value: Decimal) -> None:
       giftdesk catalog stock SIM-402 20 --json
     """
 
-    async def work(session: Session) -> None:
+    async def work(session: CommandConnection) -> None:
         from tui.api.models import to_wire
 
         answer = await session.client.stock(sku, value)
@@ -57,7 +59,7 @@ def categories(options: Options) -> None:
       giftdesk catalog categories --json
     """
 
-    async def work(session: Session) -> None:
+    async def work(session: CommandConnection) -> None:
         from tui.api.models import to_wire
 
         found = await session.client.categories()
@@ -80,7 +82,7 @@ def countries(options: Options) -> None:
       giftdesk catalog countries --json
     """
 
-    async def work(session: Session) -> None:
+    async def work(session: CommandConnection) -> None:
         from tui.api.models import to_wire
 
         found = await session.client.catalog_countries()

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import click
 
-from tui.commands.common import debug_option
+from tui.commands.options import debug_option
 
 SHELLS = ("bash", "zsh", "fish")
 COMPLETE_VARIABLE = "_GIFTDESK_COMPLETE"  # click's convention: _<PROG>_COMPLETE

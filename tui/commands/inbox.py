@@ -6,16 +6,9 @@ from datetime import UTC, date, datetime, time
 
 import click
 
-from tui.commands.common import (
-    Options,
-    emit_json_line,
-    exit_code_for,
-    fail,
-    opened_profile,
-    print_table,
-    say,
-    service_options,
-)
+from tui.commands.options import Options, service_options
+from tui.commands.output import emit_json_line, exit_code_for, fail, print_table, say
+from tui.commands.runner import opened_profile
 
 
 def _since(value: str | None) -> datetime | None:

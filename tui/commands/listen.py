@@ -22,18 +22,9 @@ from typing import Any
 
 import click
 
-from tui.commands.common import (
-    EXIT_BAD_INPUT,
-    EXIT_UNAVAILABLE,
-    Options,
-    Session,
-    emit_json_line,
-    fail,
-    quiet_stdout,
-    run,
-    say,
-    service_options,
-)
+from tui.commands.options import Options, service_options
+from tui.commands.output import EXIT_BAD_INPUT, EXIT_UNAVAILABLE, emit_json_line, fail, quiet_stdout, say
+from tui.commands.runner import CommandConnection, run
 from tui.core.safe_text import visible
 
 DEFAULT_PORT = 8787  # fixed, so the configured URLs stay valid from one run to the next
@@ -140,7 +131,7 @@ def command(
     for address in proxies:
         _check_proxy_address(address)
 
-    async def work(session: Session) -> None:
+    async def work(session: CommandConnection) -> None:
         from tui.api.redact import register_secret
         from tui.listener import Receiver, ReceiverSettings
         from tui.local.database import DatabaseError
@@ -227,7 +218,7 @@ def _open_inbox(profile: str):
     return SqliteInbox(profile, check_same_thread=False)
 
 
-async def _serve(session: Session, receiver, team) -> None:
+async def _serve(session: CommandConnection, receiver, team) -> None:
     """The receiver and the work on its inbox, in this loop, until the receiver stops; in team mode
     (`team`, a TeamMode) the inbox and the watch list it settles are the team's."""
     from tui.core.tasks import said_task

@@ -6,19 +6,9 @@ import os
 
 import click
 
-from tui.commands.common import (
-    EXIT_BAD_INPUT,
-    EXIT_UNAVAILABLE,
-    Options,
-    Session,
-    emit_json,
-    fail,
-    print_fields,
-    run,
-    service_options,
-    write_service_options,
-    yes_option,
-)
+from tui.commands.options import Options, service_options, write_service_options, yes_option
+from tui.commands.output import EXIT_BAD_INPUT, EXIT_UNAVAILABLE, emit_json, fail, print_fields
+from tui.commands.runner import CommandConnection, run
 
 
 @click.group("notifications")
@@ -63,7 +53,7 @@ def get(options: Options) -> None:
       giftdesk notifications get --profile NAME --json
     """
 
-    async def work(session: Session) -> None:
+    async def work(session: CommandConnection) -> None:
         _show(options, await session.client.get_notifications())
 
     run(options, work)
@@ -112,7 +102,7 @@ def set_(options: Options, url: str | None, sandbox_url: str | None, secret_env:
         if secret is None:
             fail(f"environment variable {secret_env} is not set", EXIT_BAD_INPUT)
 
-    async def work(session: Session) -> None:
+    async def work(session: CommandConnection) -> None:
         from tui.api.models import NotificationConfig
         from tui.local.storage import NOTIFICATION_CHANGE
 

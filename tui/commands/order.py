@@ -8,27 +8,12 @@ from typing import Any
 
 import click
 
-from tui.commands.common import (
-    EXIT_BAD_INPUT,
-    EXIT_REFUSED,
-    Options,
-    Session,
-    complete_request_ids,
-    emit_json,
-    fail,
-    money,
-    print_fields,
-    print_table,
-    run,
-    say,
-    service_options,
-    watch,
-    write_service_options,
-    yes_option,
-)
+from tui.commands.options import Options, complete_request_ids, service_options, write_service_options, yes_option
 from tui.commands.order_case import case
 from tui.commands.order_id import find_order_or_fail
 from tui.commands.order_inputs import FaceValue, sku_argument
+from tui.commands.output import EXIT_BAD_INPUT, EXIT_REFUSED, emit_json, fail, money, print_fields, print_table, say
+from tui.commands.runner import CommandConnection, run, watch
 from tui.commands.watch import exit_for_status, exit_status_option
 from tui.core.names import NOT_RELEASED, order_number
 from tui.core.safe_text import visible
@@ -82,7 +67,7 @@ def show(options: Options, order_id: str, watch_: bool, interval: float, reveal:
       giftdesk order show ID --watch --json | jq .status
     """
 
-    async def work(session: Session) -> None:
+    async def work(session: CommandConnection) -> None:
         from tui.commands.audit import settle_checked, settle_not_found
 
         not_placed = "no order with this RequestId: it was not placed"
@@ -184,7 +169,7 @@ def _print_order(order, reveal: bool) -> None:
 
 
 async def _production_question(
-    session: Session, product_id: int | None, sku: str | None, value: Decimal, quantity: int, account_id: int
+    session: CommandConnection, product_id: int | None, sku: str | None, value: Decimal, quantity: int, account_id: int
 ) -> tuple[str, str]:
     """What production asks to be typed (the total face value, as the TUI's New order asks) and the order it names:
     the product by id from catalog v2, or by SKU from the v2.1 catalog."""
@@ -304,7 +289,7 @@ def place(
 
     request_id = request_id or new_request_id()
 
-    async def work(session: Session) -> None:
+    async def work(session: CommandConnection) -> None:
         from tui.api.models import OrderLine, PlaceOrder, PlaceOrderBySku, SkuLine
         from tui.money import order_check_command
 

@@ -7,8 +7,10 @@ from typing import TYPE_CHECKING
 
 import click
 
-from tui.commands.common import EXIT_BAD_INPUT, Options, Session, emit_json, fail, run, service_options
+from tui.commands.options import Options, service_options
 from tui.commands.order_id import find_order_or_fail
+from tui.commands.output import EXIT_BAD_INPUT, emit_json, fail
+from tui.commands.runner import CommandConnection, run
 from tui.commands.watch import EXIT_ENDED_BADLY, exit_status_option
 
 if TYPE_CHECKING:
@@ -41,7 +43,7 @@ def case(options: Options, order_id: str, markdown: bool, exit_status: bool) -> 
         fail("use either --json or --markdown, not both", EXIT_BAD_INPUT)
     found: list[CaseFile] = []
 
-    async def work(session: Session) -> None:
+    async def work(session: CommandConnection) -> None:
         from tui.case_file import case_markdown, open_case, opened_stores
 
         request_id = await find_order_or_fail(session, order_id)
@@ -69,7 +71,7 @@ def case(options: Options, order_id: str, markdown: bool, exit_status: bool) -> 
 
 def _print_case(case_file: CaseFile) -> None:
     from tui.case_file import shown_time as _time
-    from tui.commands.common import print_table
+    from tui.commands.output import print_table
     from tui.core.safe_text import visible
 
     verdict = case_file.verdict

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from tui.commands.common import EXIT_BAD_INPUT, Session, fail
+from tui.commands.output import EXIT_BAD_INPUT, fail
+from tui.commands.runner import CommandConnection
 
 
-async def find_order_or_fail(session: Session, text: str) -> str:
+async def find_order_or_fail(session: CommandConnection, text: str) -> str:
     """The RequestId an ID names (tui.order_lookup); exit 2 naming the candidates when it cannot say which."""
     from tui.core.order_ids import AmbiguousOrderId, UnknownOrderId
     from tui.local.state_files import RecentOrders

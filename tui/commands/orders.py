@@ -6,20 +6,9 @@ from datetime import date
 
 import click
 
-from tui.commands.common import (
-    EXIT_BAD_INPUT,
-    Options,
-    Session,
-    emit_json,
-    fail,
-    fresh_option,
-    money,
-    print_table,
-    run,
-    say,
-    say_freshness,
-    service_options,
-)
+from tui.commands.options import Options, fresh_option, service_options
+from tui.commands.output import EXIT_BAD_INPUT, emit_json, fail, money, print_table, say, say_freshness
+from tui.commands.runner import CommandConnection, run
 
 # Seen on real orders beyond SPEC's (DESIGN "What the real provider sends").
 KNOWN_EXTRA_STATUSES = ("CheckingOut",)
@@ -126,7 +115,7 @@ def list_orders(
         fail(str(error), EXIT_BAD_INPUT)
     wanted = {status.lower() for status in statuses}
 
-    async def work(session: Session) -> None:
+    async def work(session: CommandConnection) -> None:
         from tui.api.models import to_wire
 
         answer = await session.copies.order_history(session.client, day_range, fresh=fresh)
@@ -146,7 +135,7 @@ def list_orders(
     run(options, work)
 
 
-async def _needing_attention(session: Session, lines: list) -> list:
+async def _needing_attention(session: CommandConnection, lines: list) -> list:
     """The lines of the orders whose case needs attention; each order's reasons on stderr."""
     from tui.case_file import needing_attention
     from tui.core.safe_text import visible

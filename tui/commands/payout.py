@@ -7,20 +7,9 @@ from typing import Any
 
 import click
 
-from tui.commands.common import (
-    EXIT_BAD_INPUT,
-    Options,
-    Session,
-    debug_option,
-    emit_json,
-    fail,
-    print_fields,
-    run,
-    service_options,
-    watch,
-    write_service_options,
-    yes_option,
-)
+from tui.commands.options import Options, debug_option, service_options, write_service_options, yes_option
+from tui.commands.output import EXIT_BAD_INPUT, emit_json, fail, print_fields
+from tui.commands.runner import CommandConnection, run, watch
 from tui.commands.watch import exit_for_status, exit_status_option
 from tui.core.safe_text import visible
 
@@ -157,7 +146,7 @@ def redeem(options: Options, weblink_or_card_code: str, wallet, email, phone, ha
     request = _redeem_request(wallet, email, phone, handle)
     token = _weblink(weblink_or_card_code)
 
-    async def work(session: Session) -> None:
+    async def work(session: CommandConnection) -> None:
         from tui.api.models import to_wire
         from tui.api.redact import mask_recipient, mask_weblink
         from tui.core.payout_flow import Attempt
@@ -215,7 +204,7 @@ def status(options: Options, weblink_or_card_code: str, watch_: bool, interval: 
     """
     token = _weblink(weblink_or_card_code)
 
-    async def work(session: Session) -> None:
+    async def work(session: CommandConnection) -> None:
         from tui.api.models import to_wire
         from tui.api.redact import mask_weblink
         from tui.api.statuses import is_payout_final

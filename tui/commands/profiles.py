@@ -14,20 +14,12 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from tui.commands.common import (
-    EXIT_BAD_INPUT,
-    PROFILE_VARIABLE,
-    complete_profile_names,
-    debug_option,
-    emit_json,
-    fail,
-    print_fields,
-    print_table,
-    say,
-)
+from tui.commands.options import PROFILE_VARIABLE, complete_profile_names, debug_option
+from tui.commands.output import EXIT_BAD_INPUT, emit_json, fail, print_fields, print_table, say
 
 if TYPE_CHECKING:
-    from tui.local.config import Config, Profile, ProfileStore
+    from tui.local.config import Config, Profile
+    from tui.local.config_file import ProfileStore
 
 # The same two names tui.local.config.ENVIRONMENTS holds; written here to keep --help free of pydantic.
 _ENVIRONMENT_CHOICE = click.Choice(["sandbox", "production"])
@@ -55,7 +47,7 @@ def _handles_config_errors(function: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _store() -> ProfileStore:
-    from tui.local.config import ProfileStore
+    from tui.local.config_file import ProfileStore
 
     return ProfileStore()
 
@@ -161,7 +153,7 @@ def add_profile(
       giftdesk profiles add NAME --environment sandbox --base-url URL --client-id ID --secret-env VAR
       giftdesk profiles add NAME --environment production --base-url URL --client-id ID --secret-keyring --readonly
     """
-    from tui.local.config import make_profile
+    from tui.local.profiles import make_profile
 
     chosen = [
         flag
@@ -202,7 +194,8 @@ def add_profile(
 
 def _store_in_keyring(name: str, save: Callable[[], Any]) -> None:
     """Prompts for the secret, keeps it in the keyring, and takes it out again if saving fails."""
-    from tui.local.config import ConfigError, delete_keyring_secret, store_keyring_secret
+    from tui.local.config import ConfigError
+    from tui.local.secret_sources import delete_keyring_secret, store_keyring_secret
 
     value = click.prompt(f"client secret for {name}", hide_input=True, err=True).strip()
     if not value:
@@ -247,7 +240,7 @@ def remove_profile(name: str) -> None:
       giftdesk profiles remove NAME
       giftdesk profiles list && giftdesk profiles remove NAME
     """
-    from tui.local.config import delete_keyring_secret
+    from tui.local.secret_sources import delete_keyring_secret
 
     store = _store()
     profile = store.load().get(name)

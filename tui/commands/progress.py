@@ -57,7 +57,7 @@ def say_pace(requests: int, limit: Limit | None) -> None:
     """Before a walk that the provider's limit paces: how long it will take at that rate (on stderr)."""
     if limit is None or requests <= limit.requests:
         return
-    from tui.commands.common import say
+    from tui.commands.output import say
 
     seconds = (requests - limit.requests) * limit.interval
     say(f"{requests} requests at the provider's limit of {limit}: about {_minutes(seconds)}")

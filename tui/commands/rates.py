@@ -4,19 +4,9 @@ from __future__ import annotations
 
 import click
 
-from tui.commands.common import (
-    Options,
-    Session,
-    check_one_format,
-    csv_option,
-    emit_json,
-    fresh_option,
-    print_csv,
-    print_table,
-    run,
-    say_freshness,
-    service_options,
-)
+from tui.commands.options import Options, check_one_format, csv_option, fresh_option, service_options
+from tui.commands.output import emit_json, print_csv, print_table, say_freshness
+from tui.commands.runner import CommandConnection, run
 
 HEADERS = ["BASE", "CURRENCY", "RATE"]
 
@@ -44,7 +34,7 @@ def command(options: Options, base: str | None, currency: str | None, as_csv: bo
     """
     check_one_format(options, as_csv)
 
-    async def work(session: Session) -> None:
+    async def work(session: CommandConnection) -> None:
         from tui.api.models import to_wire
         from tui.core.safe_text import visible
 

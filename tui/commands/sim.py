@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import click
 
-from tui.commands.common import debug_option
+from tui.commands.options import debug_option
 from tui.simulator.settings import DEMO_HISTORY
 
 

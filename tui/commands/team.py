@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import click
 
-from tui.commands.common import EXIT_AUTH, EXIT_BAD_INPUT, EXIT_REFUSED, EXIT_UNAVAILABLE, debug_option, fail
+from tui.commands.options import debug_option
+from tui.commands.output import EXIT_AUTH, EXIT_BAD_INPUT, EXIT_REFUSED, EXIT_UNAVAILABLE, fail
 
 NOT_SET_UP = (
     'team mode is not set up: add `[team] database_url = "postgresql://USER@HOST/DB"` to the config, '

@@ -6,22 +6,9 @@ from datetime import date
 
 import click
 
-from tui.commands.common import (
-    EXIT_BAD_INPUT,
-    Options,
-    Session,
-    check_one_format,
-    csv_option,
-    emit_json,
-    fail,
-    fresh_option,
-    print_csv,
-    print_table,
-    run,
-    say,
-    say_freshness,
-    service_options,
-)
+from tui.commands.options import Options, check_one_format, csv_option, fresh_option, service_options
+from tui.commands.output import EXIT_BAD_INPUT, emit_json, fail, print_csv, print_table, say, say_freshness
+from tui.commands.runner import CommandConnection, run
 
 HEADERS = ["DATE", "TYPE", "AMOUNT", "BALANCE AFTER", "CURRENCY", "ORDER", "REQUEST ID", "TRANSACTION"]
 
@@ -67,7 +54,7 @@ def command(options: Options, start: str, end: str | None, account_id: int | Non
     except DateInvalid as error:
         raise click.BadParameter(str(error)) from None
 
-    async def work(session: Session) -> None:
+    async def work(session: CommandConnection) -> None:
         from tui.api.models import to_wire
         from tui.core.ledger import UnknownAccount, account_by_id
 

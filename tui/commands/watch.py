@@ -10,7 +10,9 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from tui.commands.common import EXIT_BAD_INPUT, EXIT_REFUSED, Options, Session, fail, run, say, service_options_saying
+from tui.commands.options import Options, service_options_saying
+from tui.commands.output import EXIT_BAD_INPUT, EXIT_REFUSED, fail, say
+from tui.commands.runner import CommandConnection, run
 from tui.core.safe_text import json_visible
 
 if TYPE_CHECKING:
@@ -94,7 +96,7 @@ def command(
         )
     outcome: dict[str, bool] = {}
 
-    async def work(session: Session) -> None:
+    async def work(session: CommandConnection) -> None:
         from tui.commands.order_id import find_order_or_fail
 
         # Any ID finds its order (DESIGN "Command line contract"): resolved before anything is watched.
@@ -110,7 +112,7 @@ def command(
         raise click.exceptions.Exit(EXIT_ENDED_BADLY)
 
 
-async def _watch_all(session: Session, wanted: list[Pasted], *, json_lines: bool) -> dict[str, bool]:
+async def _watch_all(session: CommandConnection, wanted: list[Pasted], *, json_lines: bool) -> dict[str, bool]:
     from tui.api.errors import AuthenticationError, ForbiddenError, MalformedResponseError
     from tui.api.redact import mask_weblink
     from tui.core.endings import REFUSED

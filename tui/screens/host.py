@@ -21,7 +21,8 @@ if TYPE_CHECKING:
     from textual.notifications import SeverityLevel
 
     from tui.api.models import Product
-    from tui.local.config import Profile, ProfileStore
+    from tui.local.config import Profile
+    from tui.local.config_file import ProfileStore
     from tui.local.notes import NoteStore
     from tui.session import Session
     from tui.team.mode import TeamMode

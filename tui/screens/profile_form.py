@@ -9,7 +9,9 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Label, Select
 
-from tui.local.config import ConfigError, Profile, make_profile, store_keyring_secret
+from tui.local.config import ConfigError, Profile
+from tui.local.profiles import make_profile
+from tui.local.secret_sources import store_keyring_secret
 from widgets.private import PRIVATE
 from widgets.safe_text import safe
 from widgets.toggles import StatedCheckbox

@@ -10,7 +10,9 @@ import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from tui.local.config import Config, ProfileStore, resolve_team_password, team_settings, team_user
+from tui.local.config import Config, team_settings, team_user
+from tui.local.config_file import ProfileStore
+from tui.local.secret_sources import resolve_team_password
 from tui.team.database import TeamDatabase
 
 if TYPE_CHECKING:
