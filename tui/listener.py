@@ -78,6 +78,7 @@ GROUP_COMMIT_MAX = 256  # deliveries in one transaction at most
 SOURCES_REMEMBERED = 10_000  # rate-limit buckets kept; the idlest are forgotten beyond this
 PROBE_SECONDS = 1.0  # while the inbox cannot be written, it is tried this often
 PRUNE_SECONDS = 3600.0
+RESAID_AFTER_SECONDS = 60.0  # the inbox failing again within this of the last time it was said: not said again
 METRICS_PATH = "/metrics"
 
 
@@ -230,6 +231,7 @@ class InboxWriter:
         self._failure: BaseException | None = None
         self.trouble = ""  # why the inbox cannot be written now; "" while it can
         self._troubled_since = 0.0
+        self._said_troubled_at = -RESAID_AFTER_SECONDS
         self.gave_up = False
         self._thread = threading.Thread(target=self._run, name="giftdesk-inbox-writer", daemon=True)
         self._thread.start()
@@ -328,7 +330,10 @@ class InboxWriter:
     def _troubled(self, error: BaseException) -> None:
         if not self.trouble:  # said once, not once per delivery
             self._troubled_since = time.monotonic()
-            log.error("the inbox cannot be written (answering 503 until it can): %s", visible(error))
+            # A database coming back may fail a write again just after the first one passed: one outage, said once.
+            if time.monotonic() - self._said_troubled_at > RESAID_AFTER_SECONDS:
+                self._said_troubled_at = time.monotonic()
+                log.error("the inbox cannot be written (answering 503 until it can): %s", visible(error))
         self.trouble = str(error) or type(error).__name__
         if not self.gave_up and time.monotonic() - self._troubled_since > self._give_up_seconds:
             self.gave_up = True
