@@ -308,22 +308,8 @@ class ServiceClient:
         500 ms spacing, and at most 6 orders of a product a minute): this may wait. A RequestId that
         is not a GUID is refused before anything is sent (RequestIdInvalid): the provider takes only GUIDs.
         """
-        check_request_id(order.request_id)
-        products = sorted({line.product_id for line in order.products})
-        also = (endpoints.PLACE_ORDER_SPACING, *(f"{endpoints.PLACE_ORDER_PRODUCT} {product}" for product in products))
-        try:
-            response = await self._send(
-                "POST",
-                CHECKOUT_PATH,
-                endpoints.PLACE_ORDER,
-                json=order.to_wire(),
-                retry_on=RetryOn.READ,
-                retry=replace(self.retry, max_retry_after=PLACE_MAX_RETRY_AFTER),
-                also=also,
-            )
-        except RateLimitedError as limited:
-            limited.hint = PLACE_RATE_LIMITED_HINT
-            raise
+        products = [str(line.product_id) for line in order.products]
+        response = await self._checkout(CHECKOUT_PATH, order.request_id, order.to_wire(), products)
         data = _json(response, CHECKOUT_PATH)
         if not isinstance(data, str):
             raise MalformedResponseError(f"POST {CHECKOUT_PATH}: expected the RequestId as a JSON string")
@@ -334,15 +320,22 @@ class ServiceClient:
         in brief. The SKU path is for a product without an id: Place order by id stays the default."""
         from tui.api.models import SkuCheckout
 
-        check_request_id(order.request_id)
-        skus = sorted({line.sku for line in order.products})
-        also = (endpoints.PLACE_ORDER_SPACING, *(f"{endpoints.PLACE_ORDER_PRODUCT} {sku}" for sku in skus))
+        skus = [line.sku for line in order.products]
+        response = await self._checkout(SKU_CHECKOUT_PATH, order.request_id, order.to_wire(), skus)
+        return _parse(SkuCheckout, _json(response, SKU_CHECKOUT_PATH), SKU_CHECKOUT_PATH)
+
+    async def _checkout(self, path: str, request_id: str, body: dict[str, Any], products: list[str]) -> httpx.Response:
+        """Place order's one way out, by id or by SKU: a GUID RequestId checked, paced (500 ms apart, 6 orders of
+        a product a minute, per id or SKU), retried with the same RequestId."""
+        check_request_id(request_id)
+        keys = sorted(set(products))
+        also = (endpoints.PLACE_ORDER_SPACING, *(f"{endpoints.PLACE_ORDER_PRODUCT} {key}" for key in keys))
         try:
-            response = await self._send(
+            return await self._send(
                 "POST",
-                SKU_CHECKOUT_PATH,
+                path,
                 endpoints.PLACE_ORDER,
-                json=order.to_wire(),
+                json=body,
                 retry_on=RetryOn.READ,
                 retry=replace(self.retry, max_retry_after=PLACE_MAX_RETRY_AFTER),
                 also=also,
@@ -350,7 +343,6 @@ class ServiceClient:
         except RateLimitedError as limited:
             limited.hint = PLACE_RATE_LIMITED_HINT
             raise
-        return _parse(SkuCheckout, _json(response, SKU_CHECKOUT_PATH), SKU_CHECKOUT_PATH)
 
     async def brands(self, query: BrandsQuery | None = None) -> BrandsPage:
         """A page of the v2.1 catalog's brands (items with SKU, status and face values)."""
