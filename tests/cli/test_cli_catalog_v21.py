@@ -6,24 +6,6 @@ import json
 
 import httpx
 import pytest
-from click.testing import CliRunner
-
-from tui.cli import main
-
-
-@pytest.fixture
-def giftdesk(monkeypatch, sim, demo_credentials):
-    """giftdesk(*args) -> click Result, on the shared simulator as the acme sandbox client."""
-    credential = demo_credentials["acme-sandbox"]
-    for name, value in (
-        ("BASE_URL", sim.base_url),
-        ("CLIENT_ID", credential.client_id),
-        ("CLIENT_SECRET", credential.client_secret),
-        ("ENVIRONMENT", credential.environment),
-    ):
-        monkeypatch.setenv(f"GIFTDESK_{name}", value)
-    runner = CliRunner()
-    return lambda *args: runner.invoke(main, list(args), catch_exceptions=False)
 
 
 def wire(sim, demo_credentials, path: str):

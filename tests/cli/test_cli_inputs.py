@@ -14,21 +14,6 @@ from click.testing import CliRunner
 from tui.cli import main
 
 
-@pytest.fixture
-def giftdesk(monkeypatch, sim, demo_credentials):
-    """giftdesk(*args) -> click Result, on the shared simulator as the acme sandbox client."""
-    credential = demo_credentials["acme-sandbox"]
-    for name, value in (
-        ("BASE_URL", sim.base_url),
-        ("CLIENT_ID", credential.client_id),
-        ("CLIENT_SECRET", credential.client_secret),
-        ("ENVIRONMENT", credential.environment),
-    ):
-        monkeypatch.setenv(f"GIFTDESK_{name}", value)
-    runner = CliRunner()
-    return lambda *args: runner.invoke(main, list(args), catch_exceptions=False)
-
-
 def test_accounts_csv_has_every_balance_with_its_minor_units(giftdesk, sim, demo_credentials):
     result = giftdesk("accounts", "--csv")
     assert result.exit_code == 0, result.stderr

@@ -7,21 +7,12 @@ import uuid
 
 import pytest
 from click.testing import CliRunner
+from env_profile import use_credential
 
 from tui.cli import main
 from tui.local.storage import ATTEMPT, audit_log
 
 SKU = "SIM-201"  # the showcase payout product (USD, 1-2000), by its SKU
-
-
-def use(monkeypatch, sim, credential) -> None:
-    for name, value in (
-        ("BASE_URL", sim.base_url),
-        ("CLIENT_ID", credential.client_id),
-        ("CLIENT_SECRET", credential.client_secret),
-        ("ENVIRONMENT", credential.environment),
-    ):
-        monkeypatch.setenv(f"GIFTDESK_{name}", value)
 
 
 def giftdesk(*args: str, input: str | None = None):
@@ -30,7 +21,7 @@ def giftdesk(*args: str, input: str | None = None):
 
 @pytest.fixture
 def sandbox(monkeypatch, sim, demo_credentials) -> None:
-    use(monkeypatch, sim, demo_credentials["acme-sandbox"])
+    use_credential(monkeypatch, sim, demo_credentials["acme-sandbox"])
 
 
 def test_an_order_by_sku_is_audited_before_and_after_and_get_order_finds_it(sandbox):
@@ -63,7 +54,7 @@ def test_sku_and_product_go_one_at_a_time(sandbox, args, said):
 
 
 def test_production_asks_for_the_total_naming_the_sku(monkeypatch, sim, demo_credentials):
-    use(monkeypatch, sim, demo_credentials["acme-production"])
+    use_credential(monkeypatch, sim, demo_credentials["acme-production"])
     request_id = str(uuid.uuid4())
     args = ["order", "place", "--account", "2001", "--sku", SKU, "--value", "12.5", "--quantity", "2"]
     refused = giftdesk(*args, "--request-id", request_id, input="production\n")
@@ -75,7 +66,7 @@ def test_production_asks_for_the_total_naming_the_sku(monkeypatch, sim, demo_cre
 
 
 def test_an_unknown_sku_in_production_is_bad_input_before_the_question(monkeypatch, sim, demo_credentials):
-    use(monkeypatch, sim, demo_credentials["acme-production"])
+    use_credential(monkeypatch, sim, demo_credentials["acme-production"])
     result = giftdesk("order", "place", "--account", "2001", "--sku", "SIM-999999", "--value", "5")
     assert result.exit_code == 2 and "no product SIM-999999" in result.stderr and "Type" not in result.stderr
 
@@ -101,7 +92,7 @@ def test_a_retry_by_sku_after_a_lost_answer_finds_its_order_and_makes_no_second(
     sim = sim_factory(faults="drop=0.5", seed=seed_where_first_sku_checkout_drops())
     from tui.simulator import demo_credential
 
-    use(monkeypatch, sim, demo_credential("acme-sandbox"))
+    use_credential(monkeypatch, sim, demo_credential("acme-sandbox"))
     request_id = str(uuid.uuid4())
     result = giftdesk("order", "place", "--account", "1001", "--sku", SKU, "--value", "9", "--request-id", request_id)
     assert result.exit_code == 0 and result.stdout.strip() == request_id, result.stderr
