@@ -725,7 +725,7 @@ class CatalogScreen(FreshnessMixin, MirrorSource):
 
     @work(exclusive=True, exit_on_error=False, group="catalog-stock")
     async def check_stock(self, product: Product) -> None:
-        from tui.screens.catalog_v21 import product_sku, stock_words
+        from tui.screens.catalog_v21 import product_sku, stock_answer_words
 
         client = await self.app.session.client()
         sku = await product_sku(client, product)
@@ -739,7 +739,7 @@ class CatalogScreen(FreshnessMixin, MirrorSource):
         face_value = to_decimal(product.min_face_value)
         stock = await client.stock(sku, face_value)
         self.notify(
-            stock_words(product, face_value, stock),
+            stock_answer_words(product, face_value, stock),
             title="Stock",
             severity="information" if stock.is_stocked else "warning",
         )

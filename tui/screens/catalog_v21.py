@@ -33,7 +33,7 @@ async def product_sku(client: ServiceClient, product: Product) -> str | None:
     return next((item.sku for item in items if item.id == product.id and item.sku), None)
 
 
-def stock_words(product: Product, face_value: Decimal, stock: Stock) -> str:
+def stock_answer_words(product: Product, face_value: Decimal, stock: Stock) -> str:
     """One line for a person: quantity, whether stocked, price (each "not stated" when the answer has none)."""
     from widgets.money import format_money
 
