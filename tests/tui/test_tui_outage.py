@@ -101,3 +101,20 @@ async def test_retries_while_the_service_is_away_are_said_in_one_line_not_a_toas
         await until(pilot, lambda: screen.status_line.stale and not screen.table.loading)
         assert said and not any("retrying" in note.lower() for note in notifications(app))
         assert len([note for note in notifications(app) if "connection failed" in note]) <= 1  # the failure, once
+
+
+async def test_a_reload_that_takes_its_time_keeps_the_boards_rows_on_screen_and_says_it_is_refreshing(sim_factory):
+    """Rule 12: `r` over a board of rows kept them hidden under a loading indicator while the service was slow
+    or away (up to its timeouts); they stay, and the status line says a refresh is under way."""
+    slow = sim_factory(SimulatorSettings(seed=11, history=120, limits=None, faults="latency=1.5s"))
+    app = app_on(slow)
+    async with app.run_test(size=WIDE) as pilot:
+        screen = await open_recent_board(pilot)
+        rows = screen.table.row_count
+        assert rows
+        await pilot.press("r")
+        await pilot.pause(0.3)  # the reload's request is on its way (1.5 s)
+        assert not screen.table.loading and screen.table.row_count == rows
+        assert "Refreshing" in status_line(screen)
+        await until(pilot, lambda: "Refreshing" not in status_line(screen), timeout=15)
+        assert screen.table.row_count == rows

@@ -15,6 +15,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.events import ScreenResume
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import DataTable, Input
 from textual.worker import Worker, WorkerState
 
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
     from tui.screens.host import GiftdeskHost
 
 
+REFRESHING_SAID_SECONDS = 30.0  # a request's own timeout: its end (success or failure) says otherwise sooner
 EXPORT_BINDING = Binding("e", "export", "Export", id="screen.export")
 
 
@@ -184,6 +186,14 @@ class BaseScreen(Screen):
     @property
     def status_line(self) -> StatusLine:
         return self.query_one(StatusLine)
+
+    def refreshing(self, table: Widget, has_rows: bool) -> None:
+        """A refresh of what `table` shows starts: rows already shown stay (DESIGN rule 12: a slow or absent service
+        hid them under the loading indicator), said refreshing on the status line until it ends; an empty table
+        shows the loading indicator."""
+        table.loading = not has_rows
+        if has_rows:
+            self.status_line.say_progress("Refreshing…", REFRESHING_SAID_SECONDS)
 
     def data_as_of(self, group: str) -> float | None:
         """When the data a refresh of `group` just brought came from the service (None: now); a screen that

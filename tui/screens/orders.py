@@ -189,7 +189,7 @@ class OrdersScreen(FreshnessMixin, DateRangeKeys, BaseScreen):
         """The range's orders from the service (within its limits); opening the board or another range
         takes the days the local copy keeps."""
         self._asked = set()
-        self.table.loading = True
+        self.refreshing(self.table, bool(self.rows))
         self.load(fresh=True)
 
     def renew(self) -> None:
