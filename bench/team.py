@@ -335,7 +335,7 @@ async def run_child(base_url: str, database_url: str | None) -> None:
 
     def header_drawn() -> None:  # the header's counts, from what the watch list's store knows now
         apply_context()
-        known = app._watch.store._last_read if app._watch is not None and team is not None else {}
+        known = app.watching.service.store._last_read if app.watching.service is not None and team is not None else {}
         for item in known.values():
             if item.final and item.id not in counted:
                 counted.add(item.id)
@@ -346,7 +346,9 @@ async def run_child(base_url: str, database_url: str | None) -> None:
     try:
         async with app.run_test(size=SIZE) as pilot:
             app.watch_list  # noqa: B018 (asking for it starts it now)
-            while team is not None and not (app.team_listener and app.team_listener.listening.is_set()):
+            while team is not None and not (
+                app.team_follower and app.team_follower.listener and app.team_follower.listener.listening.is_set()
+            ):
                 await pilot.pause(0.05)
             print("ready", flush=True)
             await asyncio.to_thread(sys.stdin.read)  # until the parent closes it

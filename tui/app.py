@@ -26,9 +26,11 @@ from textual.theme import Theme
 from textual.worker import Worker, WorkerState
 
 from styles import STYLES
+from tui.app_team import TEAM_WORKERS, TeamFollower
+from tui.app_watch import WatchFollower
 from tui.core.navigation import BY_NAME, DESTINATIONS, HOME
 from tui.screens.base import BaseScreen
-from tui.screens.host import GiftdeskHost, NoSession, WatchListUnavailable
+from tui.screens.host import GiftdeskHost, WatchListUnavailable
 from tui.startup import START_COLLECTOR_PAUSE_SECONDS, AppSettings, resume_collector
 from widgets.context_bar import Context
 from widgets.status_badge import use_palette
@@ -36,17 +38,12 @@ from widgets.textual_private import exit_with_words, in_own_turn, take_out_of_st
 from widgets.too_small import is_too_small
 
 if TYPE_CHECKING:
-    from textual.timer import Timer
-
-    from tui.api.errors import ServiceError
     from tui.api.limits import Limit
     from tui.core.jump import Jump
     from tui.local.config import Profile
     from tui.local.config_file import ProfileStore
     from tui.local.notes import NoteStore
-    from tui.local.watchlist import WatchedItem
     from tui.session import Session
-    from tui.team.live import Change, TeamListener
     from tui.team.mode import TeamMode
     from tui.watch_service import WatchService
 
@@ -78,17 +75,8 @@ PRODUCTION_THEME = Theme(
 
 
 ERROR_SECONDS = 10.0  # an error's toast stays this long; the same error meanwhile is not repeated
-WATCH_REDRAW_SECONDS = 0.3  # the watch list's changes that are not final reach the screen this often at most
-ENDED_REDRAW_SECONDS = 0.05  # an item that went final reaches the header within this (those ending meanwhile with it)
-# One bell and one toast for the items that ended, at most this often: a burst (a receiver settling 20 orders a
-# second, a first look at 500) is told together, not as a toast per item that lays the screen out each time.
-ENDED_TOLD_SECONDS = 2.0
-ENDED_TOLD_AT_MOST = 5  # items named in one toast; the rest are counted
 WATCH_AFTER_CONTENT_SECONDS = 0.3  # how long after the start screen's first content the watch list starts
-WATCH_START_LATEST_SECONDS = (
-    2.0  # the watch list starts after the start screen's first content, or this long after mounting
-)
-TEAM_UNREACHABLE = "team database unreachable, retrying"
+WATCH_START_LATEST_SECONDS = 2.0  # ... or this long after mounting, whichever comes first
 log = logging.getLogger(__name__)
 TERMINAL_CHECK_SECONDS = 2.0  # how often the app looks whether its terminal is still there
 
@@ -124,18 +112,14 @@ class GiftdeskApp(GiftdeskHost):
         self.settings = settings
         self.profiles = dict(settings.profiles)
         self.current_session: Session | None = None
-        self._watch: WatchService | None = None
+        self.watching = WatchFollower(self, redraw=self._apply_context)
         self._watch_put_off = False  # the start's watch list waits for the start screen's first content
         self._start_drawn = asyncio.Event()  # the start screen's first frame is on the terminal (`start_drawn`)
-        self._watch_problem: str | None = None  # why the watch list's file cannot be used, when it cannot
-        self._watch_redraw: tuple[float, Timer] | None = (
-            None  # when the header next follows the watch list, and its timer
-        )
-        self._ended: list[WatchedItem] = []  # items that went final, not told yet (`_tell_ended`)
-        self._ended_told_at = -ENDED_TOLD_SECONDS  # time.monotonic() of the last bell and toast
         self._errors_on_screen: dict[str, float] = {}  # message -> when its toast goes (time.monotonic)
         self._local_notes: NoteStore | None = None
-        self.team_listener: TeamListener | None = None  # team mode: hears the team's changes (LISTEN)
+        self.team_follower = (
+            TeamFollower(self, settings.team, self.watching, redraw=self._apply_context) if settings.team else None
+        )
         self.register_theme(SANDBOX_THEME)
         self.register_theme(PRODUCTION_THEME)
         use_palette(settings.palette)
@@ -183,7 +167,7 @@ class GiftdeskApp(GiftdeskHost):
             self.theme = self.sandbox_theme
             return
         account = session.cache.get("account_label") or (str(session.account_id) if session.account_id else None)
-        watching, attention = self._watch.counts() if self._watch is not None else (0, 0)
+        watching, attention = self.watching.counts()
         self.context = Context(
             profile=session.profile.name,
             environment=session.environment,
@@ -192,16 +176,10 @@ class GiftdeskApp(GiftdeskHost):
             demo=self.settings.demo is not None,
             watching=watching,
             attention=attention,
-            team=self._team_words(),
+            team=self.team_follower.words() if self.team_follower is not None else None,
             unknown_outcomes=self._unknown_outcomes,
         )
         self.theme = PRODUCTION_THEME.name if session.is_production else self.sandbox_theme
-
-    def _team_words(self) -> str | None:
-        team = self.settings.team
-        if team is None:
-            return None
-        return "team" if team.link.reachable else TEAM_UNREACHABLE
 
     @property
     def sandbox_theme(self) -> str:
@@ -269,11 +247,7 @@ class GiftdeskApp(GiftdeskHost):
     @property
     def watch_list(self) -> WatchService:
         self._start_put_off_watching()  # asked for before the start screen's first content: now
-        if self._watch is None:
-            if self._watch_problem is not None:
-                raise WatchListUnavailable(self._watch_problem)
-            raise NoSession("no profile is active yet")
-        return self._watch
+        return self.watching.watch_list
 
     def start_screen_shown(self) -> None:
         # A moment later: Textual draws on a timer of its own, and a callback "after refresh" may
@@ -310,92 +284,8 @@ class GiftdeskApp(GiftdeskHost):
     def _start_watching(self) -> None:
         """The session's watch list, followed until the session ends (items of other profiles wait)."""
         self.count_unknown_outcomes()  # the top bar's other count, read as the session starts
-        from tui.local.database import DatabaseError
-        from tui.watch_service import WatchService
-
-        self._watch = None
-        self._watch_problem = None
         self._watch_put_off = False
-        if self.current_session is not None:
-            team = self.settings.team
-            store = team.watch_list(self.current_session.environment) if team is not None else None
-            try:
-                self._watch = WatchService(
-                    self.current_session,
-                    store=store,
-                    on_change=self._watch_changed,
-                    on_error=self._watch_failed,
-                    on_stopped=self._watch_stopped,
-                )
-            except DatabaseError as error:
-                self._watch_problem = (
-                    f"The watch list cannot be used: {error} "
-                    "Orders and payouts still open as usual; only pinning waits until giftdesk restarts."
-                )
-                self.notify(self._watch_problem, title="Watch list", severity="error", timeout=10)
-            else:
-                self._watch.start()
-        self._apply_context()
-
-    def _watch_stopped(self, error: BaseException) -> None:
-        self.notify(
-            f"The watch list stopped following its items ({type(error).__name__}: {error}). What it shows "
-            "may be old: switch profile or restart giftdesk to follow them again.",
-            title="Watch list",
-            severity="error",
-            timeout=ERROR_SECONDS,
-        )
-
-    def _watch_changed(self, item: WatchedItem, went_final: bool) -> None:
-        # Many items move at once (a first look at 500, a receiver settling 20 a second): the header and the
-        # Watch screen follow a few times a second, an item that went final within a frame, so keys stay quick.
-        if went_final:
-            self._ended.append(item)
-        self._redraw_watch_within(ENDED_REDRAW_SECONDS if went_final else WATCH_REDRAW_SECONDS)
-
-    def _redraw_watch_within(self, seconds: float) -> None:
-        due = time.monotonic() + seconds
-        if self._watch_redraw is not None:
-            if self._watch_redraw[0] <= due:
-                return
-            self._watch_redraw[1].stop()
-        self._watch_redraw = (due, self.set_timer(seconds, self._redraw_watch))
-
-    def _redraw_watch(self) -> None:
-        self._watch_redraw = None
-        self._apply_context()  # the header's counts; the Watch screen redraws on it too
-        self._tell_ended()
-
-    def _tell_ended(self) -> None:
-        """One bell and one toast for the items that ended since the last, at most every ENDED_TOLD_SECONDS."""
-        from tui.core.endings import ended_badly
-
-        if not self._ended:
-            return
-        wait = self._ended_told_at + ENDED_TOLD_SECONDS - time.monotonic()
-        if wait > 0:
-            self._redraw_watch_within(wait)
-            return
-        ended, self._ended = self._ended, []
-        self._ended_told_at = time.monotonic()
-        lines = [
-            f"{'Order' if item.kind == 'order' else 'Payout'} {item.label} ended {item.status}."
-            + (" It needs attention." if ended_badly(item.status) else "")
-            for item in ended[:ENDED_TOLD_AT_MOST]
-        ]
-        if len(ended) > ENDED_TOLD_AT_MOST:
-            lines.append(f"And {len(ended) - ENDED_TOLD_AT_MOST} more ended: the Watch screen lists them.")
-        bad = any(ended_badly(item.status) for item in ended)
-        self.bell()
-        self.notify(
-            "\n".join(lines), title="Watch list", severity="error" if bad else "information", timeout=10 if bad else 5
-        )
-
-    def _watch_failed(self, item: WatchedItem, error: ServiceError) -> None:
-        from tui.api.errors import AuthenticationError, ForbiddenError
-
-        if isinstance(error, (AuthenticationError, ForbiddenError)):
-            self.report_error(error)
+        self.watching.start(self.current_session, self.settings.team)
 
     # --- notes and team mode ------------------------------------------------------
 
@@ -416,55 +306,13 @@ class GiftdeskApp(GiftdeskHost):
     def team(self) -> TeamMode | None:
         return self.settings.team
 
-    def _start_team(self, team: TeamMode) -> None:
-        """Hear every change the team makes (LISTEN), and say in the header when the database is away."""
-        import asyncio
-
-        loop = asyncio.get_running_loop()
-
-        def reachable_changed(reachable: bool) -> None:  # from whichever thread saw it
-            loop.call_soon_threadsafe(self._team_reachable, reachable)
-
-        team.link.on_reachable(reachable_changed)
-        self.team_listener = team.listener(self._team_changed)
-        self.run_worker(self.team_listener.run(), name="team-listener", group="team", exit_on_error=False)
-
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         # The app's own workers (the screens' have BaseScreen's handler): a failure is said, not swallowed.
         if event.state == WorkerState.ERROR and event.worker.error is not None:
-            if event.worker.group == "team":
-                self.notify(
-                    f"Live updates from the team stopped ({type(event.worker.error).__name__}: "
-                    f"{event.worker.error}); restart giftdesk to hear them again.",
-                    title="Team",
-                    severity="error",
-                    timeout=ERROR_SECONDS,
-                )
+            if event.worker.group == TEAM_WORKERS and self.team_follower is not None:
+                self.team_follower.listener_failed(event.worker.error)
             else:
                 self.report_error(event.worker.error)
-
-    def _team_reachable(self, reachable: bool) -> None:
-        self._apply_context()
-        if reachable:  # what changed meanwhile was not heard: read it again
-            if self._watch is not None:
-                self._watch.resync()
-            self._tell_screens({"what": "all"})
-
-    def _team_changed(self, change: Change) -> None:
-        session = self.current_session
-        if session is None or (change.get("profile"), change.get("environment")) != (
-            session.profile.name,
-            session.environment,
-        ):
-            return
-        if change.get("what") == "watch" and self._watch is not None:
-            self._watch.shared_change(change)
-        self._tell_screens(change)
-
-    def _tell_screens(self, change: Change) -> None:
-        for screen in self.screen_stack:
-            if isinstance(screen, BaseScreen):
-                screen.team_changed(change)
 
     # --- navigation ------------------------------------------------------------
 
@@ -483,8 +331,8 @@ class GiftdeskApp(GiftdeskHost):
         self.push_screen(self._start_screen())
         self.call_later(self._draw_start_whole)  # the first thing after Textual's start-up batch
         self._say_if_too_small(self.size.width, self.size.height)
-        if self.settings.team is not None:
-            self._start_team(self.settings.team)
+        if self.settings.team is not None and self.team_follower is not None:
+            self.team_follower.start()
             if self.settings.demo is not None:
                 shown = self.settings.team.database.shown
                 self.notify(

@@ -32,7 +32,12 @@ async def two_giftdesks(sim, database):
         async with first.run_test(size=SIZE) as pilot, second.run_test(size=SIZE) as other:
             for app, each in ((first, pilot), (second, other)):
                 await until(
-                    each, lambda app=app: app.team_listener is not None and app.team_listener.listening.is_set()
+                    each,
+                    lambda app=app: (
+                        app.team_follower is not None
+                        and app.team_follower.listener is not None
+                        and app.team_follower.listener.listening.is_set()
+                    ),
                 )
                 app.watch_list  # noqa: B018 (asking for it starts it now)
             yield (first, pilot), (second, other)
@@ -110,7 +115,14 @@ async def test_the_database_going_away_is_said_reads_fall_back_money_is_refused_
     app = app_on(sim, team=team)
     try:
         async with app.run_test(size=SIZE) as pilot:
-            await until(pilot, lambda: app.team_listener is not None and app.team_listener.listening.is_set())
+            await until(
+                pilot,
+                lambda: (
+                    app.team_follower is not None
+                    and app.team_follower.listener is not None
+                    and app.team_follower.listener.listening.is_set()
+                ),
+            )
             app.watch_list.add_order(pending)
             await app.navigate("order", pending)
             app.notes.add(PROFILE, pending, "customer called 10:42")
@@ -154,7 +166,14 @@ async def test_a_notification_from_a_login_with_no_rights_changes_nothing(sim_fa
     app = app_on(sim, team=team)
     try:
         async with app.run_test(size=SIZE) as pilot:
-            await until(pilot, lambda: app.team_listener is not None and app.team_listener.listening.is_set())
+            await until(
+                pilot,
+                lambda: (
+                    app.team_follower is not None
+                    and app.team_follower.listener is not None
+                    and app.team_follower.listener.listening.is_set()
+                ),
+            )
             item = app.watch_list.add_order(pending)
             await until(pilot, lambda: app.watch_list.leading and "watching 1" in header(app), timeout=15)
             with psycopg.connect(as_login(team_database, "mallory").url, autocommit=True) as mallory:
@@ -228,7 +247,14 @@ async def test_a_note_typed_while_the_database_is_down_stays_in_its_dialog_and_i
     app = app_on(sim, team=team)
     try:
         async with app.run_test(size=SIZE) as pilot:
-            await until(pilot, lambda: app.team_listener is not None and app.team_listener.listening.is_set())
+            await until(
+                pilot,
+                lambda: (
+                    app.team_follower is not None
+                    and app.team_follower.listener is not None
+                    and app.team_follower.listener.listening.is_set()
+                ),
+            )
             await app.navigate("order", pending)
             await pilot.pause()
             own_cluster.stop()
