@@ -21,7 +21,8 @@ A source over its rate gets 429 with Retry-After and is not kept. If the inbox
 cannot be written the answer is 503: the sender retries, nothing is lost.
 
 Writes go through one thread that commits the deliveries waiting together in
-one transaction (group commit), so the fsync each 2xx needs is shared under load.
+one transaction (group commit, `tui.listener_inbox`); what is trusted is decided by
+`tui.listener_verify`.
 Subscribers hear of each newly kept delivery after it is on disk (processing:
 `tui.inbox_work`). Access logs are one JSON object per request on the
 `giftdesk.receiver.access` logger, without bodies or signatures. No Textual.
@@ -29,18 +30,14 @@ Subscribers hear of each newly kept delivery after it is on disk (processing:
 
 from __future__ import annotations
 
-import asyncio
-import hmac
 import ipaddress
 import json
 import logging
-import queue
 import socket
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from starlette.applications import Starlette
@@ -49,8 +46,6 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from tui.api import bounds
-from tui.api.errors import MalformedResponseError
 from tui.api.redact import mask_text
 from tui.core.safe_text import visible
 from tui.listener_guard import (
@@ -63,7 +58,9 @@ from tui.listener_guard import (
     guarded_protocol,
     say_accepts_at_the_limit_once,
 )
-from tui.local.inbox import CALLBACK, WEBHOOK, Delivery, InboxStore
+from tui.listener_inbox import InboxWriter, OpenInbox
+from tui.listener_verify import Refused, verified_callback, verified_webhook
+from tui.local.inbox import CALLBACK, WEBHOOK, Delivery
 
 log = logging.getLogger("giftdesk.receiver")
 access_log = logging.getLogger("giftdesk.receiver.access")
@@ -72,13 +69,8 @@ LOOPBACK = "127.0.0.1"
 CALLBACK_PATH = "/callback"
 WEBHOOK_PATH = "/webhooks"
 HEALTH_PATH = "/health"
-SECRET_MISMATCH_STATUS = 403  # no credential scheme to challenge with, so not 401
 START_TIMEOUT_SECONDS = 5.0
-GROUP_COMMIT_MAX = 256  # deliveries in one transaction at most
 SOURCES_REMEMBERED = 10_000  # rate-limit buckets kept; the idlest are forgotten beyond this
-PROBE_SECONDS = 1.0  # while the inbox cannot be written, it is tried this often
-PRUNE_SECONDS = 3600.0
-RESAID_AFTER_SECONDS = 60.0  # the inbox failing again within this of the last time it was said: not said again
 METRICS_PATH = "/metrics"
 
 
@@ -121,238 +113,6 @@ def webhook_secrets_from_env(environ: Mapping[str, str] | None = None) -> tuple[
 
 
 Subscriber = Callable[[Delivery], None]
-OpenInbox = Callable[[], InboxStore]
-
-
-# --- verification ------------------------------------------------------------------------------
-
-
-class Refused(Exception):
-    """A delivery that is not trusted or not a delivery's shape: kept as refused, answered `status`."""
-
-    def __init__(self, reason: str, status: int = 400, code: str = "shape") -> None:
-        super().__init__(reason)
-        self.reason = reason
-        self.status = status
-        self.code = code  # a few fixed words (metrics, the kept sample): reasons may carry numbers
-
-
-def secret_matches(received: object, expected: str) -> bool:
-    """Constant-time comparison; bytes, because compare_digest refuses non-ASCII str."""
-    if not isinstance(received, str):
-        return False
-    return hmac.compare_digest(received.encode("utf-8"), expected.encode("utf-8"))
-
-
-def _json_object(body: bytes) -> dict[str, Any]:
-    try:  # too deep, or an absurd number (1e999999, 5,000 digits): refused naming it, before any use
-        data = bounds.loads(body, where="callback")
-    except MalformedResponseError as error:
-        raise Refused(error.message, code="not-json") from None
-    except ValueError:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
-        raise Refused("body is not JSON", code="not-json") from None
-    if not isinstance(data, dict):
-        raise Refused("body is not a JSON object", code="not-json")
-    return data
-
-
-def verified_callback(body: bytes, expected_secret: str) -> tuple[str, str, dict[str, Any]]:
-    """(event id, kind, payload) of a callback whose secretKey matches; else Refused."""
-    data = _json_object(body)
-    if not secret_matches(data.get("secretKey", ""), expected_secret):
-        raise Refused("secretKey does not match the configured secret", SECRET_MISMATCH_STATUS, "secret")
-    request_id = data.get("requestId")
-    if not isinstance(request_id, str) or not request_id.strip():
-        raise Refused("not a callback payload (requestId)")
-    if not isinstance(data.get("status"), str):
-        raise Refused("not a callback payload (status)")
-    return f"callback:{request_id.strip()}", CALLBACK, data
-
-
-def verified_webhook(
-    body: bytes, headers: Mapping[str, str], secrets: Sequence[str]
-) -> tuple[str, str, dict[str, Any]]:
-    """(event id, event type, payload) of a webhook signed with one of `secrets`; else Refused."""
-    from standardwebhooks import Webhook, WebhookVerificationError
-
-    # The library reads the standard's `webhook-*` names; Svix sends `svix-*` (the same scheme).
-    wanted = {
-        name: headers.get(f"svix-{name}") or headers.get(f"webhook-{name}") or ""
-        for name in ("id", "timestamp", "signature")
-    }
-    if not all(wanted.values()):
-        raise Refused("missing svix-id, svix-timestamp or svix-signature", code="signature")
-    if not secrets:
-        raise Refused("no webhook secret is configured", code="no-secret")
-    reason = ""
-    for secret in secrets:
-        try:
-            Webhook(secret).verify(body, {f"webhook-{name}": value for name, value in wanted.items()}, json_parse=False)
-        except WebhookVerificationError as error:
-            reason = str(error).lower()  # the library's fixed texts: "message timestamp too old", ...
-            continue
-        except ValueError:  # a signature that is not `v1,<base64>`, or a body that is not UTF-8
-            reason = "malformed signature or body"
-            continue
-        data = _json_object(body)
-        kind = data.get("type") or data.get("eventType")
-        return wanted["id"], kind if isinstance(kind, str) and kind else "unknown", data
-    raise Refused(reason, code="signature")
-
-
-# --- keeping: one writer thread, group commit ----------------------------------------------------
-
-
-class InboxWriter:
-    """Owns the inbox's writes in one thread; deliveries waiting together are committed together.
-
-    When a commit fails (the disk full, the team database away) it says so once, answers
-    what waits with the error (503), and tries the inbox every `PROBE_SECONDS` until it
-    can write again, which it says once too. Unable to for `give_up_seconds`, it calls
-    `on_give_up` (the receiver stops, and its exit tells a service manager to restart it).
-    Refused samples older than `refused_kept_days` are pruned hourly."""
-
-    def __init__(
-        self,
-        open_inbox: OpenInbox,
-        *,
-        give_up_seconds: float = 300.0,
-        refused_kept_days: float = 7.0,
-        on_give_up: Callable[[], None] = lambda: None,
-    ) -> None:
-        self._open_inbox = open_inbox
-        self._give_up_seconds = give_up_seconds
-        self._refused_kept = timedelta(days=refused_kept_days)
-        self._on_give_up = on_give_up
-        self._queue: queue.SimpleQueue[tuple[Delivery, asyncio.AbstractEventLoop, asyncio.Future[bool]] | None] = (
-            queue.SimpleQueue()
-        )
-        self._opened = threading.Event()
-        self._failure: BaseException | None = None
-        self.trouble = ""  # why the inbox cannot be written now; "" while it can
-        self._troubled_since = 0.0
-        self._said_troubled_at = -RESAID_AFTER_SECONDS
-        self.gave_up = False
-        self._thread = threading.Thread(target=self._run, name="giftdesk-inbox-writer", daemon=True)
-        self._thread.start()
-        self._opened.wait()
-        if self._failure is not None:
-            raise self._failure
-
-    @property
-    def healthy(self) -> bool:
-        return not self.trouble
-
-    async def keep(self, delivery: Delivery) -> bool:
-        """True once it is on disk; False if its event id was kept before. Raises if it cannot be written."""
-        loop = asyncio.get_running_loop()
-        future: asyncio.Future[bool] = loop.create_future()
-        self._queue.put((delivery, loop, future))
-        return await future
-
-    def stop(self) -> None:
-        self._queue.put(None)
-        self._thread.join(timeout=START_TIMEOUT_SECONDS)
-
-    def _run(self) -> None:
-        try:
-            inbox = self._open_inbox()
-        except BaseException as error:
-            self._failure = error
-            self._opened.set()
-            return
-        self._opened.set()
-        pruned_at = -PRUNE_SECONDS
-        try:
-            while True:
-                try:
-                    batch = self._next_batch()
-                except queue.Empty:  # nothing came for a while: the house's chores
-                    if self.trouble:
-                        self._probe(inbox)
-                    elif time.monotonic() - pruned_at >= PRUNE_SECONDS:
-                        pruned_at = time.monotonic()
-                        self._prune(inbox)
-                    continue
-                if batch is None:
-                    return
-                if self.trouble:
-                    self._probe(inbox)
-                self._commit(inbox, batch)
-        finally:
-            inbox.close()
-
-    def _next_batch(self) -> list[tuple[Delivery, asyncio.AbstractEventLoop, asyncio.Future[bool]]] | None:
-        first = self._queue.get(timeout=PROBE_SECONDS)
-        if first is None:
-            return None
-        batch = [first]
-        while len(batch) < GROUP_COMMIT_MAX:
-            try:
-                item = self._queue.get_nowait()
-            except queue.Empty:
-                break
-            if item is None:
-                self._queue.put(None)  # stop after this batch
-                break
-            batch.append(item)
-        return batch
-
-    def _commit(
-        self, inbox: InboxStore, batch: list[tuple[Delivery, asyncio.AbstractEventLoop, asyncio.Future[bool]]]
-    ) -> None:
-        try:
-            outcomes: list[bool | BaseException] = list(inbox.keep_all([delivery for delivery, _, _ in batch]))
-            self._well()
-        except Exception as error:
-            self._troubled(error)
-            outcomes = [error] * len(batch)
-        for (_, loop, future), outcome in zip(batch, outcomes, strict=True):
-            loop.call_soon_threadsafe(_settle, future, outcome)
-
-    def _probe(self, inbox: InboxStore) -> None:
-        try:
-            inbox.check()
-        except Exception as error:
-            self._troubled(error)
-        else:
-            self._well()
-
-    def _prune(self, inbox: InboxStore) -> None:
-        try:
-            gone = inbox.prune_refused(datetime.now(UTC) - self._refused_kept)
-        except Exception as error:  # tried again in an hour; keeping deliveries matters more
-            log.warning("old refused deliveries could not be pruned: %s", visible(error))
-            return
-        if gone:
-            log.info("pruned %d refused deliveries older than %s", gone, self._refused_kept)
-
-    def _troubled(self, error: BaseException) -> None:
-        if not self.trouble:  # said once, not once per delivery
-            self._troubled_since = time.monotonic()
-            # A database coming back may fail a write again just after the first one passed: one outage, said once.
-            if time.monotonic() - self._said_troubled_at > RESAID_AFTER_SECONDS:
-                self._said_troubled_at = time.monotonic()
-                log.error("the inbox cannot be written (answering 503 until it can): %s", visible(error))
-        self.trouble = str(error) or type(error).__name__
-        if not self.gave_up and time.monotonic() - self._troubled_since > self._give_up_seconds:
-            self.gave_up = True
-            log.error("the inbox could not be written for %.0f s: the receiver stops", self._give_up_seconds)
-            self._on_give_up()
-
-    def _well(self) -> None:
-        if self.trouble:
-            log.warning("the inbox can be written again: deliveries are kept and answered")
-        self.trouble = ""
-
-
-def _settle(future: asyncio.Future[bool], outcome: bool | BaseException) -> None:
-    if future.done():  # the request went away meanwhile
-        return
-    if isinstance(outcome, BaseException):
-        future.set_exception(outcome)
-    else:
-        future.set_result(outcome)
 
 
 # --- limits and logs -----------------------------------------------------------------------------

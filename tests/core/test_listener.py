@@ -10,7 +10,8 @@ import uuid
 import httpx
 import pytest
 
-from tui.listener import SECRET_MISMATCH_STATUS, Receiver, ReceiverSettings
+from tui.listener import Receiver, ReceiverSettings
+from tui.listener_verify import SECRET_MISMATCH_STATUS
 from tui.local.inbox import CALLBACK, REFUSED, Delivery, SqliteInbox
 
 SECRET = "listener-test-secret"
