@@ -5,6 +5,10 @@ the rows of a RowTable (which draws only the rows in view), it never adds
 widgets. Every request runs in one exclusive worker group, so a newer filter
 or page cancels the request in flight and the newest answer is the one shown. Catalog v1 (the flat list)
 has no paging at the service; it is paged here with the same pager.
+
+The screen holds the page and the keys; its parts (docs/architecture.md, "The Catalog screen"): the detail
+pane (widgets.brand_detail), the mirror (catalog_mirror.CatalogMirror), the kept first page (catalog_kept),
+a brand in words (catalog_rows) and the filters (catalog_filters).
 """
 
 from __future__ import annotations
