@@ -185,7 +185,7 @@ class SwapApp(App[None]):
         yield DataTable(cursor_type="row", zebra_stripes=True)
 
     def on_mount(self) -> None:
-        from tui.screens.catalog import BRAND_COLUMNS
+        from tui.screens.catalog_rows import BRAND_COLUMNS
 
         table = self.query_one(DataTable)
         for label, width in BRAND_COLUMNS:
@@ -205,7 +205,7 @@ class SwapApp(App[None]):
 def swap_pages(mirror_path: Path, pages: int, size: int) -> list[list[tuple[str, ...]]]:
     from tui.api.models import Brand
     from tui.local.mirror import Mirror
-    from tui.screens.catalog import brand_row
+    from tui.screens.catalog_rows import brand_row
 
     with Mirror(mirror_path) as mirror:
         return [

@@ -59,7 +59,8 @@ def first_demo_row() -> str:
     from tui.api.client import ServiceClient
     from tui.api.models import CatalogQuery
     from tui.demo import demo_settings
-    from tui.screens.catalog import BRAND_COLUMNS, DEFAULT_PAGE_SIZE
+    from tui.screens.catalog_filters import DEFAULT_PAGE_SIZE
+    from tui.screens.catalog_rows import BRAND_COLUMNS
     from tui.simulator import SimulatorServer, demo_credential
 
     async def first_brand(base_url: str) -> str:

@@ -11,7 +11,7 @@ from textual.app import App
 from textual.widgets import Input
 
 from tui.core.safe_text import visible
-from tui.screens.catalog import CATALOG_FILTERS
+from tui.screens.catalog_filters import CATALOG_FILTERS
 from widgets.filter_bar import FIELDS_LATEST_SECONDS, FilterBar, fields_preview
 
 GRID_COLUMNS, GUTTER = 4, 1  # FilterBar's own grid (the catalog makes it 8 wide on wide screens)

@@ -96,7 +96,7 @@ async def test_a_first_page_that_did_not_change_is_not_written_again(sim_factory
         await settle(pilot)
         await pilot.pause(0.2)
         await pilot.app.workers.wait_for_complete()
-        assert pilot.app.screen.kept is None and pilot.app.screen.kept_json is not None
+        assert pilot.app.screen.kept is None and pilot.app.screen.first_page.json is not None
     assert kept_file.read_bytes() == written
 
 

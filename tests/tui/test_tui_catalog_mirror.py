@@ -62,11 +62,11 @@ async def test_without_a_mirror_the_screen_is_live_and_s_syncs_one(own_sim):
     async with app_on(own_sim).run_test(size=SIZE) as pilot:
         await settle(pilot)
         screen = pilot.app.screen
-        assert "mirror" not in note(screen) and screen.mirror is None
+        assert "mirror" not in note(screen) and screen.mirror_source.mirror is None
         assert screen.check_action("mirror_changes", ()) is None  # dimmed: nothing to show yet
         assert not screen.query("#sync-progress")  # no bar until a sync needs one
         await pilot.press("S")
-        await until(pilot, lambda: screen.mirror is not None)
+        await until(pilot, lambda: screen.mirror_source.mirror is not None)
         await settle(pilot)
         assert "mirror, synced just now" in note(screen)
         assert not screen.query_one("#sync-progress", ProgressBar).display and idle_bar(screen)
@@ -206,7 +206,7 @@ async def test_a_sync_that_fails_removes_its_bar_and_says_why(own_sim):
             await until(pilot, lambda: any("being written by another sync" in n for n in notifications(pilot.app)))
             await settle(pilot)
             assert not screen.query_one("#sync-progress", ProgressBar).display and idle_bar(screen)
-            assert screen.mirror is None
+            assert screen.mirror_source.mirror is None
     finally:
         holder.rollback()
         holder.close()

@@ -239,6 +239,6 @@ async def test_the_sync_says_its_pages_and_time_left_in_words(sim_factory):
             timeout=5,
         )
         assert pages.display  # still syncing
-        await until(pilot, lambda: screen.mirror is not None, timeout=30)
+        await until(pilot, lambda: screen.mirror_source.mirror is not None, timeout=30)
         await settle(pilot)
         assert not pages.display  # gone with the bar once synced

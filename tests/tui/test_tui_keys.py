@@ -63,7 +63,7 @@ async def test_v_says_v1_once_a_mirror_exists(sim_factory, demo_credentials):
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         screen = app.screen
-        assert isinstance(screen, CatalogScreen) and screen.mirror is not None
+        assert isinstance(screen, CatalogScreen) and screen.mirror_source.mirror is not None
         await pilot.press("v")
         await settle(pilot)
         assert screen.version == 1 and screen.pager.note.startswith("v1")

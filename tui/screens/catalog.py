@@ -5,261 +5,45 @@ the rows of a RowTable (which draws only the rows in view), it never adds
 widgets. Every request runs in one exclusive worker group, so a newer filter
 or page cancels the request in flight and the newest answer is the one shown. Catalog v1 (the flat list)
 has no paging at the service; it is paged here with the same pager.
+
+The screen holds the page and the keys; its parts (docs/architecture.md, "The Catalog screen"): the detail
+pane (widgets.brand_detail), the mirror (catalog_mirror.CatalogMirror), the kept first page (catalog_kept),
+a brand in words (catalog_rows) and the filters (catalog_filters).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from rich.cells import cell_len
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Container, VerticalScroll
-from textual.widgets import DataTable, Static
+from textual.containers import Container
+from textual.widgets import DataTable
 from textual.worker import Worker, WorkerState
 
 from styles import STYLES
 from tui.core.safe_text import visible
-from tui.local.first_pages import first_page_path, read_first_page, write_first_page
-from tui.screens.catalog_kept import Detail, KeptBrand, KeptPage, kept_page, kept_page_json, worth_keeping
-from tui.screens.catalog_mirror import MIRROR_BINDINGS, MirrorSource
+from tui.screens.base import BaseScreen
+from tui.screens.catalog_filters import CATALOG_FILTERS, DEFAULT_PAGE_SIZE, catalog_query
+from tui.screens.catalog_kept import FirstPageFile, KeptPage
+from tui.screens.catalog_mirror import MIRROR_BINDINGS, CatalogMirror
+from tui.screens.catalog_rows import BRAND_TABLE_COLUMNS, brand_cells, brand_detail, brand_row, row_matches
 from tui.screens.freshness import FreshnessMixin
-from widgets.filter_bar import FilterBar, FilterField, RowFilter, int_between, letters, positive_int, real_date
-from widgets.money import format_amount, format_range, to_decimal
+from widgets.brand_detail import BrandDetail
+from widgets.filter_bar import FilterBar, RowFilter
 from widgets.pager import Pager, PageState
-from widgets.row_table import RowColumn, RowTable
-from widgets.safe_text import CELL_LIMIT, safe, safe_row
+from widgets.row_table import RowTable
 
 if TYPE_CHECKING:  # the models (pydantic) load with the first live page, not before the first frame
-    from pathlib import Path
-
     from tui.api.client import ServiceClient
-    from tui.api.models import Brand, CatalogQuery, Category, Product
+    from tui.api.models import Brand, Category, Product
 
-DEFAULT_PAGE_SIZE = 50
-MAX_PAGE_SIZE = 100  # DESIGN: the service publishes no maximum; we cap at 100
 V1_NOTE = "v1: flat list, no filters"  # catalog v1 (`v`): the pager says so, with a mirror too
 
-CATALOG_FILTERS = (
-    FilterField("country", "Country", "US", 4, (letters(2, "US"),)),
-    FilterField("currency", "Currency", "USD", 5, (letters(3, "USD"),)),
-    FilterField("name", "Name", "part of name", 14),
-    FilterField("brand_id", "Brand id", "", 8, (positive_int(),)),
-    FilterField("product_id", "Product id", "", 8, (positive_int(),)),
-    FilterField("modified_since", "Since", "YYYY-MM-DD", 11, (real_date(),)),
-    FilterField("target_currency", "Prices in", "EUR", 5, (letters(3, "EUR"),)),
-    FilterField("page_size", "Per page", str(DEFAULT_PAGE_SIZE), 5, (int_between(1, MAX_PAGE_SIZE),)),
-)
 
-# Fixed widths: a new page then only repaints the table, with no layout pass
-# (a whole-screen reflow); the detail pane holds the full name.
-# The brand's name takes what room there is: every column shows whole in 80 columns and in the wide layout's 78.
-BRAND_COLUMNS = (("Brand", 17), ("Ctry", 4), ("Cur", 3), ("Prods", 5), ("Price", 18), ("Stock", 17))
-BRAND_TABLE_COLUMNS = tuple(
-    RowColumn(label.lower(), label, width, grow=int(label == "Brand")) for label, width in BRAND_COLUMNS
-)
-PRODUCT_COLUMNS = ("Id", "Product", "Face value", "Client price", "Stock", "Modified")
-PAYOUT_MARK = " PAYOUT"  # after a payout product's name; kept when the name is cut
-SHRINKS, SHRINK_LEAST = 1, 16  # the product's name gives way first, to a readable width (whole at wider sizes)
-KEEP_LEAST = 4  # id, name, face value and price: never left out
-TEXT_SECTIONS = (
-    ("description", "Description"),
-    ("redemption_instructions", "How to redeem"),
-    ("terms", "Terms"),
-    ("disclaimer", "Disclaimer"),
-)
-
-
-# --- what a brand and a product look like in words ------------------------------
-
-
-def is_payout_product(product: Product) -> bool:
-    """Payout products are known by name (their card codes are payout URLs)."""
-    return "payout" in product.name.lower()
-
-
-def stock_words(count: int | None) -> str:
-    if count is None:
-        return "unrestricted"
-    if count == 0:
-        return "out of stock"
-    return f"{count:,} left"
-
-
-def stock_summary(products: list[Product]) -> str:
-    if not products:
-        return "no products"
-    out = sum(1 for p in products if p.count == 0)
-    limited = sum(1 for p in products if p.count)
-    if out == len(products):
-        return "out of stock"
-    parts = ([f"{out} out"] if out else []) + ([f"{limited} limited"] if limited else [])
-    return " · ".join(parts) or "in stock"
-
-
-def price_span(products: list[Product]) -> str:
-    """Cheapest to dearest client price over the brand's products."""
-    if not products:
-        return "—"
-    currencies = {p.price.currency_code for p in products}
-    if len(currencies) > 1:
-        return "mixed currencies"
-    low = min(to_decimal(p.price.min) for p in products)
-    high = max(to_decimal(p.price.max) for p in products)
-    return format_range(low, high, currencies.pop())
-
-
-def face_value(product: Product, currency: str) -> str:
-    """Fixed, or the allowed range; the currency is said once, in the detail title."""
-    if product.is_fixed_value:
-        return format_amount(product.min_face_value, currency)
-    return f"{format_amount(product.min_face_value, currency)}–{format_amount(product.max_face_value, currency)}"
-
-
-def brand_row(brand: Brand) -> tuple[Text, ...]:
-    return safe_row(
-        brand.name,
-        brand.country_code,
-        brand.currency_code,
-        str(len(brand.products)),
-        price_span(brand.products),
-        stock_summary(brand.products),
-    )
-
-
-def detail_title(brand: Brand, country_name: str | None = None) -> Text:
-    title = safe(brand.name, style="bold")  # the whole line's style: the dim part is bold too
-    country = f"{brand.country_code} {country_name}" if country_name else brand.country_code
-    title.append_text(
-        safe(
-            f"  id {brand.internal_id or '(none: v1)'} · {country} · face values in {brand.currency_code}",
-            style="dim",
-        )
-    )
-    if not brand.products:
-        title.append(" · no products", style="italic")
-    return title
-
-
-def brand_sections(brand: Brand) -> dict[str, str]:
-    """The detail pane's texts by section (TEXT_SECTIONS, and the categories)."""
-    sections = {attribute: getattr(brand, attribute) or "" for attribute, _ in TEXT_SECTIONS}
-    sections["categories"] = ", ".join(category.name for category in brand.categories)
-    return sections
-
-
-def product_row(product: Product, currency: str) -> tuple[Text, ...]:
-    name = safe(product.name, limit=CELL_LIMIT)
-    if is_payout_product(product):
-        name.append(PAYOUT_MARK, style="bold magenta")
-    stock = Text(stock_words(product.count), style="bold red" if product.count == 0 else "")
-    return safe_row(
-        product.id,
-        name,
-        face_value(product, currency),
-        format_range(product.price.min, product.price.max, product.price.currency_code),
-        stock,
-        (product.modified_date or "")[:10],
-    )
-
-
-def row_matches(brand: Brand, needle: str) -> bool:
-    """The `/` filter: brand name, id, country or currency, or a product's name or id."""
-    needle = needle.strip().lower()
-    if not needle:
-        return True
-    haystack = [brand.name, brand.internal_id or "", brand.country_code, brand.currency_code]
-    haystack += [f"{p.id} {p.name}" for p in brand.products]
-    return any(needle in text.lower() for text in haystack)
-
-
-def catalog_query(filters: dict[str, str], page: PageState) -> CatalogQuery:
-    """Validated filter values (FilterBar) -> the v2 query for one page."""
-    from tui.api.models import CatalogQuery
-
-    def code(name: str) -> str | None:
-        value = filters.get(name)
-        return value.upper() if value else None
-
-    def number(name: str) -> int | None:
-        value = filters.get(name)
-        return int(value) if value else None
-
-    return CatalogQuery(
-        country_code=code("country"),
-        currency_code=code("currency"),
-        name=filters.get("name"),
-        brand_id=number("brand_id"),
-        product_id=number("product_id"),
-        modified_date=filters.get("modified_since"),
-        target_currency=code("target_currency"),
-        page_size=page.size,
-        page_index=page.index,
-    )
-
-
-MAX_PRODUCT_ROWS = 11  # more scroll inside the table
-
-
-def refill(table: DataTable, columns: tuple[str, ...], rows: Iterable[tuple[Text, ...]], room: int = 0) -> None:
-    """Replace every row in one go, each column as wide as its widest cell. The widths are
-    given, not left to DataTable: it measures new cells when next idle, and a frame drawn
-    before that (a loaded machine) kept the labels' widths.
-
-    With a `room` (cells), nothing is cut but the product names: they give way (with …, down
-    to SHRINK_LEAST), then the last columns (the date, then stock) are left out whole, so that
-    the values and prices show at 80 columns.
-    """
-    rows = list(rows)
-    widths = [max([cell_len(label), *(row[index].cell_len for row in rows)]) for index, label in enumerate(columns)]
-    keep = list(range(len(columns)))
-
-    def others() -> int:  # DataTable pads each cell by 1 either side
-        return sum(widths[index] + 2 for index in keep if index != SHRINKS) + 2
-
-    while room and len(keep) > KEEP_LEAST and others() + SHRINK_LEAST > room:
-        keep.pop()
-    if room:
-        widths[SHRINKS] = max(SHRINK_LEAST, min(widths[SHRINKS], room - others()))
-    table.clear(columns=True)
-    for index in keep:
-        table.add_column(columns[index], width=widths[index])
-    table.add_rows(
-        [tuple(_cut(row[index], widths[index]) if index == SHRINKS else row[index] for index in keep) for row in rows]
-    )
-
-
-def _cut(cell: Text, width: int) -> Text:
-    """The cell in `width` cells, its end an ellipsis; a payout product keeps its mark whole."""
-    if cell.cell_len <= width:
-        return cell
-    mark = len(PAYOUT_MARK) if cell.plain.endswith(PAYOUT_MARK) else 0
-    name = cell[: len(cell.plain) - mark]
-    name.truncate(width - mark, overflow="ellipsis")
-    return name + cell[len(cell.plain) - mark :] if mark else name
-
-
-def brand_detail(brand: Brand, country_name: str | None = None) -> Detail:
-    """The detail pane's parts for `brand`: title (the country's name beside its code when known), products, texts."""
-    return (
-        detail_title(brand, country_name),
-        [product_row(product, brand.currency_code) for product in brand.products],
-        brand_sections(brand),
-    )
-
-
-def brand_cells(brand: Brand | KeptBrand) -> tuple[Text, ...]:
-    return brand.row if isinstance(brand, KeptBrand) else brand_row(brand)
-
-
-# --- the screen -------------------------------------------------------------------
-
-
-class CatalogScreen(FreshnessMixin, MirrorSource):
+class CatalogScreen(FreshnessMixin, BaseScreen):
     destination = "catalog"
     CSS_PATH = STYLES / "catalog.tcss"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
@@ -301,10 +85,11 @@ class CatalogScreen(FreshnessMixin, MirrorSource):
         self.category: Category | None = None  # `k`: only the page's brands of this category
         # The first page as the last start drew it, on screen until the live page comes.
         self.kept: KeptPage | None = None
-        self.kept_json: dict[str, Any] | None = None  # what is kept, as read or last written (`worth_keeping`)
+        self.first_page = FirstPageFile(self)
+        self.mirror_source = CatalogMirror(self)
 
     def compose_body(self) -> ComposeResult:
-        self.open_mirror()
+        self.mirror_source.open()
         if not self.from_mirror:
             self.read_kept_page()
         yield FilterBar(CATALOG_FILTERS, id="filters")
@@ -312,10 +97,7 @@ class CatalogScreen(FreshnessMixin, MirrorSource):
         yield RowFilter(id="row-filter")
         with Container(id="catalog-body"):
             yield RowTable(BRAND_TABLE_COLUMNS, cells=brand_cells, id="brands")
-            with VerticalScroll(id="brand-detail"):
-                yield Static("", id="detail-title")
-                yield DataTable(id="products", cursor_type="row")
-                yield Static("", id="detail-sections")
+            yield BrandDetail(id="brand-detail")
 
     def export_rows(self) -> tuple[list[str], list[list[str]]]:
         """The page's brands as the table shows them (it draws only the rows in view)."""
@@ -330,15 +112,24 @@ class CatalogScreen(FreshnessMixin, MirrorSource):
         self.reload(after_kept_page=self.kept is not None)
 
     def on_unmount(self) -> None:
-        self.close_mirror()
+        self.mirror_source.close()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         allowed = super().check_action(action, parameters)
-        return allowed and self.check_mirror_action(action)
+        return allowed and self.mirror_source.check_action(action)
 
     @property
     def pager(self) -> Pager:
         return self.query_one(Pager)
+
+    @property
+    def detail_pane(self) -> BrandDetail:
+        return self.query_one(BrandDetail)
+
+    @property
+    def from_mirror(self) -> bool:
+        """Whether the rows come from the mirror (CatalogMirror.from_mirror)."""
+        return self.mirror_source.from_mirror
 
     # --- requests -------------------------------------------------------------------
 
@@ -346,11 +137,11 @@ class CatalogScreen(FreshnessMixin, MirrorSource):
         """Ask for what the current version, filters and page say; the pager says which.
         `fresh`: the v1 list from the service (within its limits), not the local copy;
         `after_kept_page`: the v2 page is asked for once the kept page's frame is drawn."""
-        if self.mirror is not None:  # v1 is live only: the note says both
-            self.pager.note = (f"{V1_NOTE} · " if self.version == 1 else "") + self.source_note()
+        if self.mirror_source.mirror is not None:  # v1 is live only: the note says both
+            self.pager.note = (f"{V1_NOTE} · " if self.version == 1 else "") + self.mirror_source.note()
         if self.from_mirror:  # answered at once: the pager says "loading" never, and changes once
             self.workers.cancel_group(self, "catalog")  # a live answer still on its way must not replace it
-            page, brands = self.mirror_page(self.query_one(RowFilter).value)
+            page, brands = self.mirror_source.page(self.query_one(RowFilter).value)
             if (page, brands) == (self.page, self.brands):  # a key that changes no result draws no rows
                 self.pager.busy = False
             else:
@@ -408,9 +199,7 @@ class CatalogScreen(FreshnessMixin, MirrorSource):
             self.pager.busy = False
             if self.kept is not None:
                 self.pager.note = self.kept.label
-            self.query_one("#detail-title", Static).update(
-                Text("The catalog could not be loaded: r tries again.", style="italic")
-            )
+            self.detail_pane.retitle(Text("The catalog could not be loaded: r tries again.", style="italic"))
 
     # --- showing a page ---------------------------------------------------------------
 
@@ -426,18 +215,10 @@ class CatalogScreen(FreshnessMixin, MirrorSource):
 
     # --- the first page, kept for the next start --------------------------------------------
 
-    @property
-    def first_page_path(self) -> Path:
-        profile = self.app.session.profile
-        return first_page_path(profile.mirror_name, self.app.session.environment, demo=profile.is_demo)
-
     def read_kept_page(self) -> None:
-        """The first page as the last start drew it, if one was kept (in this shape, of this page size)."""
-        kept = read_first_page(self.first_page_path)
-        found = kept_page(kept, self.page.size) if kept is not None else None
-        if found is not None:
-            self.kept_json, self.kept = kept, found
-            self.page = found.page  # the pager says no page count until the service answers
+        self.kept = self.first_page.read(self.page.size)
+        if self.kept is not None:
+            self.page = self.kept.page  # the pager says no page count until the service answers
 
     def show_kept_page(self) -> None:
         """The kept page's rows in the first frame; its cursor brand's detail a frame later, as a live page's
@@ -458,17 +239,8 @@ class CatalogScreen(FreshnessMixin, MirrorSource):
         )
 
     def keep_first_page(self) -> None:
-        if not self.keeps_first_page():
-            return
-        page = kept_page_json(self.page, [(brand_row(brand), brand_detail(brand)) for brand in self.brands])
-        if worth_keeping(self.kept_json, page):
-            self.kept_json = page
-            self.run_worker(
-                partial(write_first_page, self.first_page_path, page),
-                thread=True,
-                group="keep-first-page",
-                exit_on_error=False,
-            )
+        if self.keeps_first_page():
+            self.first_page.keep(self.page, [(brand_row(brand), brand_detail(brand)) for brand in self.brands])
 
     def show_v1_page(self, page: PageState) -> None:
         assert self.v1_brands is not None
@@ -510,7 +282,7 @@ class CatalogScreen(FreshnessMixin, MirrorSource):
         row = self.query_one("#brands", RowTable).cursor_row
         if self.kept is not None:
             if 0 <= row < len(self.kept.brands):
-                self._show_detail_parts(*self.kept.brands[row].detail)
+                self.detail_pane.show(*self.kept.brands[row].detail)
             return
         brand = self.shown[row] if 0 <= row < len(self.shown) else None
         if brand is None or brand is not self.detail:
@@ -519,61 +291,15 @@ class CatalogScreen(FreshnessMixin, MirrorSource):
     def show_detail(self, brand: Brand | None) -> None:
         self.detail = brand
         if brand is None:
-            self._show_detail_parts(
-                Text(
-                    "No brands match these filters." if not self.brands else "No rows on this page match the / filter.",
-                    style="italic",
-                ),
-                [],
-                {},
+            self.detail_pane.show_message(
+                "No brands match these filters." if not self.brands else "No rows on this page match the / filter."
             )
         else:
-            self._show_detail_parts(*brand_detail(brand, self.country_names.get(brand.country_code)))
+            self.detail_pane.show(*brand_detail(brand, self.country_names.get(brand.country_code)))
 
     def on_resize(self) -> None:
-        self.call_after_refresh(self._refit_products)  # their room changed (e.g. the detail moved beside the table)
-
-    def _refit_products(self) -> None:
-        if self.kept is not None:
-            self.show_cursor_brand()
-        elif self.detail is not None:
-            self.show_detail(self.detail)
-
-    def _products_room(self, rows: int) -> int:
-        """The cells the products table has across (0 before the first layout: no fitting then)."""
-        # Narrow, the pane is short and its texts nearly always scroll: its scroll bar is kept room for.
-        detail = self.query_one("#brand-detail")
-        room = detail.content_region.width - (0 if self.has_class("-wide") else detail.styles.scrollbar_size_vertical)
-        return max(0, room - (2 if rows > MAX_PRODUCT_ROWS else 0))  # the table's own scroll bar past that
-
-    def _show_detail_parts(self, title: Text, product_rows: list[tuple[Text, ...]], sections: dict[str, str]) -> None:
-        products = self.query_one("#products", DataTable)
-        products.display = bool(product_rows)
-        # One line, fixed height: no whole-screen layout pass for it.
-        self.query_one("#detail-title", Static).update(title, layout=False)
-        if not product_rows:
-            products.clear()
-        else:
-            refill(products, PRODUCT_COLUMNS, product_rows, self._products_room(len(product_rows)))
-            # An explicit height: DataTable measures its rows on idle and does not
-            # re-lay out an "auto" height, so it could stay 0 rows tall.
-            # + the header, + a line for the horizontal scrollbar narrow screens need.
-            products.styles.height = min(len(product_rows), MAX_PRODUCT_ROWS) + 2
-        self._show_sections(sections)
-
-    def _show_sections(self, texts: dict[str, str]) -> None:
-        """Categories and the brand's texts, a blank line apart, in one widget; a section with no text is left out."""
-        titles = {"categories": "Categories", **dict(TEXT_SECTIONS)}
-        parts = [
-            Text.assemble((f"{title}\n", "bold"), safe(text, multiline=True))
-            for attribute, title in titles.items()
-            if (text := (texts.get(attribute) or "").strip())
-        ]
-        sections = self.query_one("#detail-sections", Static)
-        sections.display = bool(parts)
-        shown = Text("\n\n").join(parts)
-        if parts and sections.content != shown:  # neighbours often share texts: skip a layout pass
-            sections.update(shown)
+        # The products' room changed (e.g. the pane moved beside the table); the layout after this says how much.
+        self.call_after_refresh(self.detail_pane.refit)
 
     # --- filters and paging ------------------------------------------------------------
 
@@ -591,7 +317,8 @@ class CatalogScreen(FreshnessMixin, MirrorSource):
 
     def draw_freshness(self, text: str) -> None:
         if self.version == 1:
-            self.pager.note = f"{V1_NOTE} · {text}" + (f" · {self.source_note()}" if self.mirror is not None else "")
+            note = self.mirror_source.note()  # "" without a mirror
+            self.pager.note = f"{V1_NOTE} · {text}" + (f" · {note}" if note else "")
 
     def go_to_page(self, index: int) -> None:
         page = self.page.at(index)
@@ -628,6 +355,10 @@ class CatalogScreen(FreshnessMixin, MirrorSource):
         values = {"brand_id": argument} if argument.strip().isdigit() else {"name": argument.strip()}
         if self.version == 1:
             self.action_toggle_version()
+        self.filter_by(values)
+
+    def filter_by(self, values: dict[str, str]) -> None:
+        """The filter bar shows `values`, and they apply as if typed there."""
         self.query_one(FilterBar).set_values(values)
         self.post_message(FilterBar.Applied(values))
 
@@ -636,8 +367,29 @@ class CatalogScreen(FreshnessMixin, MirrorSource):
         self.v1_brands = None  # the whole v1 list is dropped as soon as v1 is left
         self.query_one(FilterBar).disabled = self.version == 1
         self.pager.note = V1_NOTE if self.version == 1 else ""
+        self.reload_from_start()
+
+    def reload_from_start(self) -> None:
+        """Page 1 again, its count unknown: what the rows come from changed (v1 or v2, live or the mirror)."""
         self.page = PageState(0, self.page.size, 0)
         self.reload()
+
+    # --- the mirror (CatalogMirror: Textual looks for the actions on the screen) --------------
+
+    def action_toggle_live(self) -> None:
+        self.mirror_source.toggle_live()
+
+    def action_mirror_changes(self) -> None:
+        self.mirror_source.show_changes()
+
+    @work(exclusive=True, exit_on_error=False, group="mirror-sync")
+    async def action_sync_mirror(self) -> None:
+        await self.mirror_source.sync()
+
+    @work(exclusive=True, exit_on_error=False, group="catalog")
+    async def order_live_product(self, product_id: int) -> None:
+        """A test order from the mirror, in the catalog's group: a page asked for meanwhile cancels it."""
+        await self.mirror_source.order_live_product(product_id)
 
     # --- the rows on screen -------------------------------------------------------------
 
@@ -666,10 +418,7 @@ class CatalogScreen(FreshnessMixin, MirrorSource):
         needle = event.value.strip() if isinstance(event, RowFilter.Submitted) else ""
         if needle and not self.from_mirror and self.version == 2 and self.page.count > len(self.brands):
             self.query_one(RowFilter).action_close()  # the page's filter gives way to the service's, over every page
-            bar = self.query_one(FilterBar)
-            values = {**bar.values(), "name": needle}
-            bar.set_values(values)
-            self.post_message(FilterBar.Applied(values))
+            self.filter_by({**self.query_one(FilterBar).values(), "name": needle})
             self.notify(f"The whole catalog, by name: {needle} (/ filters only the page shown).", title="Catalog")
         self.query_one("#brands", RowTable).focus()
 
@@ -680,14 +429,14 @@ class CatalogScreen(FreshnessMixin, MirrorSource):
         return self.kept is not None
 
     def _selected_product(self) -> Product | None:
-        products = self.query_one("#products", DataTable)
+        products = self.detail_pane.products
         if self.detail is None or not products.display or not self.detail.products:
             return None
         return self.detail.products[min(products.cursor_row, len(self.detail.products) - 1)]
 
     def action_copy_id(self) -> None:
         """The product's id when the product list has focus, else the brand's."""
-        product = self._selected_product() if self.focused is self.query_one("#products") else None
+        product = self._selected_product() if self.focused is self.detail_pane.products else None
         if product is not None:
             what, value = f"product {product.name}", str(product.id)
         elif self.detail is not None and self.detail.internal_id is not None:  # a v1 brand has no id
@@ -704,8 +453,8 @@ class CatalogScreen(FreshnessMixin, MirrorSource):
 
     @on(RowTable.RowSelected, "#brands")
     def brand_selected(self) -> None:
-        if self.query_one("#products", DataTable).display:
-            self.query_one("#products", DataTable).focus()
+        if self.detail_pane.products.display:
+            self.detail_pane.products.focus()
 
     @on(DataTable.RowSelected, "#products")
     def product_selected(self) -> None:
@@ -714,35 +463,24 @@ class CatalogScreen(FreshnessMixin, MirrorSource):
         else:
             self.action_new_test_order()
 
+    def _chosen_product(self) -> Product | None:
+        """The highlighted product; without one, says why (none chosen, or the catalog still loading)."""
+        product = self._selected_product()
+        if product is None and not self._say_if_still_loading():
+            self.notify("Choose a product first: enter on a brand, then a product.", severity="warning")
+        return product
+
     def action_check_stock(self) -> None:
         """The highlighted product's stock at its face value (the least of a range), by its SKU, before ordering."""
-        product = self._selected_product()
-        if product is None:
-            if not self._say_if_still_loading():
-                self.notify("Choose a product first: enter on a brand, then a product.", severity="warning")
-            return
-        self.check_stock(product)
+        if (product := self._chosen_product()) is not None:
+            self.check_stock(product)
 
     @work(exclusive=True, exit_on_error=False, group="catalog-stock")
     async def check_stock(self, product: Product) -> None:
-        from tui.screens.catalog_v21 import product_sku, stock_answer_words
+        from tui.screens.catalog_v21 import stock_check
 
-        client = await self.app.session.client()
-        sku = await product_sku(client, product)
-        if sku is None:
-            self.notify(
-                f"{product.name} has no SKU in the v2.1 catalog: its stock cannot be checked.",
-                title="Stock",
-                severity="warning",
-            )
-            return
-        face_value = to_decimal(product.min_face_value)
-        stock = await client.stock(sku, face_value)
-        self.notify(
-            stock_answer_words(product, face_value, stock),
-            title="Stock",
-            severity="information" if stock.is_stocked else "warning",
-        )
+        words, stocked = await stock_check(self.app.session, product)
+        self.notify(words, title="Stock", severity="information" if stocked else "warning")
 
     def action_next_category(self) -> None:
         """The next category (from the v2.1 catalog's categories), then none: the page's brands of it only."""
@@ -760,10 +498,8 @@ class CatalogScreen(FreshnessMixin, MirrorSource):
         self.fill_brand_table()
 
     def action_new_test_order(self) -> None:
-        product = self._selected_product()
+        product = self._chosen_product()
         if product is None:
-            if not self._say_if_still_loading():
-                self.notify("Choose a product first: enter on a brand, then a product.", severity="warning")
             return
         if product.count == 0:
             self.notify(f"{product.name} is out of stock.", severity="warning")

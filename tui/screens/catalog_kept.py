@@ -9,19 +9,25 @@ through `visible()` (the spans' styles are ours).
 from __future__ import annotations
 
 import time
-from functools import cached_property
-from typing import Any
+from functools import cached_property, partial
+from typing import TYPE_CHECKING, Any
 
 from rich.style import Style
 from rich.text import Span, Text
 
 from tui.core.safe_text import visible
 from tui.local.ages import ago
+from tui.local.first_pages import first_page_path, read_first_page, write_first_page
+from widgets.brand_detail import Detail
 from widgets.pager import PageState
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from tui.screens.base import BaseScreen
 
 KEPT_PAGE_VERSION = 2  # the kept page's shape: a page kept in another is not shown (2: when it was kept)
 RESEEN_SECONDS = 60.0  # an unchanged page is kept again (with the time it was seen) once what is kept is this old
-Detail = tuple[Text, list[tuple[Text, ...]], dict[str, str]]  # title, product rows, texts
 
 
 class KeptBrand:
@@ -103,3 +109,34 @@ def kept_page(kept: dict[str, Any], size: int) -> KeptPage | None:
         return KeptPage(PageState(*kept["page"]), brands, float(kept["kept_at"]))
     except (KeyError, TypeError, ValueError, AttributeError):
         return None
+
+
+class FirstPageFile:
+    """The screen's profile's kept first page on disk: read at the start; a live first page written in its
+    place (in a thread) when it is `worth_keeping`."""
+
+    def __init__(self, screen: BaseScreen) -> None:
+        self.screen = screen
+        self.json: dict[str, Any] | None = None  # what is kept, as read or last written
+
+    @property
+    def path(self) -> Path:
+        session = self.screen.app.session
+        return first_page_path(session.profile.mirror_name, session.environment, demo=session.profile.is_demo)
+
+    def read(self, size: int) -> KeptPage | None:
+        """The first page as the last start drew it, if one was kept (in this shape, of this page size)."""
+        kept = read_first_page(self.path)
+        found = kept_page(kept, size) if kept is not None else None
+        if found is not None:
+            self.json = kept
+        return found
+
+    def keep(self, page: PageState, drawn: list[tuple[tuple[Text, ...], Detail]]) -> None:
+        """The page as drawn (each brand's row and detail pane), for the next start."""
+        kept = kept_page_json(page, drawn)
+        if worth_keeping(self.json, kept):
+            self.json = kept
+            self.screen.run_worker(
+                partial(write_first_page, self.path, kept), thread=True, group="keep-first-page", exit_on_error=False
+            )

@@ -15,7 +15,6 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
-from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -24,7 +23,7 @@ from textual.widgets import DataTable, Footer, Static
 
 from tui.core.words import counted
 from tui.local.fileio import mirror_path
-from tui.screens.base import BaseScreen
+from tui.screens.catalog_filters import mirror_filters
 from widgets.money import format_money, format_range
 from widgets.pager import PageState
 from widgets.safe_text import safe
@@ -33,7 +32,8 @@ if TYPE_CHECKING:  # the models (pydantic) load with the first page, the mirror'
     from textual.widgets import ProgressBar
 
     from tui.api.models import Brand
-    from tui.local.mirror import Change, Mirror, SearchFilters
+    from tui.local.mirror import Change, Mirror
+    from tui.screens.catalog import CatalogScreen
 
 IDLE_TOTAL = 1
 
@@ -44,43 +44,26 @@ MIRROR_BINDINGS = [
 ]
 
 
-def mirror_filters(filters: dict[str, str]) -> SearchFilters:
-    """The screen's validated v2 filters, as the mirror applies them."""
-    from tui.local.mirror import SearchFilters
+class CatalogMirror:
+    """The Catalog screen's mirror side, which the screen owns: whether its rows come from the mirror, the
+    mirror's pages and note, its sync (`S`), changes (`H`) and `l` (the screen's actions call these)."""
 
-    product_id = filters.get("product_id")
-    return SearchFilters(
-        country=filters.get("country") or None,
-        currency=filters.get("currency") or None,
-        name=filters.get("name") or None,
-        brand_id=filters.get("brand_id") or None,
-        product_id=int(product_id) if product_id else None,
-        modified_since=filters.get("modified_since") or None,
-    )
+    def __init__(self, screen: CatalogScreen) -> None:
+        self.screen = screen
+        self.mirror: Mirror | None = None
+        # The last page's brands by id, as read and as shown (`page` shows an unchanged brand again).
+        self.last_page: dict[str, tuple[dict[str, Any], Brand]] = {}
+        self.live = False  # `l`: the live service although a mirror exists
 
-
-class MirrorSource(BaseScreen):
-    """The mirror side of the Catalog screen, which subclasses it."""
-
-    mirror: Mirror | None = None
-    last_page: dict[str, tuple[dict[str, Any], Brand]] = {}  # the last mirror page's brands by id: (as read, as shown)
-    live: bool = False  # `l`: the live service although a mirror exists
-    version: int
-    filters: dict[str, str]
-    page: PageState
-
-    def reload(self) -> None:
-        raise NotImplementedError
-
-    def open_mirror(self) -> None:
-        session = self.app.session
+    def open(self) -> None:
+        session = self.screen.app.session
         if self.mirror is None and mirror_path(session.profile.mirror_name, session.environment).exists():
             from tui.local.mirror import Mirror, has_mirror  # no file, no mirror: the module need not load
 
             if has_mirror(session.profile.mirror_name, session.environment):
                 self.mirror = Mirror(mirror_path(session.profile.mirror_name, session.environment))
 
-    def close_mirror(self) -> None:
+    def close(self) -> None:
         if self.mirror is not None:
             self.mirror.close()
             self.mirror = None
@@ -89,10 +72,14 @@ class MirrorSource(BaseScreen):
     def from_mirror(self) -> bool:
         """Whether the rows come from the mirror: one exists, `l` did not ask for live, nothing live-only is asked."""
         return (
-            self.mirror is not None and not self.live and self.version == 2 and not self.filters.get("target_currency")
+            self.mirror is not None
+            and not self.live
+            and self.screen.version == 2
+            and not self.screen.filters.get("target_currency")
         )
 
-    def source_note(self) -> str:
+    def note(self) -> str:
+        """What the pager says of the mirror ("" without one)."""
         if self.mirror is None:
             return ""
         last = self.mirror.last_sync()
@@ -100,17 +87,18 @@ class MirrorSource(BaseScreen):
         if self.from_mirror:
             return f"mirror, {age}"
         # Short: beside the page count and the go-to box, whole at 80 columns.
-        target = self.filters.get("target_currency")
+        target = self.screen.filters.get("target_currency")
         return f"live: prices in {target.upper()}, not in the mirror" if target else f"live; mirror {age}"
 
-    def mirror_page(self, search: str) -> tuple[PageState, list[Brand]]:
-        """A page of the mirror; a brand the last page showed exactly so is that same Brand, not a new one
-        (typing on often keeps brands: no model to build, and the table keeps their drawn lines)."""
+    def page(self, search: str) -> tuple[PageState, list[Brand]]:
+        """The screen's page of the mirror; a brand the last page showed exactly so is that same Brand, not a new
+        one (typing on often keeps brands: no model to build, and the table keeps their drawn lines)."""
         from tui.api.models import Brand
 
         assert self.mirror is not None
-        page: PageState = self.page
-        hits = self.mirror.search(search, mirror_filters(self.filters), offset=page.index * page.size, limit=page.size)
+        page = self.screen.page
+        filters = mirror_filters(self.screen.filters)
+        hits = self.mirror.search(search, filters, offset=page.index * page.size, limit=page.size)
         last, self.last_page = self.last_page, {}
         for wire in hits.brands:
             kept = last.get(wire["internalId"])
@@ -121,33 +109,30 @@ class MirrorSource(BaseScreen):
 
     # --- keys -----------------------------------------------------------------------------
 
-    def check_mirror_action(self, action: str) -> bool | None:
+    def check_action(self, action: str) -> bool | None:
         """`H` and `l` need a mirror (dimmed without one); `S` is always there."""
         if action in ("mirror_changes", "toggle_live"):
             return None if self.mirror is None else True
         return True
 
-    def action_toggle_live(self) -> None:
+    def toggle_live(self) -> None:
         if self.mirror is not None:
             self.live = not self.live
-            self.page = PageState(0, self.page.size, 0)
-            self.reload()
+            self.screen.reload_from_start()
 
-    def action_mirror_changes(self) -> None:
+    def show_changes(self) -> None:
         if self.mirror is not None:
-            self.app.push_screen(ChangesScreen(self.mirror))
+            self.screen.app.push_screen(ChangesScreen(self.mirror))
 
-    def action_sync_mirror(self) -> None:
-        self.run_sync()
-
-    @work(exclusive=True, exit_on_error=False, group="mirror-sync")
-    async def run_sync(self) -> None:
+    async def sync(self) -> None:
+        """`S`, in a worker of the screen: the mirror synced with the service, a progress bar under the pager."""
         from tui.local.mirror import Mirror
         from tui.local.mirror_sync import sync
 
-        session = self.app.session
+        screen = self.screen
+        session = screen.app.session
         bar = await self._sync_bar()
-        pages = self.query_one("#sync-pages", Static)
+        pages = screen.query_one("#sync-pages", Static)
         bar.update(total=None, progress=0)
         bar.display = pages.display = True
         pages.update("Catalog sync: asking how many pages…")
@@ -165,13 +150,13 @@ class MirrorSource(BaseScreen):
         finally:
             bar.display = pages.display = False
             bar.update(total=IDLE_TOTAL, progress=0)  # no indeterminate animation while hidden
-        self.notify(
+        screen.notify(
             f"Catalog mirror synced ({result.record.kind}): {counted(result.record.products, 'product')}, "
             f"{counted(result.changes, 'change')} (H shows them)."
         )
-        self.open_mirror()
-        self.refresh_bindings()
-        self.reload()
+        self.open()
+        screen.refresh_bindings()
+        screen.reload()
 
     async def _sync_bar(self) -> ProgressBar:
         """The sync's progress bar, mounted under the pager by the first sync: a screen's start makes no
@@ -179,26 +164,26 @@ class MirrorSource(BaseScreen):
         times a second, hidden or not."""
         from textual.widgets import ProgressBar
 
-        bar = next(self.query("#sync-progress").results(ProgressBar), None)
+        bar = next(self.screen.query("#sync-progress").results(ProgressBar), None)
         if bar is None:
             bar = ProgressBar(total=IDLE_TOTAL, id="sync-progress", show_eta=True)
-            await self.mount(bar, after="#pager")
-            await self.mount(Static(id="sync-pages"), after=bar)
+            await self.screen.mount(bar, after="#pager")
+            await self.screen.mount(Static(id="sync-pages"), after=bar)
         return bar
 
-    @work(exclusive=True, exit_on_error=False, group="catalog")
     async def order_live_product(self, product_id: int) -> None:
         """Orders start from the live product: stock and price may have moved since the sync."""
         from tui.api.models import CatalogQuery
 
-        page = await (await self.app.session.client()).catalog(CatalogQuery(product_id=product_id))
+        app = self.screen.app
+        page = await (await app.session.client()).catalog(CatalogQuery(product_id=product_id))
         found = page.product(product_id)
         if found is None:
-            self.notify(f"Product {product_id} is no longer in the live catalog.", severity="warning")
+            self.screen.notify(f"Product {product_id} is no longer in the live catalog.", severity="warning")
         elif found[0].count == 0:
-            self.notify(f"{found[0].name} is out of stock now.", severity="warning")
+            self.screen.notify(f"{found[0].name} is out of stock now.", severity="warning")
         else:
-            self.app.open_new_order(*found)
+            app.open_new_order(*found)
 
 
 def price_text(low: Decimal | None, high: Decimal | None, currency: str) -> str:

@@ -33,6 +33,19 @@ async def product_sku(client: ServiceClient, product: Product) -> str | None:
     return next((item.sku for item in items if item.id == product.id and item.sku), None)
 
 
+async def stock_check(session: Session, product: Product) -> tuple[str, bool]:
+    """What `s` says of the product's stock at its face value (the least of a range), and whether it is stocked."""
+    from widgets.money import to_decimal
+
+    client = await session.client()
+    sku = await product_sku(client, product)
+    if sku is None:
+        return f"{product.name} has no SKU in the v2.1 catalog: its stock cannot be checked.", False
+    face_value = to_decimal(product.min_face_value)
+    stock = await client.stock(sku, face_value)
+    return stock_answer_words(product, face_value, stock), bool(stock.is_stocked)
+
+
 def stock_answer_words(product: Product, face_value: Decimal, stock: Stock) -> str:
     """One line for a person: quantity, whether stocked, price (each "not stated" when the answer has none)."""
     from widgets.money import format_money
