@@ -130,7 +130,9 @@ def refill(table: DataTable, columns: tuple[str, ...], rows: Iterable[tuple[Text
         widths[SHRINKS] = max(SHRINK_LEAST, min(widths[SHRINKS], room - others()))
     table.clear(columns=True)
     for index in keep:
-        table.add_column(columns[index], width=widths[index])
+        # Text, not str: a str label is parsed as markup, and the first such parse imports Rich's emoji table
+        # (~15 ms, on the start's path: the kept page's detail).
+        table.add_column(Text(columns[index]), width=widths[index])
     table.add_rows(
         [tuple(_cut(row[index], widths[index]) if index == SHRINKS else row[index] for index in keep) for row in rows]
     )

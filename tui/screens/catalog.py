@@ -221,10 +221,16 @@ class CatalogScreen(FreshnessMixin, BaseScreen):
             self.page = self.kept.page  # the pager says no page count until the service answers
 
     def show_kept_page(self) -> None:
-        """The kept page's rows in the first frame; its cursor brand's detail a frame later, as a live page's
+        """The kept page's rows in the first frame; its cursor brand's detail after that frame is drawn
         (the products table is fitted to the pane's width, which the first layout gives)."""
         assert self.kept is not None
         self.query_one("#brands", RowTable).set_rows(self.kept.brands)
+        self.run_worker(self._kept_detail_after_start(), group="kept-detail", exit_on_error=False)
+
+    async def _kept_detail_after_start(self) -> None:
+        # Not a frame later: the start's first frame is dropped inside Textual's start-up batch (GiftdeskApp
+        # _draw_start_whole), so that callback would run before the rows reach the terminal.
+        await self.app.start_drawn()
         self.call_after_refresh(self.show_cursor_brand)
 
     def keeps_first_page(self) -> bool:
