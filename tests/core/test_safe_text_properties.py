@@ -19,7 +19,7 @@ from tui.api.models import Account, Brand, Card, Order, Product
 from tui.commands.output import table
 from tui.core.safe_text import is_safe, json_visible, visible, visible_in_place
 from tui.local.storage import AuditEntry
-from tui.screens import audit, catalog, notifications, order
+from tui.screens import audit, catalog_rows, notifications, order
 from tui.screens.accounts import AccountsScreen
 from widgets.safe_text import VisibleControls, safe, safe_assemble, safe_row
 
@@ -193,8 +193,8 @@ def test_catalog_rows(name, product_name, country):
             "products": [product(product_name, 0).model_dump(by_alias=True)],
         }
     )
-    check_row(catalog.brand_row(brand), name, country)
-    check_row(catalog.product_row(product(product_name), "USD"), product_name)
+    check_row(catalog_rows.brand_row(brand), name, country)
+    check_row(catalog_rows.product_row(product(product_name), "USD"), product_name)
 
 
 @settings(max_examples=60)
