@@ -346,9 +346,7 @@ async def run_child(base_url: str, database_url: str | None) -> None:
     try:
         async with app.run_test(size=SIZE) as pilot:
             app.watch_list  # noqa: B018 (asking for it starts it now)
-            while team is not None and not (
-                app.team_follower and app.team_follower.listener and app.team_follower.listener.listening.is_set()
-            ):
+            while team is not None and not (app.team_follower and app.team_follower.listening):
                 await pilot.pause(0.05)
             print("ready", flush=True)
             await asyncio.to_thread(sys.stdin.read)  # until the parent closes it

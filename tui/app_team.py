@@ -34,6 +34,11 @@ class TeamFollower:
         self.redraw = redraw
         self.listener: TeamListener | None = None
 
+    @property
+    def listening(self) -> bool:
+        """Whether the team's changes are heard now (LISTEN is on)."""
+        return self.listener is not None and self.listener.listening.is_set()
+
     def words(self) -> str:
         """What the header says of the team."""
         return "team" if self.team.link.reachable else TEAM_UNREACHABLE

@@ -23,6 +23,10 @@ SIZE = (100, 30)
 PROFILE = "demo-sandbox"
 
 
+def hears_the_team(app) -> bool:
+    return app.team_follower is not None and app.team_follower.listening
+
+
 @contextlib.asynccontextmanager
 async def two_giftdesks(sim, database):
     ana = TeamMode(operator_database(database, "ana"), user="Ana A.", host="desk-1")  # `user`: a display name only
@@ -33,11 +37,7 @@ async def two_giftdesks(sim, database):
             for app, each in ((first, pilot), (second, other)):
                 await until(
                     each,
-                    lambda app=app: (
-                        app.team_follower is not None
-                        and app.team_follower.listener is not None
-                        and app.team_follower.listener.listening.is_set()
-                    ),
+                    lambda app=app: hears_the_team(app),
                 )
                 app.watch_list  # noqa: B018 (asking for it starts it now)
             yield (first, pilot), (second, other)
@@ -117,11 +117,7 @@ async def test_the_database_going_away_is_said_reads_fall_back_money_is_refused_
         async with app.run_test(size=SIZE) as pilot:
             await until(
                 pilot,
-                lambda: (
-                    app.team_follower is not None
-                    and app.team_follower.listener is not None
-                    and app.team_follower.listener.listening.is_set()
-                ),
+                lambda: hears_the_team(app),
             )
             app.watch_list.add_order(pending)
             await app.navigate("order", pending)
@@ -168,11 +164,7 @@ async def test_a_notification_from_a_login_with_no_rights_changes_nothing(sim_fa
         async with app.run_test(size=SIZE) as pilot:
             await until(
                 pilot,
-                lambda: (
-                    app.team_follower is not None
-                    and app.team_follower.listener is not None
-                    and app.team_follower.listener.listening.is_set()
-                ),
+                lambda: hears_the_team(app),
             )
             item = app.watch_list.add_order(pending)
             await until(pilot, lambda: app.watch_list.leading and "watching 1" in header(app), timeout=15)
@@ -249,11 +241,7 @@ async def test_a_note_typed_while_the_database_is_down_stays_in_its_dialog_and_i
         async with app.run_test(size=SIZE) as pilot:
             await until(
                 pilot,
-                lambda: (
-                    app.team_follower is not None
-                    and app.team_follower.listener is not None
-                    and app.team_follower.listener.listening.is_set()
-                ),
+                lambda: hears_the_team(app),
             )
             await app.navigate("order", pending)
             await pilot.pause()
