@@ -11,7 +11,6 @@ import gc
 import logging
 import select
 import sys
-import threading
 import time
 from collections.abc import Awaitable, Callable, Iterable
 from importlib import import_module
@@ -34,7 +33,7 @@ from tui.screens.host import GiftdeskHost, WatchListUnavailable
 from tui.startup import START_COLLECTOR_PAUSE_SECONDS, AppSettings, resume_collector
 from widgets.context_bar import Context
 from widgets.status_badge import use_palette
-from widgets.textual_private import exit_with_words, in_own_turn, take_out_of_stack
+from widgets.textual_private import exit_with_words, in_own_turn, on_app_thread, take_out_of_stack
 from widgets.too_small import is_too_small
 
 if TYPE_CHECKING:
@@ -500,7 +499,7 @@ class GiftdeskApp(GiftdeskHost):
     def _say_progress(self, text: str, seconds: float) -> None:
         """A retry or a wait, said on the status line of the screen under any dialog: one line said in place
         (issue 35: a toast each covered half an 80x24 screen, and a dialog's buttons)."""
-        if threading.get_ident() != self._thread_id:  # a worker thread's request
+        if not on_app_thread(self):  # a worker thread's request
             self.call_from_thread(self._say_progress, text, seconds)
             return
         screen = next((s for s in reversed(self.screen_stack) if isinstance(s, BaseScreen) and s.is_mounted), None)

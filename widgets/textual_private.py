@@ -7,6 +7,8 @@ upgrade changes what they rely on. Each function says what public API is missing
 from __future__ import annotations
 
 import sys
+import threading
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from textual._context import active_message_pump
@@ -21,11 +23,13 @@ if TYPE_CHECKING:
 __all__ = [
     "FooterKey",
     "bindings_ready",
+    "breakpoint_classes",
     "exit_with_words",
     "in_batch",
     "in_own_turn",
     "is_text_area",
     "mark_bindings_ready",
+    "on_app_thread",
     "take_out_of_stack",
 ]
 
@@ -70,3 +74,15 @@ def in_batch(app: App) -> bool:
     """Whether the app is batching its updates (`App.batch_update`, its start-up, a recompose): a frame made now is
     dropped (`App._display`), though the compositor takes it as drawn. Textual has no public way to ask."""
     return app._batch_count > 0
+
+
+def on_app_thread(app: App) -> bool:
+    """Whether the code running now is on the app's thread (else `call_from_thread` must carry it there); Textual
+    keeps the thread it runs on but says it only through `call_from_thread`'s error."""
+    return threading.get_ident() == app._thread_id
+
+
+def breakpoint_classes(screen: Screen, size: int, breakpoints: Sequence[tuple[int, str]]) -> set[str]:
+    """The classes of `breakpoints` (HORIZONTAL_BREAKPOINTS' shape) that `size` cells choose, as Textual sets them on
+    a Resize: asked before the first Resize, so a screen's children mount with them."""
+    return set(screen._get_breakpoint_classes(size, list(breakpoints)))

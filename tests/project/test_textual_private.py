@@ -5,21 +5,26 @@ Textual is pinned; an upgrade that changes any of these fails here, naming it, b
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 import tomllib
 from importlib.metadata import version
 from pathlib import Path
 
 from textual.app import App, ComposeResult
+from textual.events import ScreenResume
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Label, TextArea
 
 from widgets.textual_private import (
     bindings_ready,
+    breakpoint_classes,
     exit_with_words,
     in_batch,
     in_own_turn,
     is_text_area,
     mark_bindings_ready,
+    on_app_thread,
     take_out_of_stack,
 )
 
@@ -131,3 +136,29 @@ async def test_the_app_says_when_it_batches_and_a_screen_makes_its_frames_in_com
         screen.query_one(Label).update("two")
         await pilot.pause()
         assert screen.frames > frames
+
+
+async def test_the_app_knows_its_own_thread_from_a_workers():
+    app = App()
+    async with app.run_test():
+        assert on_app_thread(app)
+        assert not await asyncio.to_thread(on_app_thread, app)
+
+
+async def test_breakpoint_classes_are_textuals_for_a_size():
+    app = App()
+    async with app.run_test():
+        breakpoints = [(0, "-narrow"), (120, "-wide")]
+        assert breakpoint_classes(app.screen, 80, breakpoints) == {"-narrow"}
+        assert breakpoint_classes(app.screen, 120, breakpoints) == {"-wide"}
+        assert breakpoint_classes(app.screen, 200, breakpoints) == {"-wide"}
+
+
+def test_the_private_hooks_giftdesk_overrides_are_still_called_so():
+    """BaseScreen overrides `_compositor_refresh` (no frame during a batch) and `_on_screen_resume` (no second
+    styling on the first resume, through ScreenResume's `refresh_styles`); GiftdeskApp overrides `_fatal_error`
+    (a redacted traceback): a rename in Textual would leave the override silently unused."""
+    assert inspect.signature(Screen._compositor_refresh).parameters.keys() == {"self"}
+    assert inspect.signature(Screen._on_screen_resume).parameters.keys() == {"self", "event"}
+    assert "refresh_styles" in inspect.signature(ScreenResume).parameters
+    assert inspect.signature(App._fatal_error).parameters.keys() == {"self"}

@@ -24,7 +24,7 @@ from tui.screens.host import WatchListUnavailable
 from widgets.context_bar import ContextBar
 from widgets.footer import KeysFooter
 from widgets.status_line import StatusLine
-from widgets.textual_private import in_batch, is_text_area
+from widgets.textual_private import breakpoint_classes, in_batch, is_text_area
 from widgets.too_small import TooSmall
 
 if TYPE_CHECKING:
@@ -92,7 +92,7 @@ class BaseScreen(Screen):
         ) or []
         if horizontal or vertical:
             width, height = self.app.size
-            chosen = self._get_breakpoint_classes(width, horizontal) | self._get_breakpoint_classes(height, vertical)
+            chosen = breakpoint_classes(self, width, horizontal) | breakpoint_classes(self, height, vertical)
             self.update_classes({name: name in chosen for _, name in [*horizontal, *vertical]}, animate=False)
 
     def _compositor_refresh(self) -> None:
