@@ -25,12 +25,12 @@ from textual.theme import Theme
 from textual.worker import Worker, WorkerState
 
 from styles import STYLES
+from tui.app_settings import START_COLLECTOR_PAUSE_SECONDS, AppSettings, resume_collector
 from tui.app_team import TEAM_WORKERS, TeamFollower
 from tui.app_watch import WatchFollower
 from tui.core.navigation import BY_NAME, DESTINATIONS, HOME
 from tui.screens.base import BaseScreen
 from tui.screens.host import GiftdeskHost, WatchListUnavailable
-from tui.startup import START_COLLECTOR_PAUSE_SECONDS, AppSettings, resume_collector
 from widgets.context_bar import Context
 from widgets.status_badge import use_palette
 from widgets.textual_private import exit_with_words, in_own_turn, on_app_thread, take_out_of_stack

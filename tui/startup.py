@@ -1,56 +1,19 @@
-"""The start of the TUI apart from its frame: the settings it is started with, read from the config (or the
-demo's), and the cyclic collector paused for the start. Cheap to import: Textual and the app come in only when
+"""The start of the TUI apart from its frame: the settings it is started with (tui.app_settings), read from the
+config or the demo's, and `run_tui`, the command line's door. Cheap to import: Textual and the app come in only when
 `run_tui` builds the app (tui.app), so the command line loads nothing here it would not load anyway."""
 
 from __future__ import annotations
 
-import gc
 from contextlib import suppress
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from tui.app_settings import AppSettings
 
 if TYPE_CHECKING:
     from tui.demo import DemoBackend
-    from tui.local.config import Config, Profile
-    from tui.local.config_file import ProfileStore
+    from tui.local.config import Config
     from tui.team.database import TeamDatabase
     from tui.team.mode import TeamMode
-
-
-# The command line starts the TUI with the cyclic collector off: it resumes after the start screen's first
-# content, or this long after mounting at the latest (a loaded machine's first rows came after 3 s, and the
-# collection, ~0.3 s there, came before them).
-START_COLLECTOR_PAUSE_SECONDS = 10.0
-
-
-@dataclass
-class AppSettings:
-    """Everything the app is started with; tests build their own."""
-
-    store: ProfileStore | None = None  # None in the demo: its profiles live in memory only
-    profiles: dict[str, Profile] = field(default_factory=dict)
-    profile_name: str | None = None
-    readonly: bool = False
-    order: str | None = None
-    demo: DemoBackend | None = None
-    client_options: dict[str, Any] = field(default_factory=dict)  # e.g. retry=RetryPolicy(...) in tests
-    config_problem: str | None = None  # a config that could not be read: shown, never overwritten
-    # The config's look and keys (docs/decisions.md, issue 17): sandbox theme, status palette, keymap.
-    theme: str | None = None
-    palette: str = "standard"
-    keymap: dict[str, str] = field(default_factory=dict)
-    user: str | None = None  # who signs notes (the config's `user`, else the OS user)
-    team: TeamMode | None = None  # team mode: the shared stores (tui.team); None: this machine's
-
-
-def resume_collector() -> None:
-    """Collect what the start left, keep the rest out of every later full collection, and go on collecting
-    (once: the collector on means it was resumed, or never paused)."""
-    if gc.isenabled():
-        return
-    gc.collect()
-    gc.freeze()  # modules, styles, widgets: what the start made lives as long as the app
-    gc.enable()
 
 
 def load_settings(

@@ -52,3 +52,33 @@ def test_an_upward_import_breaks_a_contract_and_is_named(tmp_path, module, line,
     assert result.returncode != 0
     assert "BROKEN" in result.stdout
     assert named in result.stdout
+
+
+def import_circles(*packages: str) -> set[tuple[str, str]]:
+    """Each pair of modules that import one another, directly or through others (typing-only imports count: they
+    say which module knows which)."""
+    import grimp  # import-linter's own graph
+
+    graph = grimp.build_graph(*packages)
+    return {
+        tuple(sorted((module, imported)))
+        for module in graph.modules
+        for imported in graph.find_modules_directly_imported_by(module)
+        if module != imported and graph.chain_exists(importer=imported, imported=module)
+    }
+
+
+def test_no_module_imports_one_that_imports_it_back():
+    assert import_circles("tui", "widgets", "styles") == set()
+
+
+def test_a_circle_is_found(tmp_path, monkeypatch):
+    package = tmp_path / "circled"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "one.py").write_text("from circled import two\n")
+    (package / "two.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from circled import one\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert import_circles("circled") == {("circled.one", "circled.two")}

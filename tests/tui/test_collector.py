@@ -5,7 +5,7 @@ from __future__ import annotations
 import gc
 import weakref
 
-from tui.startup import resume_collector
+from tui.app_settings import resume_collector
 
 
 class Node:
@@ -32,7 +32,7 @@ def test_the_collector_resumes_with_what_the_start_made_frozen():
 async def test_the_collector_resumes_after_the_first_rows_not_before(sim):
     from apps import app_on, until
 
-    from tui.startup import START_COLLECTOR_PAUSE_SECONDS
+    from tui.app_settings import START_COLLECTOR_PAUSE_SECONDS
 
     app = app_on(sim)
     gc.disable()  # as the command line starts the TUI

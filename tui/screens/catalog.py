@@ -86,7 +86,7 @@ class CatalogScreen(FreshnessMixin, BaseScreen):
         # The first page as the last start drew it, on screen until the live page comes.
         self.kept: KeptPage | None = None
         self.first_page = FirstPageFile(self)
-        self.mirror_source = CatalogMirror(self)
+        self.mirror_source = CatalogMirror(self, self)
 
     def compose_body(self) -> ComposeResult:
         self.mirror_source.open()

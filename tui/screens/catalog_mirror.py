@@ -12,7 +12,7 @@ mirror the screen is as it was; `S` syncs one (a progress bar meanwhile),
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -33,7 +33,7 @@ if TYPE_CHECKING:  # the models (pydantic) load with the first page, the mirror'
 
     from tui.api.models import Brand
     from tui.local.mirror import Change, Mirror
-    from tui.screens.catalog import CatalogScreen
+    from tui.screens.base import BaseScreen
 
 IDLE_TOTAL = 1
 
@@ -44,12 +44,28 @@ MIRROR_BINDINGS = [
 ]
 
 
+class CatalogState(Protocol):
+    """What the mirror side reads of the Catalog screen's query (tui.screens.catalog), and asks of it."""
+
+    version: int  # of the catalog: 1 (the flat list) or 2
+    filters: dict[str, str]
+    page: PageState
+
+    def reload(self) -> None: ...
+
+    def reload_from_start(self) -> None: ...
+
+
 class CatalogMirror:
     """The Catalog screen's mirror side, which the screen owns: whether its rows come from the mirror, the
-    mirror's pages and note, its sync (`S`), changes (`H`) and `l` (the screen's actions call these)."""
+    mirror's pages and note, its sync (`S`), changes (`H`) and `l` (the screen's actions call these).
 
-    def __init__(self, screen: CatalogScreen) -> None:
+    `screen`: where it draws (the sync's bar) and what it says; `catalog`: the same screen's query, read as
+    `CatalogState` so that this module need not import the screen's."""
+
+    def __init__(self, screen: BaseScreen, catalog: CatalogState) -> None:
         self.screen = screen
+        self.catalog = catalog
         self.mirror: Mirror | None = None
         # The last page's brands by id, as read and as shown (`page` shows an unchanged brand again).
         self.last_page: dict[str, tuple[dict[str, Any], Brand]] = {}
@@ -74,8 +90,8 @@ class CatalogMirror:
         return (
             self.mirror is not None
             and not self.live
-            and self.screen.version == 2
-            and not self.screen.filters.get("target_currency")
+            and self.catalog.version == 2
+            and not self.catalog.filters.get("target_currency")
         )
 
     def note(self) -> str:
@@ -87,7 +103,7 @@ class CatalogMirror:
         if self.from_mirror:
             return f"mirror, {age}"
         # Short: beside the page count and the go-to box, whole at 80 columns.
-        target = self.screen.filters.get("target_currency")
+        target = self.catalog.filters.get("target_currency")
         return f"live: prices in {target.upper()}, not in the mirror" if target else f"live; mirror {age}"
 
     def page(self, search: str) -> tuple[PageState, list[Brand]]:
@@ -96,8 +112,8 @@ class CatalogMirror:
         from tui.api.models import Brand
 
         assert self.mirror is not None
-        page = self.screen.page
-        filters = mirror_filters(self.screen.filters)
+        page = self.catalog.page
+        filters = mirror_filters(self.catalog.filters)
         hits = self.mirror.search(search, filters, offset=page.index * page.size, limit=page.size)
         last, self.last_page = self.last_page, {}
         for wire in hits.brands:
@@ -118,7 +134,7 @@ class CatalogMirror:
     def toggle_live(self) -> None:
         if self.mirror is not None:
             self.live = not self.live
-            self.screen.reload_from_start()
+            self.catalog.reload_from_start()
 
     def show_changes(self) -> None:
         if self.mirror is not None:
@@ -156,7 +172,7 @@ class CatalogMirror:
         )
         self.open()
         screen.refresh_bindings()
-        screen.reload()
+        self.catalog.reload()
 
     async def _sync_bar(self) -> ProgressBar:
         """The sync's progress bar, mounted under the pager by the first sync: a screen's start makes no
