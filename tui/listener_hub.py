@@ -20,7 +20,8 @@ from tui.core.tasks import said_task
 from tui.demo import register_demo_webhooks
 from tui.inbox_work import InboxWork, OrderWatch, is_order_event, mirror_syncer
 from tui.listener import Receiver, webhook_secrets_from_env
-from tui.local.inbox import Delivery, Heartbeat, InboxStore, SqliteInbox, forget_heartbeat, write_heartbeat
+from tui.local.inbox import Delivery, Heartbeat, InboxStore, forget_heartbeat, write_heartbeat
+from tui.profile_services import profile_inbox
 
 if TYPE_CHECKING:
     from tui.session import Session
@@ -63,10 +64,7 @@ class ListenerHub:
         return self.listener is not None
 
     def _open_inbox(self, *, any_thread: bool = False) -> InboxStore:
-        profile = self.session.profile
-        if self.team is not None:  # the team's, as `giftdesk listen` in team mode keeps it
-            return self.team.inbox(profile.name, profile.environment)
-        return SqliteInbox(profile.name, check_same_thread=not any_thread)
+        return profile_inbox(self.session.profile, self.team, any_thread=any_thread)
 
     @property
     def inbox(self) -> InboxStore:

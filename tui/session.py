@@ -100,32 +100,16 @@ class Session:
             return self._client
 
     def _build_client(self) -> ServiceClient:
-        from tui.api.bounds import Bounds
-        from tui.api.client import ServiceClient
-        from tui.local.limit_store import profile_limiter
-        from tui.local.secret_sources import resolve_secret
+        from tui.profile_services import profile_client
 
-        options = {"limits": Bounds.from_environ(), "limiter": profile_limiter(self.profile), **self._client_options}
-        return ServiceClient(
-            self.profile.base_url,
-            self.profile.client_id,
-            resolve_secret(self.profile),
-            on_retry=self._on_retry,
-            on_wait=self._on_wait,
-            environment=self.profile.environment,
-            **options,
-        )
+        return profile_client(self.profile, on_retry=self._on_retry, on_wait=self._on_wait, **self._client_options)
 
     def copies(self) -> ReportCopies:
         """The profile's local copies of the scarce reports (tui.local.report_copies), opened on first use."""
         if self._copies is None:
-            from tui.api.limits import limits_table
-            from tui.local.limit_store import profile_database
-            from tui.local.report_copies import ReportCopies
+            from tui.profile_services import profile_copies
 
-            self._copies = ReportCopies(
-                profile_database(self.profile.name, self.profile.environment), limits_table(self.profile.limits)
-            )
+            self._copies = profile_copies(self.profile)
         return self._copies
 
     def when_closed(self, cleanup: Callable[[], None]) -> None:

@@ -18,6 +18,7 @@ import logging
 import os
 import sys
 from collections.abc import Callable
+from contextlib import closing
 from typing import Any
 
 import click
@@ -135,6 +136,7 @@ def command(
         from tui.api.redact import register_secret
         from tui.listener import Receiver, ReceiverSettings
         from tui.local.database import DatabaseError
+        from tui.profile_services import profile_inbox
 
         callback_secret = callback_override
         if callback_secret is None:
@@ -152,11 +154,10 @@ def command(
             forwarded_allow_ips=proxies,
             max_connections=max_connections,
         )
-        profile, environment = session.profile.name, session.profile.environment
         team = session.team
         try:
             receiver = Receiver(
-                lambda: team.inbox(profile, environment) if team is not None else _open_inbox(profile),
+                lambda: profile_inbox(session.profile, team, any_thread=True),
                 callback_secret=callback_secret,
                 webhook_secrets=webhook_secrets,
                 settings=settings,
@@ -212,25 +213,20 @@ def _check_proxy_address(address: str) -> None:
         )
 
 
-def _open_inbox(profile: str):
-    from tui.local.inbox import SqliteInbox
-
-    return SqliteInbox(profile, check_same_thread=False)
-
-
 async def _serve(session: CommandConnection, receiver, team) -> None:
     """The receiver and the work on its inbox, in this loop, until the receiver stops; in team mode
     (`team`, a TeamMode) the inbox and the watch list it settles are the team's."""
     from tui.core.tasks import said_task
     from tui.inbox_work import InboxWork, StoredWatch, mirror_syncer
-    from tui.local.inbox import SqliteInbox, forget_heartbeat
+    from tui.local.inbox import forget_heartbeat
     from tui.local.watchlist import WatchList
+    from tui.profile_services import profile_inbox
 
     async def client():
         return session.client
 
     profile = session.profile
-    with team.inbox(profile.name, profile.environment) if team is not None else SqliteInbox(profile.name) as inbox:
+    with closing(profile_inbox(profile, team)) as inbox:
         watch = StoredWatch(team.watch_list(profile.environment) if team is not None else WatchList(), profile.name)
         stopped_because: list[str] = []  # why the receiver was stopped from inside, said once it has
 

@@ -138,13 +138,9 @@ class CommandConnection:
     @functools.cached_property
     def copies(self) -> ReportCopies:
         """The profile's local copies of the scarce reports (tui.local.report_copies)."""
-        from tui.api.limits import limits_table
-        from tui.local.limit_store import profile_database
-        from tui.local.report_copies import ReportCopies
+        from tui.profile_services import profile_copies
 
-        return ReportCopies(
-            profile_database(self.profile.name, self.profile.environment), limits_table(self.profile.limits)
-        )
+        return profile_copies(self.profile)
 
     def money(self) -> MoneyWrites:
         """The money writes (place order, redeem) of this profile: checked, traced, told truly (tui.money)."""
@@ -198,30 +194,17 @@ def build_client(
     httpx's blocking transport either way (a one-shot command need not load anyio):
     in worker threads for a `concurrent` command, else inline, with blocking retry waits.
     """
-    from tui.api.bounds import Bounds
-    from tui.api.client import ServiceClient, tls_verify
+    from tui.api.client import tls_verify
     from tui.api.transport import InlineTransport, ThreadedTransport
-    from tui.local.limit_store import profile_limiter
-    from tui.local.secret_sources import resolve_secret
+    from tui.profile_services import profile_client
 
-    client_options.setdefault("limiter", profile_limiter(profile))
     verify = tls_verify(profile.base_url)
     if concurrent:
         client_options.setdefault("transport", ThreadedTransport(verify=verify))
     else:
         client_options.setdefault("transport", InlineTransport(verify=verify))
         client_options.setdefault("sleep", blocking_sleep)
-    client_options.setdefault("limits", Bounds.from_environ())
-    return ServiceClient(
-        profile.base_url,
-        profile.client_id,
-        resolve_secret(profile),
-        on_retry=_say_retry,
-        ends_by=ends_by,
-        on_wait=_say_wait,
-        environment=profile.environment,
-        **client_options,
-    )
+    return profile_client(profile, on_retry=_say_retry, on_wait=_say_wait, ends_by=ends_by, **client_options)
 
 
 def run(
