@@ -208,8 +208,8 @@ class CatalogScreen(FreshnessMixin, BaseScreen):
         self.pager.state, self.pager.busy = page, False
         self.kept = None
         self.fill_brand_table()
-        if not self.country_names and not self.from_mirror:
-            self.load_country_names()
+        if not self.country_names and not self.from_mirror:  # after the rows' frame: the names are a help
+            self.call_after_refresh(self.load_country_names)
         if self.keeps_first_page():
             self.call_after_refresh(self.keep_first_page)
 
