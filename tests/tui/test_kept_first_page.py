@@ -214,11 +214,13 @@ async def test_keys_that_need_a_brand_say_the_catalog_is_still_loading_while_the
         await until(pilot, kept_file.exists)
     async with app_on(sim_factory(SLOW)).run_test() as pilot:
         await pilot.pause()
-        assert pilot.app.screen.kept is not None
-        await pilot.press("c", "o")
+        screen = pilot.app.screen
+        assert screen.kept is not None
+        await pilot.press("c", "o", "k")  # `k` filtered the live brands, none yet: the kept rows went
         await pilot.pause()
-        assert notifications(pilot.app) == ["The catalog is still loading: a moment."] * 2
+        assert notifications(pilot.app) == ["The catalog is still loading: a moment."] * 3
         assert pilot.app.clipboard == ""
+        assert screen.query_one("#brands").row_count == len(screen.kept.brands) > 0
 
 
 async def test_a_kept_brand_whose_detail_cannot_be_read_shows_its_row_and_says_so(sim_factory, kept_file):

@@ -490,6 +490,8 @@ class CatalogScreen(FreshnessMixin, BaseScreen):
 
     def action_next_category(self) -> None:
         """The next category (from the v2.1 catalog's categories), then none: the page's brands of it only."""
+        if self._say_if_still_loading():  # it filters the live page's brands: none yet
+            return
         if self.version == 1 or self.from_mirror:
             self.notify("The category filter is for the live v2 page (v, l).", severity="warning")
             return
