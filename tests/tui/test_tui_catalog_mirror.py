@@ -159,6 +159,28 @@ async def test_a_test_order_from_the_mirror_starts_from_the_live_product(own_sim
         assert pilot.app.screen.product.id == 101
 
 
+async def test_a_test_order_from_the_mirror_that_cannot_reach_the_service_says_so_and_not_that_the_catalog_failed(
+    own_sim, sim_factory, demo_credentials
+):
+    from tui.api.client import RetryPolicy
+
+    await synced_mirror(own_sim, demo_credentials["acme-sandbox"])
+    failing = sim_factory(faults="5xx=1")  # the mirror's rows show; the live product cannot be asked for
+    app = app_on(failing, client_options={"retry": RetryPolicy(attempts=1)})
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = pilot.app.screen
+        await search(pilot, "acme")
+        await pilot.press("enter")  # leaves the search for the brands table
+        await until(pilot, lambda: screen.detail is not None)
+        title = screen.query_one("#detail-title").content
+        await pilot.press("enter", "enter")  # the brand, then its first product: the live product is asked for
+        await until(pilot, lambda: any("server error 503" in n for n in notifications(pilot.app)))
+        await pilot.pause()
+        assert screen.query_one("#detail-title").content == title  # the brand's rows and detail stand
+        assert not screen.pager.busy
+
+
 def test_mirror_search_snapshot(own_sim, demo_credentials, snap_compare):
     asyncio.run(synced_mirror(own_sim, demo_credentials["acme-sandbox"]))
 

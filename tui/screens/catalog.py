@@ -40,6 +40,7 @@ if TYPE_CHECKING:  # the models (pydantic) load with the first live page, not be
     from tui.api.client import ServiceClient
     from tui.api.models import Brand, Category, Product
 
+PAGE_LOADS = frozenset({"fetch_page", "fetch_v1"})  # the workers (by their methods' names) that load a page
 V1_NOTE = "v1: flat list, no filters"  # catalog v1 (`v`): the pager says so, with a mirror too
 
 
@@ -193,8 +194,9 @@ class CatalogScreen(FreshnessMixin, BaseScreen):
         self.show_v1_page(PageState(0, self.page.size, len(self.v1_brands)))
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        # BaseScreen's handler runs too (Textual calls each class's) and reports the error.
-        if event.worker.group == "catalog" and event.state == WorkerState.ERROR:
+        # BaseScreen's handler runs too (Textual calls each class's) and reports the error. Only a page's load
+        # failing is the catalog's: a test order from the mirror shares its group (a new page cancels it).
+        if event.worker.name in PAGE_LOADS and event.state == WorkerState.ERROR:
             self.call_after_refresh(self.first_content_shown)
             self.pager.busy = False
             if self.kept is not None:
