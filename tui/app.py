@@ -30,7 +30,7 @@ from tui.app_team import TEAM_WORKERS, TeamFollower
 from tui.app_watch import WatchFollower
 from tui.core.navigation import BY_NAME, DESTINATIONS, HOME
 from tui.screens.base import BaseScreen
-from tui.screens.host import GiftdeskHost, WatchListUnavailable
+from tui.screens.host import ERROR_SECONDS, GiftdeskHost, WatchListUnavailable
 from widgets.context_bar import Context
 from widgets.status_badge import use_palette
 from widgets.textual_private import exit_with_words, in_own_turn, on_app_thread, take_out_of_stack
@@ -73,7 +73,6 @@ PRODUCTION_THEME = Theme(
 )
 
 
-ERROR_SECONDS = 10.0  # an error's toast stays this long; the same error meanwhile is not repeated
 WATCH_AFTER_CONTENT_SECONDS = 0.3  # how long after the start screen's first content the watch list starts
 WATCH_START_LATEST_SECONDS = 2.0  # ... or this long after mounting, whichever comes first
 log = logging.getLogger(__name__)

@@ -10,6 +10,7 @@ import asyncio
 from typing import TYPE_CHECKING
 
 from tui.screens.base import BaseScreen
+from tui.screens.host import ERROR_SECONDS
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -21,7 +22,6 @@ if TYPE_CHECKING:
 
 TEAM_UNREACHABLE = "team database unreachable, retrying"
 TEAM_WORKERS = "team"  # the worker group of the listener
-ERROR_SECONDS = 10.0
 
 
 class TeamFollower:

@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from tui.screens.host import NoSession, WatchListUnavailable
+from tui.screens.host import ERROR_SECONDS, NoSession, WatchListUnavailable
 
 if TYPE_CHECKING:
     from textual.timer import Timer
@@ -24,7 +24,6 @@ if TYPE_CHECKING:
     from tui.team.mode import TeamMode
     from tui.watch_service import WatchService
 
-ERROR_SECONDS = 10.0  # an error's toast stays this long
 WATCH_REDRAW_SECONDS = 0.3  # the watch list's changes that are not final reach the screen this often at most
 ENDED_REDRAW_SECONDS = 0.05  # an item that went final reaches the header within this (those ending meanwhile with it)
 # One bell and one toast for the items that ended, at most this often: a burst (a receiver settling 20 orders a

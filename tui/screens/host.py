@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from tui.team.mode import TeamMode
     from tui.watch_service import WatchService
 
+ERROR_SECONDS = 10.0  # an error's toast stays this long (the app says the same error meanwhile only once)
 NOTIFY_LIMIT = 1000  # characters of a toast: a 10,000-character name must not fill the screen
 CLIPBOARD_SECONDS = 30.0  # a copied card code or PIN is cleared after this long (GIFTDESK_CLIPBOARD_SECONDS; 0: never)
 
