@@ -43,6 +43,12 @@ def test_the_project_keeps_every_contract(tmp_path):
         ("tui.core.polling", "from tui.screens import base", "tui.core.polling -> tui.screens.base"),
         ("tui.api.statuses", "import tui.local.fileio", "tui.api.statuses -> tui.local.fileio"),
         ("tui.screens.audit", "import tui.app", "tui.screens.audit -> tui.app"),
+        (
+            "tui.screens.audit",
+            "from tui.profile_services import profile_client",
+            "tui.screens.audit -> tui.profile_services",
+        ),
+        ("tui.screens.watch", "from tui.watch_service import WatchService", "tui.screens.watch -> tui.watch_service"),
         ("tui.local.storage", "import textual.widgets", "tui.local.storage -> textual"),
         ("tui.simulator.rates", "import tui.api.models", "tui.simulator.rates -> tui.api.models"),
     ],
