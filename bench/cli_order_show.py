@@ -11,13 +11,12 @@ variables, as a script would. Targets: issue 9 at most 1.3x, issue 2 at most 1.4
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import uuid
 from pathlib import Path
 
-from bench.common import Figure, interleaved, median, print_figures, private_dirs, timed_process
+from bench.common import Figure, interleaved, median, private_dirs, run_counted, timed_process
 
 TARGET = 1.3  # issue 9 (issue 2 asks for 1.4)
 
@@ -78,11 +77,7 @@ def figures(quick: bool = False, runs: int | None = None) -> list[Figure]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="5 runs each instead of 15")
-    parser.add_argument("--runs", type=int)
-    args = parser.parse_args()
-    print_figures(figures(args.quick, args.runs))
+    run_counted(__doc__.splitlines()[0], figures, "5 runs each instead of 15")
 
 
 if __name__ == "__main__":

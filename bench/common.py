@@ -79,6 +79,17 @@ def print_figures(figures: Iterable[Figure]) -> None:
         print(figure.line())
 
 
+def run_counted(description: str, figures: Callable[[bool, int | None], Iterable[Figure]], quick_help: str) -> None:
+    """A script's own command line for figures measured over a number of runs: `--quick`, `--runs N`."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--quick", action="store_true", help=quick_help)
+    parser.add_argument("--runs", type=int)
+    args = parser.parse_args()
+    print_figures(figures(args.quick, args.runs))
+
+
 def median(values: Sequence[float]) -> float:
     return statistics.median(values)
 

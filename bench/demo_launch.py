@@ -21,7 +21,6 @@ alongside (same row, the service's), without a target.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import compileall
 import fcntl
@@ -37,7 +36,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from bench.common import ROOT, Figure, interleaved, median, print_figures, private_dirs
+from bench.common import ROOT, Figure, interleaved, median, private_dirs, run_counted
 
 TARGET = 1.2  # issue 33 (1.5 since issue 9); measured in a terminal since issue 26
 FIRST_TARGET = 1.6  # a first start, nothing kept (issue 33)
@@ -166,11 +165,7 @@ def figures(quick: bool = False, runs: int | None = None) -> list[Figure]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="fewer launches")
-    parser.add_argument("--runs", type=int)
-    args = parser.parse_args()
-    print_figures(figures(args.quick, args.runs))
+    run_counted(__doc__.splitlines()[0], figures, "fewer launches")
 
 
 if __name__ == "__main__":

@@ -21,7 +21,6 @@ issue 38), so that what the case costs the order's own showing is measured too. 
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import os
 import sys
@@ -29,7 +28,7 @@ import time
 from datetime import date
 from pathlib import Path
 
-from bench.common import Figure, interleaved, median, print_figures, private_dirs, timed_process
+from bench.common import Figure, interleaved, median, private_dirs, run_counted, timed_process
 
 HISTORY = 200
 SIZE = (80, 24)
@@ -154,11 +153,7 @@ def figures(quick: bool = False, runs: int | None = None) -> list[Figure]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="5 runs each instead of 15")
-    parser.add_argument("--runs", type=int)
-    args = parser.parse_args()
-    print_figures(figures(args.quick, args.runs))
+    run_counted(__doc__.splitlines()[0], figures, "5 runs each instead of 15")
 
 
 if __name__ == "__main__":

@@ -11,10 +11,11 @@ Fields that carry secrets are left out of every repr.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from decimal import Decimal, InvalidOperation
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, GetCoreSchemaHandler, field_validator
 from pydantic.alias_generators import to_camel
@@ -418,6 +419,15 @@ class OrderLine:
         return {"ProductId": self.product_id, "Quantity": self.quantity, "Value": self.value}
 
 
+class CheckoutLine(Protocol):
+    def to_wire(self) -> dict[str, Any]: ...
+
+
+def checkout_wire(request_id: str, account_id: int, lines: Sequence[CheckoutLine]) -> dict[str, Any]:
+    """Place order's body, by id or by SKU: the same fields around lines of either kind."""
+    return {"RequestId": request_id, "AccountId": account_id, "Products": [line.to_wire() for line in lines]}
+
+
 @dataclass(frozen=True)
 class PlaceOrder:
     request_id: str  # chosen by the caller; a retry reuses it, never a new one
@@ -425,11 +435,7 @@ class PlaceOrder:
     products: list[OrderLine] = field(default_factory=list)
 
     def to_wire(self) -> dict[str, Any]:
-        return {
-            "RequestId": self.request_id,
-            "AccountId": self.account_id,
-            "Products": [line.to_wire() for line in self.products],
-        }
+        return checkout_wire(self.request_id, self.account_id, self.products)
 
 
 @dataclass(frozen=True)
@@ -455,11 +461,7 @@ class PlaceOrderBySku:
     products: list[SkuLine] = field(default_factory=list)
 
     def to_wire(self) -> dict[str, Any]:
-        return {
-            "RequestId": self.request_id,
-            "AccountId": self.account_id,
-            "Products": [line.to_wire() for line in self.products],
-        }
+        return checkout_wire(self.request_id, self.account_id, self.products)
 
 
 @dataclass(frozen=True)
