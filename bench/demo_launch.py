@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import compileall
+import contextlib
 import fcntl
 import os
 import re
@@ -115,6 +116,7 @@ def launch(subject: str, row: str, then: Callable[[bytes], bool] | None = None) 
             if shown is not None and (then is None or then(text)):
                 return shown
     finally:
+        started = descendants(child.pid)  # the demo's service: its own session, so not in the group killed
         os.killpg(child.pid, signal.SIGTERM)
         try:
             child.wait(timeout=5)
@@ -122,6 +124,34 @@ def launch(subject: str, row: str, then: Callable[[bytes], bool] | None = None) 
             os.killpg(child.pid, signal.SIGKILL)
             child.wait()
         os.close(leader)
+        wait_gone(started)
+
+
+def descendants(pid: int) -> list[int]:
+    """The processes `pid` started, and theirs (Linux: /proc/PID/task/TID/children)."""
+    found: list[int] = []
+    for children in Path(f"/proc/{pid}/task").glob("*/children"):
+        try:
+            found += [int(number) for number in children.read_text().split()]
+        except OSError:  # that thread or process is gone
+            continue
+    return found + [deeper for pid in found for deeper in descendants(pid)]
+
+
+def wait_gone(pids: list[int], timeout: float = 10.0) -> None:
+    """Each launch starts on a machine at rest: a demo's service ends when the TUI is gone, but only once its own
+    start is over (~150 ms of a core after a first start), which would otherwise run into the next launch."""
+    deadline = time.monotonic() + timeout
+    for pid in pids:
+        while time.monotonic() < deadline:
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                break
+            time.sleep(0.01)
+        else:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
 
 
 def figures(quick: bool = False, runs: int | None = None) -> list[Figure]:

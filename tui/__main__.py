@@ -1,3 +1,3 @@
-from tui.cli import main
+from tui.launch import main
 
 main()

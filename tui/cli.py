@@ -6,12 +6,11 @@ help and each command start fast, and Textual is imported only for the TUI.
 
 from __future__ import annotations
 
-import gc
 import importlib
 
 import click
 
-from tui.commands.options import complete_profile_names, complete_request_ids, profile_name, start_debug_log
+from tui.commands.options import complete_profile_names, complete_request_ids, start_debug_log
 
 # name -> (module exposing `command`, one line of help shown by `giftdesk --help`)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -128,57 +127,8 @@ def main(
         raise click.UsageError(
             "--team goes with --demo; a team's giftdesk is in team mode by its config (docs/team.md)"
         )
-    # The start allocates a great deal and keeps nearly all of it: the collector would run ~230
-    # times (a fifth of the way to the first rows) for little. The app resumes it (tui/app.py).
-    gc.disable()
-    try:
-        status = _run_tui(profile, demo=demo, team=team, readonly=readonly, order=order, debug=debug)
-    finally:
-        gc.enable()
+    from tui.startup import open_tui  # Textual only for the TUI, when it builds the app
+
+    status = open_tui(profile, demo=demo, team=team, readonly=readonly, order=order, debug=debug)
     if status:  # stopped by an unexpected error: said on stderr, with where the traceback is
         ctx.exit(status)
-
-
-def _run_tui(profile: str | None, *, demo: bool, team: bool, readonly: bool, order: str | None, debug: bool) -> int:
-    if team:
-        return _run_team_demo(readonly=readonly, order=order, debug=debug)
-    backend = None
-    profile = profile_name(profile, demo)
-    if demo:  # first thing: the simulator's process starts while Textual loads (tui/demo.py), unless the first
-        # frame needs no service: then when the catalog asks for its live page, after that frame
-        from tui.demo import DemoBackend, draws_a_kept_page
-
-        backend = DemoBackend.start(now=not draws_a_kept_page(profile or DemoBackend.default_profile_name))
-    from tui.local.config import ConfigError
-    from tui.startup import run_tui  # Textual only for the TUI, when it builds the app
-
-    try:
-        return run_tui(profile_name=profile, demo=demo, readonly=readonly, order=order, debug=debug, backend=backend)
-    except ConfigError as error:  # e.g. an unknown --profile: said plainly, before any screen
-        from tui.commands.output import EXIT_BAD_INPUT, fail
-
-        fail(str(error), EXIT_BAD_INPUT)
-
-
-def _run_team_demo(*, readonly: bool, order: str | None, debug: bool) -> int:
-    """--demo --team: the demo with its own team database, said on stderr so a second demo can join it."""
-    from tui.commands.output import EXIT_UNAVAILABLE, fail
-    from tui.demo import DemoBackend
-    from tui.team.database import TeamDatabaseError
-    from tui.team.demo import demo_team_database
-
-    backend = DemoBackend.start()
-    try:
-        with demo_team_database() as database:
-            click.echo(
-                f"team database: {database.shown} (GIFTDESK_DATABASE_URL={database.shown} giftdesk --demo --team joins it)",
-                err=True,
-            )
-            from tui.startup import run_tui
-
-            return run_tui(
-                demo=True, readonly=readonly, order=order, debug=debug, backend=backend, team_database=database
-            )
-    except TeamDatabaseError as error:
-        backend.stop()
-        fail(str(error), EXIT_UNAVAILABLE)

@@ -1,9 +1,12 @@
 """The start of the TUI apart from its frame: the settings it is started with (tui.app_settings), read from the
-config or the demo's, and `run_tui`, the command line's door. Cheap to import: Textual and the app come in only when
-`run_tui` builds the app (tui.app), so the command line loads nothing here it would not load anyway."""
+config or the demo's, `open_tui` (the door of the command line and of tui.launch's plain start) and `run_tui`. Cheap to
+import: Textual and the app come in only when `run_tui` builds the app (tui.app), and no click: the plain start
+(`giftdesk`, `giftdesk --demo`) loads no parser."""
 
 from __future__ import annotations
 
+import gc
+import sys
 from contextlib import suppress
 from typing import TYPE_CHECKING
 
@@ -125,3 +128,66 @@ def run_tui(
             settings.team.close()
         if settings.demo is not None:
             settings.demo.stop()
+
+
+def open_tui(
+    profile: str | None = None,
+    *,
+    demo: bool = False,
+    team: bool = False,
+    readonly: bool = False,
+    order: str | None = None,
+    debug: bool = False,
+) -> int:
+    """The TUI as the command line's options ask for it (checked already); the exit status."""
+    # The start allocates a great deal and keeps nearly all of it: the collector would run ~230
+    # times (a fifth of the way to the first rows) for little. The app resumes it (tui/app.py).
+    gc.disable()
+    try:
+        if team:
+            return _open_team_demo(readonly=readonly, order=order, debug=debug)
+        return _open(profile, demo=demo, readonly=readonly, order=order, debug=debug)
+    finally:
+        gc.enable()
+
+
+def _open(profile: str | None, *, demo: bool, readonly: bool, order: str | None, debug: bool) -> int:
+    from tui.local.config import ConfigError
+    from tui.local.profile_variable import profile_name
+
+    backend = None
+    profile = profile_name(profile, demo)
+    if demo:  # first thing: the simulator's process starts while Textual loads (tui/demo.py), unless the first
+        # frame needs no service: then when the catalog asks for its live page, after that frame
+        from tui.demo import DemoBackend, draws_a_kept_page
+
+        backend = DemoBackend.start(now=not draws_a_kept_page(profile or DemoBackend.default_profile_name))
+    try:
+        return run_tui(profile_name=profile, demo=demo, readonly=readonly, order=order, debug=debug, backend=backend)
+    except ConfigError as error:  # e.g. an unknown --profile: said plainly, before any screen
+        from tui.commands.output import EXIT_BAD_INPUT, fail
+
+        fail(str(error), EXIT_BAD_INPUT)
+
+
+def _open_team_demo(*, readonly: bool, order: str | None, debug: bool) -> int:
+    """--demo --team: the demo with its own team database, said on stderr so a second demo can join it."""
+    from tui.commands.output import EXIT_UNAVAILABLE, fail
+    from tui.demo import DemoBackend
+    from tui.team.database import TeamDatabaseError
+    from tui.team.demo import demo_team_database
+
+    backend = DemoBackend.start()
+    try:
+        with demo_team_database() as database:
+            print(
+                f"team database: {database.shown} (GIFTDESK_DATABASE_URL={database.shown} giftdesk --demo --team joins it)",
+                file=sys.stderr,
+                flush=True,
+            )
+            return run_tui(
+                demo=True, readonly=readonly, order=order, debug=debug, backend=backend, team_database=database
+            )
+    except TeamDatabaseError as error:
+        backend.stop()
+        fail(str(error), EXIT_UNAVAILABLE)

@@ -28,15 +28,17 @@ ESCAPES = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\
 KEPT_WORDS = b"rows from the last start"
 
 
-def start_demo(size: tuple[int, int] = (80, 24)) -> tuple[subprocess.Popen[bytes], int]:
+def start_demo(
+    size: tuple[int, int] = (80, 24), python_options: tuple[str, ...] = ()
+) -> tuple[subprocess.Popen[bytes], int]:
     """`giftdesk --demo` in a pseudo-terminal of `size` of its own session (which is not its controlling terminal:
-    closing it sends no SIGHUP); the process and the terminal's other end."""
+    closing it sends no SIGHUP); the process and the terminal's other end. `python_options`: the interpreter's."""
     leader, follower = os.openpty()
     fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", size[1], size[0], 0, 0))
     env = {**os.environ, "TERM": "xterm-256color"}
     env.pop("TEXTUAL_DRIVER", None)
     child = subprocess.Popen(
-        [sys.executable, "-m", "tui", "--demo"],
+        [sys.executable, *python_options, "-m", "tui", "--demo"],
         cwd=ROOT,
         env=env,
         stdin=follower,
@@ -106,3 +108,19 @@ def test_giftdesk_ends_when_its_terminal_goes_away_with_no_hangup_signal():
         if child.poll() is None:
             os.killpg(child.pid, signal.SIGKILL)
             child.wait()
+
+
+def test_the_everyday_start_draws_its_first_rows_without_loading_the_command_lines_parser():
+    """`giftdesk --demo` opens the TUI through tui.launch, which leaves click out (issue 33: ~13 ms of the start).
+    -X importtime writes a line per module to the terminal as each is loaded: none for click before the first rows."""
+    first_page_path("demo-sandbox", "sandbox", demo=True).unlink(missing_ok=True)
+    child, leader = start_demo(python_options=("-X", "importtime"))
+    try:
+        text = read_until(leader, lambda seen: b"Acme" in seen and b"| textual" in seen)
+    finally:
+        os.killpg(child.pid, signal.SIGTERM)
+        child.wait(timeout=10)
+        os.close(leader)
+    before_rows = text[: text.index(b"Acme")]
+    assert re.search(rb"\| +tui\.app\s", before_rows), "the measure itself: modules are listed as they load"
+    assert not re.search(rb"\| +click\s", before_rows)

@@ -4,14 +4,14 @@ make (`Options`) and the shell completers for profile names and RequestIds."""
 from __future__ import annotations
 
 import functools
-import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import click
 
 from tui.commands.output import say
+from tui.local.profile_variable import PROFILE_VARIABLE, profile_name
 
 if TYPE_CHECKING:
     pass
@@ -27,16 +27,6 @@ class Options:
     demo: bool = False
     json: bool = False
     readonly: bool = False
-
-
-PROFILE_VARIABLE = "GIFTDESK_PROFILE"  # names the profile, like --profile (DESIGN "Command line contract")
-
-
-def profile_name(flag: str | None, demo: bool, environ: Mapping[str, str] = os.environ) -> str | None:
-    """The profile a command names: --profile, else GIFTDESK_PROFILE (ignored with --demo)."""
-    if flag or demo:
-        return flag or None
-    return environ.get(PROFILE_VARIABLE) or None
 
 
 def complete_profile_names(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[str]:

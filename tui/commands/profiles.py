@@ -14,8 +14,9 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from tui.commands.options import PROFILE_VARIABLE, complete_profile_names, debug_option
+from tui.commands.options import complete_profile_names, debug_option
 from tui.commands.output import EXIT_BAD_INPUT, emit_json, fail, print_fields, print_table, say
+from tui.local.profile_variable import PROFILE_VARIABLE
 
 if TYPE_CHECKING:
     from tui.local.config import Config, Profile
