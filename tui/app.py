@@ -32,11 +32,14 @@ from tui.core.navigation import BY_NAME, DESTINATIONS, HOME
 from tui.screens.base import BaseScreen
 from tui.screens.host import ERROR_SECONDS, GiftdeskHost, WatchListUnavailable
 from widgets.context_bar import Context
+from widgets.kept_styles import KeptStyles
 from widgets.status_badge import use_palette
 from widgets.textual_private import exit_with_words, in_own_turn, on_app_thread, take_out_of_stack
 from widgets.too_small import is_too_small
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from tui.api.limits import Limit
     from tui.core.jump import Jump
     from tui.local.config import Profile
@@ -108,6 +111,7 @@ class GiftdeskApp(GiftdeskHost):
     def __init__(self, settings: AppSettings) -> None:
         super().__init__()
         self.settings = settings
+        self._kept_styles = self._styles_from_the_last_start(settings.kept_styles)
         self.profiles = dict(settings.profiles)
         self.current_session: Session | None = None
         self.watching = WatchFollower(self, redraw=self._apply_context)
@@ -328,6 +332,8 @@ class GiftdeskApp(GiftdeskHost):
             self.set_timer(WATCH_START_LATEST_SECONDS, self._start_put_off_watching)
         self.push_screen(self._start_screen())
         self.call_later(self._draw_start_whole)  # the first thing after Textual's start-up batch
+        if self._kept_styles is not None:
+            self.run_worker(self._keep_styles(), exit_on_error=False)
         self._say_if_too_small(self.size.width, self.size.height)
         if self.settings.team is not None and self.team_follower is not None:
             self.team_follower.start()
@@ -361,6 +367,27 @@ class GiftdeskApp(GiftdeskHost):
         (App._display) though the compositor takes it as drawn, so BaseScreen makes none then: this is its first."""
         self.screen.refresh()
         self.call_after_refresh(self._start_drawn.set)
+
+    def _styles_from_the_last_start(self, path: Path | None) -> KeptStyles | None:
+        """The styles parsed at the last start answer this one's parses (widgets.kept_styles)."""
+        if path is None:
+            return None
+        from tui.local.kept_styles_file import read_kept_styles
+
+        kept = KeptStyles(read_kept_styles(path))
+        kept.answer(self.stylesheet)
+        return kept
+
+    async def _keep_styles(self) -> None:
+        """Once the start is drawn, what it parsed anew (a first start, a new theme, a new Textual) is kept."""
+        await self._start_drawn.wait()
+        if self._kept_styles is None or self.settings.kept_styles is None or not self._kept_styles.changed:
+            return
+        from tui.local.kept_styles_file import write_kept_styles
+
+        data = self._kept_styles.dumps()
+        if data is not None:
+            await asyncio.to_thread(write_kept_styles, self.settings.kept_styles, data)
 
     async def start_drawn(self) -> None:
         await self._start_drawn.wait()

@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from tui.demo import DemoBackend
     from tui.local.config import Profile
     from tui.local.config_file import ProfileStore
@@ -38,6 +40,8 @@ class AppSettings:
     keymap: dict[str, str] = field(default_factory=dict)
     user: str | None = None  # who signs notes (the config's `user`, else the OS user)
     team: TeamMode | None = None  # team mode: the shared stores (tui.team); None: this machine's
+    # The file of the styles parsed at the last start, which answer this one's (widgets.kept_styles); None: parse all.
+    kept_styles: Path | None = None
 
 
 def resume_collector() -> None:

@@ -34,6 +34,7 @@ def load_settings(
     """
     from tui.local.config import ConfigError
     from tui.local.config_file import ProfileStore
+    from tui.local.kept_styles_file import kept_styles_path
     from tui.local.profiles import profile_from_env
 
     if demo:
@@ -47,6 +48,7 @@ def load_settings(
             readonly=readonly,
             order=order,
             demo=backend,
+            kept_styles=kept_styles_path(),
         )
         with suppress(ConfigError):  # the demo keeps the user's look and keys; its profiles are its own
             _take_look(settings, ProfileStore().load())
@@ -57,7 +59,7 @@ def load_settings(
             settings.team = TeamMode(team_database, user=team_user(Config(user=settings.user)), demo=True)
         return settings
     store = ProfileStore()
-    settings = AppSettings(store=store, readonly=readonly, order=order)
+    settings = AppSettings(store=store, readonly=readonly, order=order, kept_styles=kept_styles_path())
     try:
         config = store.load()
         settings.profiles = dict(config.profiles)

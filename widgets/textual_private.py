@@ -15,13 +15,18 @@ from textual._context import active_message_pump
 from textual.widgets._footer import FooterKey
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+
     from textual.app import App
+    from textual.css.model import RuleSet
+    from textual.css.stylesheet import Stylesheet
     from textual.screen import Screen
     from textual.widget import Widget
     from textual.widgets import Footer
 
 __all__ = [
     "FooterKey",
+    "answer_style_parses",
     "bindings_ready",
     "breakpoint_classes",
     "exit_with_words",
@@ -30,6 +35,7 @@ __all__ = [
     "is_text_area",
     "mark_bindings_ready",
     "on_app_thread",
+    "stylesheet_variables",
     "take_out_of_stack",
 ]
 
@@ -86,3 +92,23 @@ def breakpoint_classes(screen: Screen, size: int, breakpoints: Sequence[tuple[in
     """The classes of `breakpoints` (HORIZONTAL_BREAKPOINTS' shape) that `size` cells choose, as Textual sets them on
     a Resize: asked before the first Resize, so a screen's children mount with them."""
     return set(screen._get_breakpoint_classes(size, list(breakpoints)))
+
+
+def answer_style_parses(stylesheet: Stylesheet, parse_rules: Callable[..., list[RuleSet]]) -> None:
+    """Have `stylesheet` parse each style source through `parse_rules(parse, css, read_from, is_default_rules,
+    tie_breaker, scope)`, `parse` being its own parse of one source. Textual has no hook for it: its parse of one
+    source (`Stylesheet._parse_rules`, which `Stylesheet.parse` calls with these keywords) is replaced on this
+    stylesheet alone (a theme changed later reparses into a fresh one, which parses as Textual does)."""
+    parse = stylesheet._parse_rules
+
+    def through(
+        css: str, read_from: object, is_default_rules: bool = False, tie_breaker: int = 0, scope: str = ""
+    ) -> list[RuleSet]:
+        return parse_rules(parse, css, read_from, is_default_rules, tie_breaker, scope)
+
+    stylesheet._parse_rules = through  # type: ignore[method-assign]
+
+
+def stylesheet_variables(stylesheet: Stylesheet) -> Mapping[str, str]:
+    """The variables `stylesheet` parses with (a theme's colours): a new mapping each time they are set."""
+    return stylesheet._variables

@@ -12,11 +12,13 @@ from importlib.metadata import version
 from pathlib import Path
 
 from textual.app import App, ComposeResult
+from textual.css.stylesheet import Stylesheet
 from textual.events import ScreenResume
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Label, TextArea
 
 from widgets.textual_private import (
+    answer_style_parses,
     bindings_ready,
     breakpoint_classes,
     exit_with_words,
@@ -25,6 +27,7 @@ from widgets.textual_private import (
     is_text_area,
     mark_bindings_ready,
     on_app_thread,
+    stylesheet_variables,
     take_out_of_stack,
 )
 
@@ -162,3 +165,19 @@ def test_the_private_hooks_giftdesk_overrides_are_still_called_so():
     assert inspect.signature(Screen._on_screen_resume).parameters.keys() == {"self", "event"}
     assert "refresh_styles" in inspect.signature(ScreenResume).parameters
     assert inspect.signature(App._fatal_error).parameters.keys() == {"self"}
+
+
+def test_each_source_a_stylesheet_parses_goes_through_the_answer_with_its_variables():
+    stylesheet = Stylesheet(variables={"accent": "red"})
+    seen = []
+
+    def answer(parse, *source):
+        seen.append((source, dict(stylesheet_variables(stylesheet))))
+        return parse(*source)
+
+    answer_style_parses(stylesheet, answer)
+    stylesheet.add_source("Label { color: $accent; }", read_from=("here", "Label"), is_default_css=True, scope="Label")
+    stylesheet.set_variables({"accent": "blue"})  # a new theme: a new mapping, parsed with it
+    stylesheet.parse()
+    assert seen == [(("Label { color: $accent; }", ("here", "Label"), True, 0, "Label"), {"accent": "blue"})]
+    assert str(stylesheet.rules[0].styles.color) == "Color(0, 0, 255)"
