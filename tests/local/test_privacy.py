@@ -27,6 +27,7 @@ from tui.demo import DemoBackend
 from tui.local.demo_data import enter_demo_data_dir
 from tui.local.exports import export_dir, screenshot_dir, write_export
 from tui.local.first_pages import first_page_path
+from tui.local.kept_styles_file import kept_styles_path
 from tui.local.logs import setup_logging
 from tui.local.storage import AuditLog, ChosenAccounts, RecentOrders
 from tui.simulator import demo_credential
@@ -212,9 +213,10 @@ def test_the_demo_records_in_its_own_folder_and_a_new_run_starts_empty(tmp_path)
         backend.stop()
 
 
-async def test_a_demo_tui_writes_nothing_outside_its_own_folder_but_its_kept_first_page(tmp_path):
-    # The README: `--demo` keeps its own. The one thing it keeps between starts, as every profile does, is the
-    # catalog's first page its start drew, in the cache dir, in a folder of the demo's own (tui.local.first_pages).
+async def test_a_demo_tui_writes_nothing_outside_its_own_folder_but_its_kept_first_page_and_styles(tmp_path):
+    # The README: `--demo` keeps its own. What it keeps between starts, as every profile does, is the catalog's
+    # first page its start drew, in the cache dir, in a folder of the demo's own (tui.local.first_pages), and the
+    # styles its start parsed (tui.local.kept_styles_file: Textual's rules, no data), which every start shares.
     settings = load_settings(None, demo=True, readonly=False, order=None)
     try:
         async with build_app(settings).run_test(size=(80, 24)) as pilot:
@@ -222,9 +224,9 @@ async def test_a_demo_tui_writes_nothing_outside_its_own_folder_but_its_kept_fir
             assert pilot.app.screen.query_one("#brands").row_count > 0
             await pilot.pause(0.5)
             await settle(pilot)
-        outside = [path for path in tmp_path.rglob("*") if path.is_file()]
-        assert outside == [first_page_path("demo-sandbox", "sandbox", demo=True)]
-        assert outside[0].is_relative_to(tmp_path / "cache")
+        outside = sorted(path for path in tmp_path.rglob("*") if path.is_file())
+        assert outside == sorted([first_page_path("demo-sandbox", "sandbox", demo=True), kept_styles_path()])
+        assert all(path.is_relative_to(tmp_path / "cache") for path in outside)
     finally:
         settings.demo.stop()
 

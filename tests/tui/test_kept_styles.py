@@ -103,6 +103,18 @@ def test_the_file_is_this_users_own_and_private(kept: Path):
     assert stat.S_IMODE(kept.parent.stat().st_mode) == 0o700
 
 
+def test_written_under_a_umask_of_000_it_is_still_private_and_read(tmp_path: Path):
+    path = tmp_path / "cache" / "styles" / "parsed.pickle"
+    before = os.umask(0)
+    try:
+        write_kept_styles(path, b"rules")
+    finally:
+        os.umask(before)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+    assert read_kept_styles(path) == b"rules"
+
+
 @pytest.mark.parametrize("mode", [0o620, 0o602, 0o666])
 def test_a_file_others_may_write_is_not_read(kept: Path, mode: int):
     os.chmod(kept, mode)
@@ -112,6 +124,13 @@ def test_a_file_others_may_write_is_not_read(kept: Path, mode: int):
 @pytest.mark.parametrize("mode", [0o770, 0o707, 0o777])
 def test_a_file_in_a_folder_others_may_write_is_not_read(kept: Path, mode: int):
     os.chmod(kept.parent, mode)  # e.g. made under a umask of 000 by something else: anyone could have put it there
+    assert read_kept_styles(kept) is None
+
+
+@pytest.mark.skipif(os.getuid() != 0, reason="giving a file to another user needs root")
+@pytest.mark.parametrize("given", ["file", "folder"])
+def test_a_file_or_folder_of_another_user_is_not_read(kept: Path, given: str):
+    os.chown(kept if given == "file" else kept.parent, 65534, 65534)  # nobody's: a second local user planted it
     assert read_kept_styles(kept) is None
 
 
