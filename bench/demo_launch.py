@@ -135,7 +135,7 @@ def descendants(pid: int) -> list[int]:
             found += [int(number) for number in children.read_text().split()]
         except OSError:  # that thread or process is gone
             continue
-    return found + [deeper for pid in found for deeper in descendants(pid)]
+    return found + [deeper for child in found for deeper in descendants(child)]
 
 
 def wait_gone(pids: list[int], timeout: float = 10.0) -> None:

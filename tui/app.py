@@ -332,8 +332,8 @@ class GiftdeskApp(GiftdeskHost):
             self.set_timer(WATCH_START_LATEST_SECONDS, self._start_put_off_watching)
         self.push_screen(self._start_screen())
         self.call_later(self._draw_start_whole)  # the first thing after Textual's start-up batch
-        if self._kept_styles is not None:
-            self.run_worker(self._keep_styles(), exit_on_error=False)
+        if self._kept_styles is not None and self.settings.kept_styles is not None:
+            self.run_worker(self._keep_styles(self._kept_styles, self.settings.kept_styles), exit_on_error=False)
         self._say_if_too_small(self.size.width, self.size.height)
         if self.settings.team is not None and self.team_follower is not None:
             self.team_follower.start()
@@ -378,16 +378,14 @@ class GiftdeskApp(GiftdeskHost):
         kept.answer(self.stylesheet)
         return kept
 
-    async def _keep_styles(self) -> None:
+    async def _keep_styles(self, kept: KeptStyles, path: Path) -> None:
         """Once the start is drawn, what it parsed anew (a first start, a new theme, a new Textual) is kept."""
         await self._start_drawn.wait()
-        if self._kept_styles is None or self.settings.kept_styles is None or not self._kept_styles.changed:
-            return
-        from tui.local.kept_styles_file import write_kept_styles
-
-        data = self._kept_styles.dumps()
+        data = kept.dumps() if kept.changed else None
         if data is not None:
-            await asyncio.to_thread(write_kept_styles, self.settings.kept_styles, data)
+            from tui.local.kept_styles_file import write_kept_styles
+
+            await asyncio.to_thread(write_kept_styles, path, data)
 
     async def start_drawn(self) -> None:
         await self._start_drawn.wait()

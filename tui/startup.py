@@ -6,7 +6,6 @@ import: Textual and the app come in only when `run_tui` builds the app (tui.app)
 from __future__ import annotations
 
 import gc
-import sys
 from contextlib import suppress
 from typing import TYPE_CHECKING
 
@@ -174,7 +173,7 @@ def _open(profile: str | None, *, demo: bool, readonly: bool, order: str | None,
 
 def _open_team_demo(*, readonly: bool, order: str | None, debug: bool) -> int:
     """--demo --team: the demo with its own team database, said on stderr so a second demo can join it."""
-    from tui.commands.output import EXIT_UNAVAILABLE, fail
+    from tui.commands.output import EXIT_UNAVAILABLE, fail, say
     from tui.demo import DemoBackend
     from tui.team.database import TeamDatabaseError
     from tui.team.demo import demo_team_database
@@ -182,10 +181,8 @@ def _open_team_demo(*, readonly: bool, order: str | None, debug: bool) -> int:
     backend = DemoBackend.start()
     try:
         with demo_team_database() as database:
-            print(
-                f"team database: {database.shown} (GIFTDESK_DATABASE_URL={database.shown} giftdesk --demo --team joins it)",
-                file=sys.stderr,
-                flush=True,
+            say(
+                f"team database: {database.shown} (GIFTDESK_DATABASE_URL={database.shown} giftdesk --demo --team joins it)"
             )
             return run_tui(
                 demo=True, readonly=readonly, order=order, debug=debug, backend=backend, team_database=database

@@ -151,3 +151,20 @@ def test_as_of_says_when_and_how_long_ago():
 
 def test_a_day_is_closed_only_once_it_has_ended_everywhere():
     assert service_today() <= date.today()
+
+
+async def test_the_charged_orders_are_the_transactions_alone_each_with_its_charges_time(service):
+    """The board dates final orders by their charge (issue 39) on every load: it reads the transactions' copies only,
+    not the orders reports and the orders seen whole beside them."""
+    _, client = service
+    copies = ReportCopies(profile_database("p", "sandbox"))
+    today = service_today()
+    month = DayRange(today - timedelta(days=29), today - timedelta(days=1))
+    await copies.order_history(client, month)
+    copies.remember_cards("opened-order", "O-00000007", ["SN1"], status="Failed", created="2025-01-02T03:00:00Z")
+    assert copies.known_orders() and not copies.charged_orders()  # no transactions kept yet, though orders are named
+    report = (await copies.transactions(client, month.start, month.end)).value
+    charged = copies.charged_orders()
+    assert charged and {order.where for order in charged} == {"transactions"}
+    assert {order.request_id for order in charged} <= {order.request_id for order in copies.known_orders()}
+    assert all(order.day for order in charged) and report is not None

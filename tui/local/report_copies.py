@@ -177,10 +177,16 @@ class ReportCopies:
 
     def known_orders(self) -> list[SeenOrder]:
         """Every order the copies name: the orders report's lines, the transactions, and the orders seen whole."""
+        return self._orders_named_in(ORDER_HISTORY, TRANSACTIONS, SEEN_ORDERS)
+
+    def charged_orders(self) -> list[SeenOrder]:
+        """The orders the transactions' copies name, each with its charge's time (`day`): only those copies read."""
+        return self._orders_named_in(TRANSACTIONS)
+
+    def _orders_named_in(self, *kinds: str) -> list[SeenOrder]:
         known: list[SeenOrder] = []
-        for kind, key, body in self._db.execute(
-            "SELECT kind, key, body FROM copies WHERE kind IN (?, ?, ?)", (ORDER_HISTORY, TRANSACTIONS, SEEN_ORDERS)
-        ):
+        marks = ",".join("?" * len(kinds))
+        for kind, key, body in self._db.execute(f"SELECT kind, key, body FROM copies WHERE kind IN ({marks})", kinds):
             known.extend(_orders_in(kind, key, body))
         return known
 

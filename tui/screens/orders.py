@@ -256,7 +256,7 @@ class OrdersScreen(FreshnessMixin, DateRangeKeys, BaseScreen):
         """Times from the transactions' local copies for the orders Get order has not dated (its own time wins);
         how many were new."""
         created, before = self._created, len(self._created)
-        for request_id, moment in charge_times(self.app.session.copies().known_orders()).items():
+        for request_id, moment in charge_times(self.app.session.copies().charged_orders()).items():
             created.setdefault(request_id, moment)
         return len(created) - before
 
