@@ -19,6 +19,7 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import DataTable, Static
 
+from widgets.fitted_table import FittedTable
 from widgets.safe_text import safe
 
 PRODUCT_COLUMNS = ("Id", "Product", "Face value", "Client price", "Stock", "Modified")
@@ -46,7 +47,7 @@ class BrandDetail(VerticalScroll):
 
     def compose(self) -> ComposeResult:
         yield Static("", id="detail-title")
-        yield DataTable(id="products", cursor_type="row")
+        yield FittedTable(id="products", cursor_type="row")
         yield Static("", id="detail-sections")
 
     @property

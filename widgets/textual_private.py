@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from textual.css.stylesheet import Stylesheet
     from textual.screen import Screen
     from textual.widget import Widget
-    from textual.widgets import Footer
+    from textual.widgets import DataTable, Footer
 
 __all__ = [
     "FooterKey",
@@ -36,6 +36,7 @@ __all__ = [
     "mark_bindings_ready",
     "on_app_thread",
     "stylesheet_variables",
+    "table_awaits_measuring",
     "take_out_of_stack",
 ]
 
@@ -112,3 +113,9 @@ def answer_style_parses(stylesheet: Stylesheet, parse_rules: Callable[..., list[
 def stylesheet_variables(stylesheet: Stylesheet) -> Mapping[str, str]:
     """The variables `stylesheet` parses with (a theme's colours): a new mapping each time they are set."""
     return stylesheet._variables
+
+
+def table_awaits_measuring(table: DataTable) -> bool:
+    """Whether a DataTable holds rows or changed cells it has not measured yet (it measures them when next idle).
+    Textual has no public way to ask."""
+    return table._require_update_dimensions or bool(table._updated_cells)

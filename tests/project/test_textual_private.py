@@ -15,7 +15,7 @@ from textual.app import App, ComposeResult
 from textual.css.stylesheet import Stylesheet
 from textual.events import ScreenResume
 from textual.screen import Screen
-from textual.widgets import Footer, Input, Label, TextArea
+from textual.widgets import DataTable, Footer, Input, Label, TextArea
 
 from widgets.textual_private import (
     answer_style_parses,
@@ -28,6 +28,7 @@ from widgets.textual_private import (
     mark_bindings_ready,
     on_app_thread,
     stylesheet_variables,
+    table_awaits_measuring,
     take_out_of_stack,
 )
 
@@ -155,6 +156,44 @@ async def test_breakpoint_classes_are_textuals_for_a_size():
         assert breakpoint_classes(app.screen, 80, breakpoints) == {"-narrow"}
         assert breakpoint_classes(app.screen, 120, breakpoints) == {"-wide"}
         assert breakpoint_classes(app.screen, 200, breakpoints) == {"-wide"}
+
+
+class Tables(App):
+    def __init__(self, table: DataTable) -> None:
+        super().__init__()
+        self.table = table
+
+    def compose(self) -> ComposeResult:
+        yield self.table
+
+
+async def refilled_after_a_line_was_drawn(table: DataTable) -> str:
+    """A table's second row, drawn after a refill with a longer name was measured, one line having been drawn
+    between the refill and the measuring (as a frame may be: the order's items under load)."""
+    app = Tables(table)
+    async with app.run_test(size=(60, 6)) as pilot:
+        table.add_columns("#", "Product", "Face value")
+        table.add_row("1", "102", "10.00")
+        await pilot.pause()
+        table.clear(columns=True)
+        table.add_columns("#", "Product", "Face value")
+        table.add_row("1", "102 Acme Books eGift", "10.00")
+        assert table_awaits_measuring(table)
+        table.render_line(1)  # a frame before the table's idle
+        await pilot.pause()
+        assert not table_awaits_measuring(table)
+        return table.render_line(1).text
+
+
+async def test_a_data_table_keeps_a_line_drawn_before_it_measured_a_refill():
+    """Why widgets/fitted_table.py exists: when this fails, Textual has mended it, and FittedTable can go."""
+    assert "102 Acme Books eGift" not in await refilled_after_a_line_was_drawn(DataTable())
+
+
+async def test_a_fitted_table_draws_a_refill_with_the_widths_it_measured():
+    from widgets.fitted_table import FittedTable
+
+    assert "102 Acme Books eGift  10.00" in await refilled_after_a_line_was_drawn(FittedTable())
 
 
 def test_the_private_hooks_giftdesk_overrides_are_still_called_so():

@@ -32,6 +32,7 @@ from tui.screens.order import OrderScreen
 from tui.simulator import TIMING_PRESETS, demo_credential
 from widgets.confirm import ConfirmScreen
 from widgets.masked import MaskedValue
+from widgets.textual_private import table_awaits_measuring
 
 SIZE = (80, 24)
 CHECKOUT = "/api/integration/v1.0/orders/checkout"
@@ -119,8 +120,15 @@ async def open_order(pilot, request_id: str, status: str | None = None) -> Order
     await until(pilot, lambda: screen.order is not None and (status is None or screen.order.status == status))
     # Its case (issue 38) comes a moment after the order: its verdict, or why it is not known, is on screen.
     await until(pilot, lambda: screen.case is not None or static_text(screen, "#order-verdict").strip())
+    # Its products' names too: they refill the items table, which measures them when it is next idle.
+    items = screen.query_one("#order-items")
+    await until(pilot, lambda: not naming_products(pilot.app) and not table_awaits_measuring(items))
     await pilot.pause()
     return screen
+
+
+def naming_products(app) -> bool:
+    return any(worker.group == "order-product-names" and not worker.is_finished for worker in app.workers)
 
 
 def cell_texts(screen, table_id: str) -> list[list[str]]:

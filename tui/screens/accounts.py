@@ -27,6 +27,7 @@ from tui.screens.base import BaseScreen
 from tui.screens.freshness import FreshnessMixin
 from tui.screens.ledger_panel import LedgerPanel
 from widgets.date_range import RANGE_BINDINGS, DateRangeKeys, opening_range
+from widgets.fitted_table import FittedTable
 from widgets.money import format_money
 from widgets.safe_text import safe, safe_row
 
@@ -76,7 +77,7 @@ class AccountsScreen(FreshnessMixin, DateRangeKeys, BaseScreen):
 
     def compose_body(self) -> ComposeResult:
         yield Static("", id="accounts-note")
-        yield DataTable(id="accounts", cursor_type="row")
+        yield FittedTable(id="accounts", cursor_type="row")
         yield LedgerPanel()
 
     @property

@@ -25,6 +25,7 @@ from tui.core.words import counted
 from tui.local.storage import AuditEntry, audit_log
 from tui.screens.base import BaseScreen
 from widgets.filter_bar import RowFilter
+from widgets.fitted_table import FittedTable
 from widgets.row_table import PADDING, RowColumn
 from widgets.safe_text import safe, safe_row
 
@@ -140,7 +141,7 @@ class AuditScreen(BaseScreen):
     def compose_body(self) -> ComposeResult:
         yield RowFilter(id="audit-filter")
         yield Static(id="audit-summary")
-        yield DataTable(id="audit-table", cursor_type="row", zebra_stripes=True)
+        yield FittedTable(id="audit-table", cursor_type="row", zebra_stripes=True)
         yield Static(id="audit-detail")
 
     def on_mount(self) -> None:

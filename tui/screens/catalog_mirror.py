@@ -24,6 +24,7 @@ from textual.widgets import DataTable, Footer, Static
 from tui.core.words import counted
 from tui.local.fileio import mirror_path
 from tui.screens.catalog_filters import mirror_filters
+from widgets.fitted_table import FittedTable
 from widgets.money import format_money, format_range
 from widgets.pager import PageState
 from widgets.safe_text import safe
@@ -250,7 +251,7 @@ class ChangesScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static("", id="changes-title")
-            yield DataTable(id="changes", cursor_type="row", zebra_stripes=True)
+            yield FittedTable(id="changes", cursor_type="row", zebra_stripes=True)
         yield Footer()
 
     def on_mount(self) -> None:

@@ -22,6 +22,7 @@ from tui.api.money_models import ExchangeRateUsed, Transaction, TransactionItem
 from tui.core.dates import DayRange
 from tui.core.ledger import LedgerLine, Reconciliation, balance_series
 from widgets.date_range import range_label
+from widgets.fitted_table import FittedTable
 from widgets.money import format_amount, format_money
 from widgets.safe_text import safe
 
@@ -44,7 +45,7 @@ class LedgerPanel(Vertical):
         yield Static("", id="ledger-title")
         yield Sparkline([], id="ledger-chart")
         with Horizontal(id="ledger-body"):
-            yield DataTable(id="ledger", cursor_type="row")
+            yield FittedTable(id="ledger", cursor_type="row")
             yield Static("", id="ledger-detail")
         yield Static("", id="ledger-reconciliation")
 

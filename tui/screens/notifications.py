@@ -41,6 +41,7 @@ from tui.local.inbox import Delivery
 from tui.local.storage import NOTIFICATION_CHANGE, audit_log
 from tui.screens.base import BaseScreen
 from widgets.confirm import ConfirmScreen
+from widgets.fitted_table import FittedTable
 from widgets.private import PRIVATE
 from widgets.safe_text import VisibleControls, safe, safe_row
 
@@ -185,7 +186,7 @@ class NotificationsScreen(BaseScreen):
                     yield Button("Start listener", id="listener-toggle")
                     if not readonly:
                         yield Button("Use as sandbox URL", id="use-url")
-                yield DataTable(id="inbox", cursor_type="row")
+                yield FittedTable(id="inbox", cursor_type="row")
 
     def action_other_tab(self) -> None:
         tabs = self.query_one("#notifications-tabs", TabbedContent)

@@ -42,6 +42,7 @@ from tui.screens.base import BaseScreen
 from tui.screens.host import WatchListUnavailable
 from tui.screens.order_picker import OrderPicker
 from tui.screens.product_names import known_names, look_up_names, product_label
+from widgets.fitted_table import FittedTable
 from widgets.masked import MaskedValue
 from widgets.money import format_amount, format_money
 from widgets.note_dialog import NoteDialog
@@ -120,8 +121,8 @@ class OrderScreen(BaseScreen):
                 yield Static(id="order-summary")
                 yield Static(id="order-checked")
                 yield Static(id="order-notes")
-                yield DataTable(id="order-items", cursor_type="none", zebra_stripes=True)
-                yield DataTable(id="order-cards", cursor_type="row")
+                yield FittedTable(id="order-items", cursor_type="none", zebra_stripes=True)
+                yield FittedTable(id="order-cards", cursor_type="row")
                 with Vertical(id="card-detail"):
                     yield Static(id="card-title")
                     with Horizontal(classes="secret-row"):
@@ -130,7 +131,7 @@ class OrderScreen(BaseScreen):
                     with Horizontal(classes="secret-row"):
                         yield Label("PIN  ", classes="secret-label")
                         yield MaskedValue(mask=mask_pin, id="card-pin")
-            yield DataTable(id="recent-orders", cursor_type="row")
+            yield FittedTable(id="recent-orders", cursor_type="row")
 
     def on_mount(self) -> None:
         self.query_one("#recent-orders", DataTable).add_columns("RequestId", "Status at last look", "Last look")

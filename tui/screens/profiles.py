@@ -14,6 +14,7 @@ from tui.local.config import Config, ConfigError, Profile
 from tui.screens.base import BaseScreen
 from tui.screens.profile_form import ProfileForm
 from widgets.confirm import ConfirmScreen
+from widgets.fitted_table import FittedTable
 from widgets.safe_text import safe, safe_row
 
 CONFIG_CHECK_SECONDS = 2.0  # how often the shown screen looks whether the profiles file changed
@@ -33,7 +34,7 @@ class ProfilesScreen(BaseScreen):
 
     def compose_body(self) -> ComposeResult:
         yield Static(safe(self._where()), id="profiles-where")
-        yield DataTable(id="profiles-table", cursor_type="row")
+        yield FittedTable(id="profiles-table", cursor_type="row")
 
     def _where(self) -> str:
         store = self.app.profile_store

@@ -24,6 +24,7 @@ from tui.api.money_models import ExchangeRates
 from tui.core.rates import AmountInvalid, convert_all, parse_amount
 from tui.screens.base import BaseScreen
 from tui.screens.freshness import FreshnessMixin
+from widgets.fitted_table import FittedTable
 from widgets.money import format_money
 from widgets.safe_text import safe
 
@@ -58,7 +59,7 @@ class RatesScreen(FreshnessMixin, BaseScreen):
             yield Label("Amount")
             yield Input(str(DEFAULT_AMOUNT), id="rates-amount", placeholder="100")
         yield Static("", id="rates-note")
-        yield DataTable(id="rates", cursor_type="row")
+        yield FittedTable(id="rates", cursor_type="row")
 
     @property
     def table(self) -> DataTable:

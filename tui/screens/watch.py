@@ -27,6 +27,7 @@ from tui.screens.base import BaseScreen
 from tui.screens.host import WatchListUnavailable
 from tui.screens.watch_paste import PasteDialog
 from widgets.context_bar import Context
+from widgets.fitted_table import FittedTable
 from widgets.safe_text import safe
 from widgets.status_badge import status_text
 
@@ -80,7 +81,7 @@ class WatchScreen(BaseScreen):
 
     def compose_body(self) -> ComposeResult:
         yield Static(id="watch-summary")
-        yield DataTable(id="watch-table", cursor_type="row", zebra_stripes=True)
+        yield FittedTable(id="watch-table", cursor_type="row", zebra_stripes=True)
         yield Static(id="watch-detail")
 
     def on_mount(self) -> None:
