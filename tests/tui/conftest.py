@@ -13,7 +13,7 @@ FIXED_FRESHNESS = "as of 12:04 (3 min ago)"
 def fixed_freshness(monkeypatch) -> None:
     """Screens say how fresh their data is with the time of day: fixed, so that snapshots do not depend on
     when they run (a test of the freshness line itself puts `freshness.text_for` back)."""
-    monkeypatch.setattr(freshness, "text_for", lambda answer: FIXED_FRESHNESS)
+    monkeypatch.setattr(freshness, "text_for", lambda answer, renews_at=None: FIXED_FRESHNESS)
 
 
 @pytest.fixture(autouse=True)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import re
+import time
 from datetime import date, timedelta
 
 import pytest
@@ -172,3 +173,47 @@ async def test_a_refresh_by_itself_never_cancels_an_r_waiting_for_its_turn(sim_f
         await until(pilot, lambda: len(sim.requests("exchange_rates")) == 2, timeout=15)
         await settle(pilot)
     assert [logged.status for logged in sim.requests("exchange_rates")] == [200, 200]
+
+
+# --- truth as time passes (rule 12): a time said is the time it will be, never one gone -------------------------
+
+
+def moment(at: float) -> str:
+    return time.strftime("%H:%M", time.localtime(at))
+
+
+async def test_the_time_a_refused_refresh_is_allowed_at_stays_where_the_refusal_put_it(sim_factory, monkeypatch):
+    sim = sim_factory(limits=PROVIDER_LIMITS)
+    app = app_on(sim, profile_options={"limits": {"transactions": "1/hour"}})
+    async with app.run_test(size=WIDE) as pilot:
+        await pilot.press("2")
+        screen = pilot.app.screen
+        await until(pilot, lambda: screen.report is not None)
+        await settle(pilot)
+        refused_at = time.time()
+        await pilot.press("r")
+        await until(pilot, lambda: "allows a refresh at" in shown(screen, "#ledger-title"))
+        allowed = re.search(r"allows a refresh at (\d\d:\d\d)", shown(screen, "#ledger-title"))[1]
+        assert allowed in {moment(refused_at + 3600), moment(time.time() + 3600)}
+        monkeypatch.setattr(freshness, "clock", lambda: refused_at + 1800)
+        screen._redraw_freshness()  # its 30 s timer's work, half an hour on
+        assert f"allows a refresh at {allowed}" in shown(screen, "#ledger-title")  # not half an hour later
+
+
+async def test_after_a_refresh_by_itself_failed_the_line_says_the_next_try_not_a_time_gone(sim_factory, monkeypatch):
+    monkeypatch.setattr(report_copies, "RATES_KEPT_FOR", 1.0)  # kept 10 min for a user
+    sim = sim_factory(limits=PROVIDER_LIMITS)
+    async with app_on(sim).run_test(size=WIDE) as pilot:
+        await pilot.press("0")
+        screen = pilot.app.screen
+        await until(pilot, lambda: BY_ITSELF.search(shown(screen, "#rates-note")))
+        said = re.search(r"refreshes by itself at (\d\d:\d\d)", shown(screen, "#rates-note"))[1]
+        sim.stop()
+        await pilot.pause(1.2)  # the copy falls due
+        later = time.time() + 3600
+        monkeypatch.setattr(freshness, "clock", lambda: later)
+        screen._renew()  # its timer's work, an hour on, the service gone
+        await until(pilot, lambda: "Stale" in str(screen.status_line.render()))
+        line = shown(screen, "#rates-note")
+        assert f"refreshes by itself at {moment(later + freshness.RETRY_SECONDS)}" in line
+        assert f"at {said}" not in line

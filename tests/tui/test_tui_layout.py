@@ -149,7 +149,9 @@ async def test_the_audit_gives_a_wide_terminal_to_the_outcome(sim):
 async def test_the_orders_boards_summary_is_whole_at_80x24(seeded, monkeypatch):
     # Issue 26's walk: at 80 columns the summary took three lines in a box of two ("… 3 stuck >"),
     # with the freshness as a real run says it (the suite's is shorter).
-    monkeypatch.setattr(freshness, "text_for", lambda answer: "as of 10:04 (just now) · refreshes by itself at 10:05")
+    monkeypatch.setattr(
+        freshness, "text_for", lambda answer, renews_at=None: "as of 10:04 (just now) · refreshes by itself at 10:05"
+    )
     app = app_on(seeded)
     async with app.run_test(size=SMALL) as pilot:
         await app.navigate("orders")

@@ -55,6 +55,7 @@ class Answer(Generic[T]):
     from_copy: bool  # some or all of it is the local copy
     refused: RateLimitedError | None = None  # the service could not be asked now: says when it can
     renew_at: float | None = None  # when asking the copy again asks the service; None: it never will
+    allowed_at: float | None = None  # after a refusal: when the service may be asked again, if it said
 
     def age(self, now: float | None = None) -> float:
         return max(0.0, (time.time() if now is None else now) - self.fetched)
@@ -207,12 +208,14 @@ class ReportCopies:
         except RateLimitedError as refused:
             if stored is None:
                 raise
+            now = self.clock()
             return Answer(
                 stored[0],
                 stored[1],
                 from_copy=True,
                 refused=refused,
-                renew_at=_after_refusal(refused, self.clock(), kept_for),
+                renew_at=_after_refusal(refused, now, kept_for),
+                allowed_at=_allowed_at(refused, now),
             )
         now = self.clock()
         self._write(kind, {key: wire}, now)
@@ -258,12 +261,14 @@ class ReportCopies:
         from_copy = refused is not None or len(missing) < len(days)
         # How fresh: as the days that may still change (a closed day's copy is as good as new).
         open_days = [fetched[day] for day in days if day >= today]
-        renew_at = None  # every day has ended: never asked again
+        renew_at = allowed_at = None  # every day has ended: never asked again
         if refused is not None:
-            renew_at = _after_refusal(refused, self.clock(), kept_for) if open_days else None
+            now = self.clock()
+            renew_at = _after_refusal(refused, now, kept_for) if open_days else None
+            allowed_at = _allowed_at(refused, now)
         elif open_days:
             renew_at = min(open_days) + kept_for
-        return parts, Answer(None, min(open_days or fetched.values()), from_copy, refused, renew_at)
+        return parts, Answer(None, min(open_days or fetched.values()), from_copy, refused, renew_at, allowed_at)
 
     def _read(self, kind: str, keys: list[str]) -> dict[str, tuple[Any, float]]:
         marks = ",".join("?" * len(keys))
@@ -293,12 +298,19 @@ class _Days:
 
 
 def _with(answer: Answer[Any], value: T) -> Answer[T]:
-    return Answer(value, answer.fetched, answer.from_copy, answer.refused, answer.renew_at)
+    return Answer(value, answer.fetched, answer.from_copy, answer.refused, answer.renew_at, answer.allowed_at)
+
+
+def _allowed_at(refused: RateLimitedError, now: float) -> float | None:
+    """When the refusal said the service may be asked again, as a moment (so that it stays put as time passes)."""
+    return None if refused.retry_after is None else now + refused.retry_after
 
 
 def _after_refusal(refused: RateLimitedError, now: float, kept_for: float) -> float:
-    """When the service may be asked again after the limiter (or the service) refused: as it said."""
-    return now + (refused.retry_after if refused.retry_after is not None else kept_for)
+    """When the service may be asked again after the limiter (or the service) refused: as it said, else when the
+    copy falls due."""
+    allowed_at = _allowed_at(refused, now)
+    return allowed_at if allowed_at is not None else now + kept_for
 
 
 def _days(start: date, end: date) -> list[date]:

@@ -26,15 +26,15 @@ RETRY_SECONDS = 60.0  # a refresh by itself that failed (reported) is tried agai
 SHORTEST_RENEWAL = 5.0  # seconds: a screen never refreshes by itself more often (nobody reads faster)
 
 
-def text_for(answer: Answer[Any]) -> str:
-    """The freshness of an answer, said in a few words."""
+def text_for(answer: Answer[Any], renews_at: float | None = None) -> str:
+    """The freshness of an answer, said in a few words; `renews_at`: when the screen next looks by itself."""
     text = as_of(answer.fetched, clock())
-    if answer.refused is not None and answer.refused.retry_after is not None:
-        text += f"; the provider's limit allows a refresh at {_moment(clock() + answer.refused.retry_after)}"
-        if answer.renew_at is not None:
+    if answer.refused is not None and answer.allowed_at is not None and answer.allowed_at > clock():
+        text += f"; the provider's limit allows a refresh at {_moment(answer.allowed_at)}"
+        if renews_at is not None:
             text += ", done by itself then"
-    elif answer.renew_at is not None:
-        text += f" · refreshes by itself at {_moment(answer.renew_at)}"
+    elif renews_at is not None:
+        text += f" · refreshes by itself at {_moment(renews_at)}"
     return text
 
 
@@ -50,6 +50,7 @@ class FreshnessMixin:
     LOAD_GROUP = ""  # the worker group of the screen's loads (`r`, a new range), which a refresh never cancels
     freshness: Answer[Any] | None = None
     _renewal: Timer | None = None
+    _renews_at: float | None = None  # when the timer looks again (time.time), as the line says it
 
     def show_freshness(self, answer: Answer[Any]) -> None:
         if not self.REFRESHES_BY_ITSELF:
@@ -57,7 +58,6 @@ class FreshnessMixin:
         if self.freshness is None:
             self.set_interval(REDRAW_SECONDS, self._redraw_freshness)  # type: ignore[attr-defined]
         self.freshness = answer
-        self._redraw_freshness()
         seconds = answer.renew_in(clock())
         self._renew_after(None if seconds is None else max(seconds, SHORTEST_RENEWAL))
 
@@ -67,7 +67,7 @@ class FreshnessMixin:
         return self.freshness.fetched if group == self.LOAD_GROUP and self.freshness is not None else None
 
     def freshness_text(self) -> str:
-        return text_for(self.freshness) if self.freshness is not None else ""
+        return text_for(self.freshness, self._renews_at) if self.freshness is not None else ""
 
     def _redraw_freshness(self) -> None:
         self.draw_freshness(self.freshness_text())
@@ -77,6 +77,8 @@ class FreshnessMixin:
         if self._renewal is not None:
             self._renewal.stop()
         self._renewal = None if seconds is None else self.set_timer(seconds, self._renew)  # type: ignore[attr-defined]
+        self._renews_at = None if seconds is None else clock() + seconds
+        self._redraw_freshness()  # a refresh that failed leaves the answer, not the time it said
 
     def _renew(self) -> None:
         self._renew_after(RETRY_SECONDS)  # replaced by the answer's own when it comes
