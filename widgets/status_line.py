@@ -4,6 +4,8 @@
   its last success, aging as the screen stays open) and why the refresh failed, until one succeeds.
 - Progress: a retry, or a wait for the provider's turn: one line said in place, never a toast each (a
   stack of toasts covered half an 80x24 screen and the buttons of a dialog).
+- Refreshing: a refresh over rows on screen is under way, said until it ends however long it takes (its
+  timeouts and retries can take ~90 s); a retry or a wait is said over it while it lasts.
 
 Hidden while there is nothing to say: a screen whose data is fresh looks as it always did.
 """
@@ -50,6 +52,7 @@ class StatusLine(Static):
         # (wall-clock seconds), and why its last refresh failed and when, while it has not succeeded since.
         self._as_of: dict[str, float] = {}
         self._failed: dict[str, tuple[str, float]] = {}
+        self._refreshing: dict[str, float] = {}  # a part whose refresh is under way: since when
 
     def on_mount(self) -> None:
         self.set_interval(REDRAW_SECONDS, self._redraw)
@@ -62,6 +65,7 @@ class StatusLine(Static):
         """A refresh of `part` came: it is fresh, as of `as_of` (its local copy's time; default now)."""
         self._as_of[part] = clock() if as_of is None else as_of
         self._failed.pop(part, None)
+        self._refreshing.pop(part, None)
         self.progress = None
         self._redraw()
 
@@ -73,8 +77,19 @@ class StatusLine(Static):
         """A refresh of `part` failed: what is shown stays, said stale with its age and why."""
         text = str(error).strip().splitlines()
         self._failed[part] = (text[0] if text else type(error).__name__, clock())
+        self._refreshing.pop(part, None)
         self.progress = None
         self._redraw()
+
+    def refresh_started(self, part: str = "") -> None:
+        """A refresh of `part` is under way: said until it succeeds, fails, or is given up (`refresh_ended`)."""
+        self._refreshing[part] = clock()
+        self._redraw()
+
+    def refresh_ended(self, part: str = "") -> None:
+        """The refresh of `part` was given up without an answer (cancelled): what was said before stands."""
+        if self._refreshing.pop(part, None) is not None:
+            self._redraw()
 
     def say_progress(self, text: str, seconds: float) -> None:
         """A retry or a wait, said in place of the last one, for `seconds` (then the line says what it said before)."""
@@ -86,6 +101,9 @@ class StatusLine(Static):
         now = clock()
         if self.progress is not None and now < self._progress_until:
             return safe(f"⟳ {self.progress}")
+        if self._refreshing:
+            since = time.strftime("%H:%M:%S", time.localtime(min(self._refreshing.values())))
+            return Text(f"⟳ Refreshing… (asked at {since})")
         if not self._failed:
             return Text("")
         part, (error, failed_at) = next(iter(self._failed.items()))

@@ -118,3 +118,34 @@ async def test_a_reload_that_takes_its_time_keeps_the_boards_rows_on_screen_and_
         assert "Refreshing" in status_line(screen)
         await until(pilot, lambda: "Refreshing" not in status_line(screen), timeout=15)
         assert screen.table.row_count == rows
+
+
+async def test_a_refresh_that_outlasts_half_a_minute_is_said_under_way_until_it_ends(sim_factory, monkeypatch):
+    """A request may take ~90 s to fail (its timeouts, then its retries): "Refreshing…" went after 30 s, and the
+    screen no longer said that an answer was still awaited."""
+    slow = sim_factory(SimulatorSettings(seed=11, history=120, limits=None, faults="latency=2s"))
+    app = app_on(slow)
+    async with app.run_test(size=WIDE) as pilot:
+        screen = await open_recent_board(pilot)
+        await pilot.press("r")
+        await pilot.pause(0.3)  # the reload's request is on its way (2 s)
+        later = time.time() + 45
+        monkeypatch.setattr(widgets.status_line, "clock", lambda: later)
+        screen.status_line._redraw()  # its timer's work, 45 s on, the answer still awaited
+        assert "Refreshing" in status_line(screen)
+        monkeypatch.setattr(widgets.status_line, "clock", time.time)
+        await until(pilot, lambda: "Refreshing" not in status_line(screen), timeout=15)
+        assert not screen.status_line.stale
+
+
+async def test_a_refresh_replaced_by_another_is_said_until_the_last_one_ends(sim_factory):
+    slow = sim_factory(SimulatorSettings(seed=11, history=120, limits=None, faults="latency=2s"))
+    app = app_on(slow)
+    async with app.run_test(size=WIDE) as pilot:
+        screen = await open_recent_board(pilot)
+        await pilot.press("r")
+        await pilot.pause(0.3)
+        await pilot.press("r")  # the first reload is cancelled: the second is still awaited
+        await pilot.pause(0.5)
+        assert "Refreshing" in status_line(screen)
+        await until(pilot, lambda: "Refreshing" not in status_line(screen), timeout=15)

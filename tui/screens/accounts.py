@@ -100,7 +100,7 @@ class AccountsScreen(FreshnessMixin, DateRangeKeys, BaseScreen):
         self.action_refresh()
 
     def action_refresh(self) -> None:
-        self.refreshing(self.table, self.table.row_count > 0)
+        self.refreshing(self.table, self.table.row_count > 0, "accounts")
         self.load()
         self.reload_ledger(fresh=True)
 
@@ -113,7 +113,7 @@ class AccountsScreen(FreshnessMixin, DateRangeKeys, BaseScreen):
     def reload_ledger(self, *, fresh: bool) -> None:
         """The range's transactions: from the local copy where it can answer, unless `fresh` (r). Until
         they come (and when their load fails) the last good ones stay."""
-        self.refreshing(self.ledger.table, self.ledger.table.row_count > 0)
+        self.refreshing(self.ledger.table, self.ledger.table.row_count > 0, self.LOAD_GROUP)
         self.load_ledger(fresh)
 
     @work(exclusive=True, exit_on_error=False, group="accounts")

@@ -34,7 +34,6 @@ if TYPE_CHECKING:
     from tui.screens.host import GiftdeskHost
 
 
-REFRESHING_SAID_SECONDS = 30.0  # a request's own timeout: its end (success or failure) says otherwise sooner
 EXPORT_BINDING = Binding("e", "export", "Export", id="screen.export")
 
 
@@ -187,18 +186,22 @@ class BaseScreen(Screen):
     def status_line(self) -> StatusLine:
         return self.query_one(StatusLine)
 
-    def refreshing(self, table: Widget, has_rows: bool) -> None:
-        """A refresh of what `table` shows starts: rows already shown stay (DESIGN rule 12: a slow or absent service
-        hid them under the loading indicator), said refreshing on the status line until it ends; an empty table
-        shows the loading indicator."""
+    def refreshing(self, table: Widget, has_rows: bool, group: str) -> None:
+        """A refresh of what `table` shows starts, by a worker of `group`: rows already shown stay (DESIGN rule 12:
+        a slow or absent service hid them under the loading indicator), said refreshing on the status line until
+        it ends; an empty table shows the loading indicator."""
         table.loading = not has_rows
         if has_rows:
-            self.status_line.say_progress("Refreshing…", REFRESHING_SAID_SECONDS)
+            self.status_line.refresh_started(group)
 
     def data_as_of(self, group: str) -> float | None:
         """When the data a refresh of `group` just brought came from the service (None: now); a screen that
         takes a local copy says the copy's time."""
         return None
+
+    def working(self, group: str) -> bool:
+        """Whether a worker of this screen's `group` is still to end."""
+        return any(worker.node is self and worker.group == group and not worker.is_finished for worker in self.workers)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.group in self.REFRESH_GROUPS and event.worker.node is self:
@@ -206,6 +209,8 @@ class BaseScreen(Screen):
                 self.status_line.succeeded(self.data_as_of(event.worker.group), part=event.worker.group)
             elif event.state == WorkerState.ERROR and event.worker.error is not None:
                 self.status_line.failed(event.worker.error, part=event.worker.group)
+            elif event.state == WorkerState.CANCELLED and not self.working(event.worker.group):
+                self.status_line.refresh_ended(event.worker.group)  # given up, not replaced by another
         if event.state == WorkerState.ERROR and event.worker.error is not None:
             self.app.report_error(event.worker.error)
 

@@ -82,14 +82,8 @@ class FreshnessMixin:
 
     def _renew(self) -> None:
         self._renew_after(RETRY_SECONDS)  # replaced by the answer's own when it comes
-        if not self._loading():  # else the load under way answers, and its answer sets the next refresh
+        if not self.working(self.LOAD_GROUP):  # type: ignore[attr-defined]  # else the load under way answers
             self.renew()
-
-    def _loading(self) -> bool:
-        workers = self.workers  # type: ignore[attr-defined]
-        return any(
-            worker.node is self and worker.group == self.LOAD_GROUP and not worker.is_finished for worker in workers
-        )
 
     def draw_freshness(self, text: str) -> None:
         raise NotImplementedError

@@ -189,7 +189,7 @@ class OrdersScreen(FreshnessMixin, DateRangeKeys, BaseScreen):
         """The range's orders from the service (within its limits); opening the board or another range
         takes the days the local copy keeps."""
         self._asked = set()
-        self.refreshing(self.table, bool(self.rows))
+        self.refreshing(self.table, bool(self.rows), self.LOAD_GROUP)
         self.load(fresh=True)
 
     def renew(self) -> None:
