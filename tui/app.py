@@ -29,7 +29,7 @@ from tui.app_settings import START_COLLECTOR_PAUSE_SECONDS, AppSettings, resume_
 from tui.app_team import TEAM_WORKERS, TeamFollower
 from tui.app_watch import WatchFollower
 from tui.core.navigation import BY_NAME, DESTINATIONS, HOME
-from tui.screens.base import BaseScreen
+from tui.screens.base import BaseScreen, is_text_field
 from tui.screens.host import ERROR_SECONDS, GiftdeskHost, WatchListUnavailable
 from widgets.context_bar import Context
 from widgets.kept_styles import KeptStyles
@@ -100,7 +100,10 @@ class GiftdeskApp(GiftdeskHost):
     CSS_PATH = [STYLES / "app.tcss", STYLES / "catalog.tcss"]
     BINDINGS = [
         *navigation_bindings(),
-        Binding("colon", "jump", "Jump", id="jump"),
+        # Taken at the app's turn, as it comes (priority): keys typed in the same breath (`:q⏎`) then find the bar.
+        # Not as a binding of the focused widget's, which is answered when the key has bubbled up to the app: the
+        # keys after it had gone to that widget by then.
+        Binding("colon", "jump", "Jump", id="jump", priority=True),
         Binding("ctrl+q", "quit", "Quit", id="quit"),
     ]
 
@@ -475,6 +478,11 @@ class GiftdeskApp(GiftdeskHost):
         from tui.screens.new_order import NewOrderScreen
 
         self.push_screen(NewOrderScreen(product, currency=currency))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "jump":  # `:` is text in a field, and a dialog is answered first (as before it was priority)
+            return not (self.screen.is_modal or is_text_field(self.focused))
+        return True
 
     def action_jump(self) -> None:
         from tui.screens.jump import JumpScreen

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from textual.css.stylesheet import Stylesheet
     from textual.screen import Screen
     from textual.widget import Widget
-    from textual.widgets import DataTable, Footer
+    from textual.widgets import DataTable, Footer, Input
 
 __all__ = [
     "FooterKey",
@@ -35,6 +35,7 @@ __all__ = [
     "is_text_area",
     "mark_bindings_ready",
     "on_app_thread",
+    "shown_suggestion",
     "stylesheet_variables",
     "table_awaits_measuring",
     "take_out_of_stack",
@@ -119,3 +120,9 @@ def table_awaits_measuring(table: DataTable) -> bool:
     """Whether a DataTable holds rows or changed cells it has not measured yet (it measures them when next idle).
     Textual has no public way to ask."""
     return table._require_update_dimensions or bool(table._updated_cells)
+
+
+def shown_suggestion(field: Input) -> str:
+    """The completion an Input shows dim after what was typed ("" when none): Textual takes it on → at the end of
+    the line, and says it to no one else."""
+    return field._suggestion

@@ -15,6 +15,7 @@ from textual.app import App, ComposeResult
 from textual.css.stylesheet import Stylesheet
 from textual.events import ScreenResume
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import DataTable, Footer, Input, Label, TextArea
 
 from widgets.textual_private import (
@@ -27,6 +28,7 @@ from widgets.textual_private import (
     is_text_area,
     mark_bindings_ready,
     on_app_thread,
+    shown_suggestion,
     stylesheet_variables,
     table_awaits_measuring,
     take_out_of_stack,
@@ -158,19 +160,34 @@ async def test_breakpoint_classes_are_textuals_for_a_size():
         assert breakpoint_classes(app.screen, 200, breakpoints) == {"-wide"}
 
 
-class Tables(App):
-    def __init__(self, table: DataTable) -> None:
+async def test_an_input_says_the_suggestion_it_shows():
+    from textual.suggester import SuggestFromList
+
+    field = Input(suggester=SuggestFromList(["audit", "accounts"]))
+    app = OneWidget(field)
+    async with app.run_test() as pilot:
+        assert shown_suggestion(field) == ""
+        field.focus()
+        await pilot.press("a", "u")
+        await pilot.pause(0.1)
+        assert shown_suggestion(field) == "audit"
+
+
+class OneWidget(App):
+    """An app of one widget."""
+
+    def __init__(self, widget: Widget) -> None:
         super().__init__()
-        self.table = table
+        self.widget = widget
 
     def compose(self) -> ComposeResult:
-        yield self.table
+        yield self.widget
 
 
 async def refilled_after_a_line_was_drawn(table: DataTable) -> str:
     """A table's second row, drawn after a refill with a longer name was measured, one line having been drawn
     between the refill and the measuring (as a frame may be: the order's items under load)."""
-    app = Tables(table)
+    app = OneWidget(table)
     async with app.run_test(size=(60, 6)) as pilot:
         table.add_columns("#", "Product", "Face value")
         table.add_row("1", "102", "10.00")

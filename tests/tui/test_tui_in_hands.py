@@ -242,3 +242,25 @@ async def test_the_sync_says_its_pages_and_time_left_in_words(sim_factory):
         await until(pilot, lambda: screen.mirror_source.mirror is not None, timeout=30)
         await settle(pilot)
         assert not pages.display  # gone with the bar once synced
+
+
+@pytest.mark.parametrize(
+    ("typed", "then"),
+    [(":q\r", "quit"), (":audit\r", "audit")],
+    ids=["quit", "a screen"],
+)
+async def test_the_colon_bar_takes_keys_typed_in_one_burst_as_a_terminal_delivers_them(sim, typed, then):
+    """A quick `:q⏎` arrives from the terminal in one read: its keys came before the bar's field had the focus,
+    and went nowhere (the bar stayed open, empty)."""
+    from textual import events
+
+    keys = {":": "colon", "\r": "enter"}
+    app = app_on(sim)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        for character in typed:  # posted at once, nothing awaited between: one read's keys
+            app.post_message(events.Key(keys.get(character, character), character))
+        if then == "quit":
+            await until(pilot, lambda: app.return_code == 0, timeout=5)
+            return
+        await until(pilot, lambda: getattr(app.screen, "destination", None) == then, timeout=5)

@@ -29,16 +29,17 @@ KEPT_WORDS = b"rows from the last start"
 
 
 def start_demo(
-    size: tuple[int, int] = (80, 24), python_options: tuple[str, ...] = ()
+    size: tuple[int, int] = (80, 24), python_options: tuple[str, ...] = (), arguments: tuple[str, ...] = ("--demo",)
 ) -> tuple[subprocess.Popen[bytes], int]:
     """`giftdesk --demo` in a pseudo-terminal of `size` of its own session (which is not its controlling terminal:
-    closing it sends no SIGHUP); the process and the terminal's other end. `python_options`: the interpreter's."""
+    closing it sends no SIGHUP); the process and the terminal's other end. `python_options`: the interpreter's;
+    `arguments`: giftdesk's."""
     leader, follower = os.openpty()
     fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", size[1], size[0], 0, 0))
     env = {**os.environ, "TERM": "xterm-256color"}
     env.pop("TEXTUAL_DRIVER", None)
     child = subprocess.Popen(
-        [sys.executable, *python_options, "-m", "tui", "--demo"],
+        [sys.executable, *python_options, "-m", "tui", *arguments],
         cwd=ROOT,
         env=env,
         stdin=follower,

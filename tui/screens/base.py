@@ -119,7 +119,7 @@ class BaseScreen(Screen):
         return not at_start  # the start screen: nothing to go back to
 
     def _in_text_field(self) -> bool:
-        return isinstance(self.focused, Input) or is_text_area(self.focused)
+        return is_text_field(self.focused)
 
     async def action_leave_field_or_back(self) -> None:
         if self._in_text_field():
@@ -213,6 +213,11 @@ class BaseScreen(Screen):
                 self.status_line.refresh_ended(event.worker.group)  # given up, not replaced by another
         if event.state == WorkerState.ERROR and event.worker.error is not None:
             self.app.report_error(event.worker.error)
+
+
+def is_text_field(widget: Widget | None) -> bool:
+    """Whether keys typed now are text (an Input, a TextArea), not commands."""
+    return isinstance(widget, Input) or is_text_area(widget)
 
 
 def table_as_shown(table: DataTable) -> tuple[list[str], list[list[str]]]:

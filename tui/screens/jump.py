@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -12,6 +12,7 @@ from textual.widgets import Input, Label
 
 from tui.core.jump import QUIT, Jump, JumpError, completions, parse_jump, usage
 from widgets.safe_text import VisibleControls, safe
+from widgets.textual_private import shown_suggestion
 
 
 class JumpScreen(ModalScreen[Jump | None]):
@@ -35,6 +36,19 @@ class JumpScreen(ModalScreen[Jump | None]):
             )  # a paste may hold anything
             yield Label(usage(), id="jump-error")
 
+    async def on_key(self, event: events.Key) -> None:
+        """Keys typed in the same breath as `:` (one read of the terminal) reach the bar before its field has the
+        focus: they go into it, and enter submits."""
+        field = self.query_one("#jump-input", Input)
+        if field.has_focus:
+            return
+        if event.key == "enter":
+            event.stop()
+            await field.action_submit()
+        elif event.is_printable and event.character:
+            event.stop()
+            field.insert_text_at_cursor(event.character)
+
     @on(Input.Submitted)
     def go(self, event: Input.Submitted) -> None:
         try:
@@ -55,8 +69,9 @@ class JumpScreen(ModalScreen[Jump | None]):
     def action_complete(self) -> None:
         """Tab takes the suggestion shown (as → does at the end of the line)."""
         field = self.query_one("#jump-input", Input)
-        if field._suggestion:  # Textual's Input keeps the suggestion it shows here (pinned Textual)
-            field.value = field._suggestion
+        suggestion = shown_suggestion(field)
+        if suggestion:
+            field.value = suggestion
             field.cursor_position = len(field.value)
 
     def action_close(self) -> None:
