@@ -264,3 +264,19 @@ async def test_the_colon_bar_takes_keys_typed_in_one_burst_as_a_terminal_deliver
             await until(pilot, lambda: app.return_code == 0, timeout=5)
             return
         await until(pilot, lambda: getattr(app.screen, "destination", None) == then, timeout=5)
+
+
+async def test_a_key_typed_in_the_same_breath_as_a_screens_number_goes_to_that_screen(sim):
+    """`8r` quick: the `r` went to the catalog (its reload, of a list the provider allows twice an hour), not to
+    the board the `8` opened."""
+    from textual import events
+
+    app = app_on(sim)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        catalog_asked = len(sim.requests("catalog_v2"))
+        for key in "8r":  # posted at once, nothing awaited between: one read's keys
+            app.post_message(events.Key(key, key))
+        await until(pilot, lambda: len(sim.requests("order_history")) >= 2, timeout=10)  # the board's load, its `r`
+        await settle(pilot)
+        assert len(sim.requests("catalog_v2")) == catalog_asked
