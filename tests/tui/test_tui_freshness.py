@@ -31,11 +31,15 @@ def real_freshness(monkeypatch):
     monkeypatch.setattr(freshness, "SHORTEST_RENEWAL", 0.5)  # 5 s for a user: short limits here, quick tests
 
 
+def moment(at: float) -> str:
+    return time.strftime("%H:%M", time.localtime(at))
+
+
 def shown(screen, selector: str) -> str:
     return str(screen.query_one(selector, Static).render())
 
 
-async def test_the_ledger_says_how_fresh_and_a_refresh_beyond_the_budget_says_when(sim_factory):
+async def test_the_ledger_says_how_fresh_and_a_refresh_beyond_the_budget_says_when(sim_factory, monkeypatch):
     sim = sim_factory(limits=PROVIDER_LIMITS)
     app = app_on(sim, profile_options={"limits": {"transactions": "1/hour"}})
     async with app.run_test(size=WIDE) as pilot:
@@ -44,10 +48,16 @@ async def test_the_ledger_says_how_fresh_and_a_refresh_beyond_the_budget_says_wh
         await until(pilot, lambda: screen.report is not None)
         await settle(pilot)
         assert AS_OF.search(shown(screen, "#ledger-title"))
+        refused_at = time.time()
         await pilot.press("r")
         await until(pilot, lambda: "allows a refresh at" in shown(screen, "#ledger-title"))
-        assert re.search(r"the provider's limit allows a refresh at \d\d:\d\d", shown(screen, "#ledger-title"))
+        allowed = re.search(r"the provider's limit allows a refresh at (\d\d:\d\d)", shown(screen, "#ledger-title"))[1]
+        assert allowed in {moment(refused_at + 3600), moment(time.time() + 3600)}
         assert screen.report is not None and screen.report.start_date  # the copy still shows
+        # That time stays where the refusal put it (rule 12): it moved on with each redraw.
+        monkeypatch.setattr(freshness, "clock", lambda: refused_at + 1800)
+        screen._redraw_freshness()  # its 30 s timer's work, half an hour on
+        assert f"allows a refresh at {allowed}" in shown(screen, "#ledger-title")
     assert [logged.status for logged in sim.requests("transactions")] == [200]  # asked once, never refused
 
 
@@ -132,14 +142,24 @@ async def test_an_open_board_refreshes_by_itself_and_a_range_of_ended_days_is_ne
     assert spaced(sim, "order_history", 1.0)
 
 
-async def test_open_rates_refresh_by_themselves_when_their_copy_falls_due(sim_factory, monkeypatch):
+@pytest.fixture
+def rates_kept_a_second(monkeypatch) -> None:
     monkeypatch.setattr(report_copies, "RATES_KEPT_FOR", 1.0)  # kept 10 min for a user
+
+
+async def open_rates(pilot):
+    """The rates screen, once its line says when it refreshes by itself."""
+    await pilot.press("0")
+    screen = pilot.app.screen
+    await until(pilot, lambda: BY_ITSELF.search(shown(screen, "#rates-note")))
+    return screen
+
+
+async def test_open_rates_refresh_by_themselves_when_their_copy_falls_due(sim_factory, rates_kept_a_second):
     sim = sim_factory(limits=PROVIDER_LIMITS)
     async with app_on(sim).run_test(size=WIDE) as pilot:
-        await pilot.press("0")
-        screen = pilot.app.screen
+        await open_rates(pilot)
         await until(pilot, lambda: len(sim.requests("exchange_rates")) >= 3, timeout=15)
-        await until(pilot, lambda: BY_ITSELF.search(shown(screen, "#rates-note")))
     assert spaced(sim, "exchange_rates", 1.0)
 
 
@@ -178,35 +198,12 @@ async def test_a_refresh_by_itself_never_cancels_an_r_waiting_for_its_turn(sim_f
 # --- truth as time passes (rule 12): a time said is the time it will be, never one gone -------------------------
 
 
-def moment(at: float) -> str:
-    return time.strftime("%H:%M", time.localtime(at))
-
-
-async def test_the_time_a_refused_refresh_is_allowed_at_stays_where_the_refusal_put_it(sim_factory, monkeypatch):
-    sim = sim_factory(limits=PROVIDER_LIMITS)
-    app = app_on(sim, profile_options={"limits": {"transactions": "1/hour"}})
-    async with app.run_test(size=WIDE) as pilot:
-        await pilot.press("2")
-        screen = pilot.app.screen
-        await until(pilot, lambda: screen.report is not None)
-        await settle(pilot)
-        refused_at = time.time()
-        await pilot.press("r")
-        await until(pilot, lambda: "allows a refresh at" in shown(screen, "#ledger-title"))
-        allowed = re.search(r"allows a refresh at (\d\d:\d\d)", shown(screen, "#ledger-title"))[1]
-        assert allowed in {moment(refused_at + 3600), moment(time.time() + 3600)}
-        monkeypatch.setattr(freshness, "clock", lambda: refused_at + 1800)
-        screen._redraw_freshness()  # its 30 s timer's work, half an hour on
-        assert f"allows a refresh at {allowed}" in shown(screen, "#ledger-title")  # not half an hour later
-
-
-async def test_after_a_refresh_by_itself_failed_the_line_says_the_next_try_not_a_time_gone(sim_factory, monkeypatch):
-    monkeypatch.setattr(report_copies, "RATES_KEPT_FOR", 1.0)  # kept 10 min for a user
+async def test_after_a_refresh_by_itself_failed_the_line_says_the_next_try_not_a_time_gone(
+    sim_factory, rates_kept_a_second, monkeypatch
+):
     sim = sim_factory(limits=PROVIDER_LIMITS)
     async with app_on(sim).run_test(size=WIDE) as pilot:
-        await pilot.press("0")
-        screen = pilot.app.screen
-        await until(pilot, lambda: BY_ITSELF.search(shown(screen, "#rates-note")))
+        screen = await open_rates(pilot)
         said = re.search(r"refreshes by itself at (\d\d:\d\d)", shown(screen, "#rates-note"))[1]
         sim.stop()
         await pilot.pause(1.2)  # the copy falls due
