@@ -283,7 +283,8 @@ class RowFilter(Input):
 
     def open(self) -> None:
         self.add_class("-open")
-        self.focus()
+        # At once, not at the app's next turn (`focus()`): keys typed in the same breath as `/` are this box's.
+        self.screen.set_focus(self)
 
     def action_close(self) -> None:
         self.clear()

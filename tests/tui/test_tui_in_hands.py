@@ -280,3 +280,22 @@ async def test_a_key_typed_in_the_same_breath_as_a_screens_number_goes_to_that_s
         await until(pilot, lambda: len(sim.requests("order_history")) >= 2, timeout=10)  # the board's load, its `r`
         await settle(pilot)
         assert len(sim.requests("catalog_v2")) == catalog_asked
+
+
+@pytest.mark.parametrize("screen_key", ["8", "1"], ids=["board", "catalog"])
+async def test_a_filter_typed_in_one_breath_after_slash_is_the_filters(sim, screen_key):
+    """`/attention⏎` quick on the board: the letters went to the table before the field had the focus, and its
+    keys ran (`t`: today's range instead of the one shown)."""
+    from textual import events
+    from textual.widgets import Input
+
+    app = app_on(sim)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press(screen_key)
+        await settle(pilot)
+        screen = app.screen
+        for character in "/attention":  # posted at once, nothing awaited between: one read's keys
+            app.post_message(events.Key("slash" if character == "/" else character, character))
+        await settle(pilot)
+        assert isinstance(app.focused, Input) and app.focused.value == "attention"
+        assert app.screen is screen and not any("export" in n.lower() for n in notifications(app))

@@ -6,7 +6,7 @@ from datetime import date
 
 import httpx
 import pytest
-from apps import app_on, settle, until
+from apps import app_on, screen_lines, settle, until
 
 from tui.core.dates import DayRange
 from tui.screens.orders import ATTENTION_MARK, OrdersScreen
@@ -50,3 +50,18 @@ async def test_failed_and_charged_orders_are_flagged_and_slash_attention_keeps_t
         await pilot.press("slash", *"attention")
         await settle(pilot)
         assert {row.request_id for row in screen.shown} == flagged
+
+
+async def test_at_80x24_a_flagged_orders_detail_says_why_whole(seeded):
+    """The order's own line takes two lines at 80 columns: the reason's end, "(enter opens its case)", was cut."""
+    app = app_on(seeded)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("8")
+        await until(pilot, lambda: isinstance(app.screen, OrdersScreen))
+        screen = app.screen
+        await until(pilot, lambda: not screen.table.loading and screen.attention)
+        await pilot.press("slash", *"attention", "enter")
+        await settle(pilot)
+        assert screen.shown and screen.shown[0].attention
+        drawn = " ".join(" ".join(screen_lines(app)).split())
+        assert f"⚠ needs attention: {screen.shown[0].attention} (enter opens its case)" in drawn

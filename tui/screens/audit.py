@@ -124,7 +124,7 @@ class AuditScreen(BaseScreen):
     EXPORT_NAME = "audit"
     CSS_PATH = STYLES / "audit.tcss"
     BINDINGS = [
-        Binding("slash", "filter", "Filter", id="audit.filter"),
+        Binding("slash", "filter", "Filter", id="audit.filter", priority=True),
         Binding("r", "reload", "Reload", id="audit.reload"),
     ]
     REFRESH_GROUPS = frozenset({"audit-read"})

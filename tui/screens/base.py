@@ -37,6 +37,12 @@ if TYPE_CHECKING:
 EXPORT_BINDING = Binding("e", "export", "Export", id="screen.export")
 
 
+# The actions that open a field on this screen for what is typed next (`/attention⏎`, quick). Their bindings are
+# priority ones, taken as the key comes: a binding of the focused widget's is answered once the key has bubbled up,
+# and the keys after it had gone to that widget (and run its keys: `t`, today's range) by then.
+TYPED_AHEAD = frozenset({"filter", "filter_rows"})
+
+
 class BaseScreen(Screen):
     # The name of this screen in tui.core.navigation.DESTINATIONS.
     destination: ClassVar[str] = ""
@@ -114,6 +120,8 @@ class BaseScreen(Screen):
             return False  # read-only: not offered at all
         if action == "export":
             return self.EXPORT_NAME is not None  # only list screens export
+        if action in TYPED_AHEAD:
+            return not self._in_text_field()  # there the key is text
         stack = self.app.screen_stack
         at_start = action == "leave_field_or_back" and not self._in_text_field() and self in stack[:2]
         return not at_start  # the start screen: nothing to go back to

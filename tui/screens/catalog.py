@@ -57,7 +57,7 @@ class CatalogScreen(FreshnessMixin, BaseScreen):
     # keys first, then paging; first/last/go-to page are said on the page line, in Help and the palette.
     BINDINGS = [
         Binding("f", "edit_filters", "Filters", id="catalog.filters"),
-        Binding("slash", "filter_rows", "Filter rows", key_display="/", id="catalog.filter-rows"),
+        Binding("slash", "filter_rows", "Filter rows", key_display="/", id="catalog.filter-rows", priority=True),
         Binding("c", "copy_id", "Copy id", id="catalog.copy"),
         Binding("o", "new_test_order", "Test order", id="catalog.order"),
         Binding("s", "check_stock", "Stock", id="catalog.stock", show=False),

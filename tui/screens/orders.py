@@ -130,7 +130,7 @@ class OrdersScreen(FreshnessMixin, DateRangeKeys, BaseScreen):
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]  # the summary's lines (styles/orders.tcss)
     BINDINGS = [
         *RANGE_BINDINGS,
-        Binding("slash", "filter", "Filter", id="orders.filter"),
+        Binding("slash", "filter", "Filter", id="orders.filter", priority=True),
         Binding("f", "next_status", "Status", id="orders.status"),
         Binding("s", "sort_next", "Sort", id="orders.sort"),
         Binding("S", "sort_reverse", "Reverse", id="orders.reverse"),
@@ -429,7 +429,7 @@ class OrdersScreen(FreshnessMixin, DateRangeKeys, BaseScreen):
                 "" if line.total is None else f"order total {format_money(line.total, line.account_currency or '')}",
             ]
             detail = safe(" · ".join(part for part in parts if part))
-            if row.stuck:
+            if row.stuck and not row.attention:  # its case says more (and the table's ⚑ says stuck)
                 detail.append(
                     f"\nnot final after {int(self.stuck_after.total_seconds() // 60)} minutes: enter opens the order",
                     style="bold red",
