@@ -59,7 +59,8 @@ class AccountsScreen(FreshnessMixin, DateRangeKeys, BaseScreen):
     destination = "accounts"
     REFRESHES_BY_ITSELF = True
     LOAD_GROUP = "ledger"
-    REFRESH_GROUPS = frozenset({"accounts", LOAD_GROUP})
+    ACCOUNTS_GROUP = "accounts"  # the worker group of the accounts' load (LOAD_GROUP: the ledger's)
+    REFRESH_GROUPS = frozenset({ACCOUNTS_GROUP, LOAD_GROUP})
     CSS_PATH = STYLES / "accounts.tcss"
     EXPORT_NAME = "ledger"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
@@ -100,7 +101,7 @@ class AccountsScreen(FreshnessMixin, DateRangeKeys, BaseScreen):
         self.action_refresh()
 
     def action_refresh(self) -> None:
-        self.refreshing(self.table, self.table.row_count > 0, "accounts")
+        self.refreshing(self.table, self.table.row_count > 0, self.ACCOUNTS_GROUP)
         self.load()
         self.reload_ledger(fresh=True)
 
@@ -116,7 +117,7 @@ class AccountsScreen(FreshnessMixin, DateRangeKeys, BaseScreen):
         self.refreshing(self.ledger.table, self.ledger.table.row_count > 0, self.LOAD_GROUP)
         self.load_ledger(fresh)
 
-    @work(exclusive=True, exit_on_error=False, group="accounts")
+    @work(exclusive=True, exit_on_error=False, group=ACCOUNTS_GROUP)
     async def load(self) -> None:
         client = await self.app.session.client()
         self.show(await client.accounts())
@@ -142,7 +143,7 @@ class AccountsScreen(FreshnessMixin, DateRangeKeys, BaseScreen):
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         # BaseScreen's handler runs too (Textual calls each class's) and reports the error.
         if event.state in (WorkerState.SUCCESS, WorkerState.ERROR):
-            if event.worker.group == "accounts":
+            if event.worker.group == self.ACCOUNTS_GROUP:
                 self.table.loading = False
             elif event.worker.group == "ledger":
                 self.ledger.table.loading = False

@@ -29,7 +29,7 @@ SHORTEST_RENEWAL = 5.0  # seconds: a screen never refreshes by itself more often
 def text_for(answer: Answer[Any], renews_at: float | None = None) -> str:
     """The freshness of an answer, said in a few words; `renews_at`: when the screen next looks by itself."""
     text = as_of(answer.fetched, clock())
-    if answer.refused is not None and answer.allowed_at is not None and answer.allowed_at > clock():
+    if answer.allowed_at is not None and answer.allowed_at > clock():  # set by a refusal that said when
         text += f"; the provider's limit allows a refresh at {_moment(answer.allowed_at)}"
         if renews_at is not None:
             text += ", done by itself then"
